@@ -1,0 +1,41 @@
+"""The ``dipole-engine`` command: perft and, with no subcommand, the protocol loop."""
+
+from __future__ import annotations
+
+import click
+
+from . import clikit
+from .rules import all_variants, divide, new_board, perft
+
+VARIANT_NAMES = [variant.name for variant in all_variants()]
+
+
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Dipole engine.  With no command, speak the engine protocol on stdin/stdout."""
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+
+
+@cli.command("perft")
+@click.argument("depth", type=click.IntRange(min=0))
+@click.option("--variant", type=click.Choice(VARIANT_NAMES), default="dipole", show_default=True,
+              help="Rule set and start position.")
+@click.option("--fen", default=None, help="Start from this position instead of the variant's start.")
+@click.option("--divide", "split", is_flag=True, help="Print the count below each root move.")
+def perft_command(depth: int, variant: str, fen: str | None, split: bool) -> None:
+    """Count the move sequences DEPTH plies deep (checks the move generator)."""
+    board = new_board(variant, fen)
+    if split and depth > 0:
+        total = 0
+        for move, count in divide(board, depth):
+            click.echo(f"{move} {count}")
+            total += count
+    else:
+        total = perft(board, depth)
+    click.echo(f"Nodes searched: {total}")
+
+
+def main() -> None:
+    clikit.run(cli, "dipole-engine")

@@ -1,0 +1,39 @@
+"""Running a click command line so that every failure is one clear line, never a traceback.
+
+Shared by the project's console scripts: usage errors and rule errors print
+``<prog>: error: <reason>`` on stderr and exit 2; Ctrl-C exits 130 quietly.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+import click
+
+from .rules import RulesError
+
+
+def run(command: click.Command, prog_name: str, args: list[str] | None = None) -> NoReturn:
+    """Run ``command`` as the program ``prog_name`` and exit with its status."""
+    try:
+        result = command.main(args=args, prog_name=prog_name, standalone_mode=False)
+    except click.exceptions.Exit as stop:
+        sys.exit(stop.exit_code)
+    except click.ClickException as error:
+        _fail(prog_name, error.format_message(), error.exit_code)
+    except click.Abort:
+        _fail(prog_name, "aborted", 130)
+    except RulesError as error:
+        _fail(prog_name, str(error), 2)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(141)
+    sys.exit(result if isinstance(result, int) else 0)
+
+
+def _fail(prog_name: str, message: str, code: int) -> NoReturn:
+    first_line = " ".join(message.split())
+    print(f"{prog_name}: error: {first_line}", file=sys.stderr)
+    sys.exit(code)

@@ -1,0 +1,411 @@
+"""Dipole: its moves, its four variants, move generation, make/unmake and move text.
+
+The board is a flat list of signed stack heights (White positive, Black negative, 0 empty),
+indexed by square.  A stack is always one colour: merges only join own stacks and a capture
+removes the whole enemy stack.
+
+All geometry is precomputed per board size in :class:`_Tables`: for each side, square and
+stack height ``h``, the on-board targets reachable by moving ``k <= h`` checkers ``k``
+squares, split into forward targets (basic, merge or capture) and the rest (capture only),
+and the off-board exits.  Every possible move is a pre-built, immutable :class:`DipoleMove`,
+so generating moves allocates nothing but the result list.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import IntEnum
+from functools import cache
+from typing import ClassVar
+
+from .base import (
+    BLACK,
+    WHITE,
+    Board,
+    Color,
+    IllegalMoveError,
+    InvalidMoveError,
+    Variant,
+    color_name,
+    register_variants,
+)
+from .fen import format_fen, parse_fen
+from .geometry import Geometry, geometry
+from .zobrist import BLACK_TO_MOVE, zobrist_table
+
+
+class MoveKind(IntEnum):
+    BASIC = 0    # onto an empty square, forward or diagonally forward
+    MERGE = 1    # onto an own stack, forward or diagonally forward
+    CAPTURE = 2  # onto an enemy stack no taller than the moved part, any direction
+    EXIT = 3     # off the board, forward or diagonally forward
+    PASS = 4     # only when no other move exists
+
+
+_SEPARATOR = {MoveKind.BASIC: "-", MoveKind.MERGE: "+", MoveKind.CAPTURE: "x"}
+_KIND_WORD = {MoveKind.BASIC: "a basic move", MoveKind.MERGE: "a merge", MoveKind.CAPTURE: "a capture"}
+
+
+@dataclass(frozen=True, slots=True)
+class DipoleMove:
+    """One Dipole move.  ``str(move)`` is its move text (``e1-e3``, ``e1+e5``, ``e1xc3``,
+    ``c7-off:3``, ``pass``).
+
+    ``origin``/``target`` are squares (``-1`` where there is none: the target of an exit,
+    both for a pass); ``count`` is the number of checkers moved, which is also the distance.
+    """
+
+    kind: MoveKind
+    origin: int
+    target: int
+    count: int
+    text: str = field(compare=False)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"DipoleMove({self.text!r})"
+
+
+PASS = DipoleMove(MoveKind.PASS, -1, -1, 0, "pass")
+
+_FORWARD = {WHITE: ((0, 1), (1, 1), (-1, 1)), BLACK: ((0, -1), (1, -1), (-1, -1))}
+_ALL_DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
+
+ForwardEntry = tuple[int, int, DipoleMove, DipoleMove, DipoleMove]  # target, k, basic, merge, capture
+BackwardEntry = tuple[int, int, DipoleMove]  # target, k, capture
+
+
+class _Tables:
+    """Move tables for one board size.
+
+    ``forward[color][square][h]`` lists ``(target, k, basic, merge, capture)`` for every
+    on-board dark square ``k <= h`` squares away in one of ``color``'s forward directions;
+    ``backward[color][square][h]`` lists ``(target, k, capture)`` for the other five
+    directions; ``exits[color][square][h]`` holds the exit moves for each ``k <= h`` whose
+    ``k``-th square forward or diagonally forward is off the board (one move per ``k``, however
+    many directions leave).  Entries are ordered by ``k``.  Orthogonal moves of odd ``k`` land on
+    light squares and are absent.
+    """
+
+    def __init__(self, geom: Geometry, max_height: int) -> None:
+        self.forward: dict[Color, list[list[tuple[ForwardEntry, ...]]]] = {}
+        self.backward: dict[Color, list[list[tuple[BackwardEntry, ...]]]] = {}
+        self.exits: dict[Color, list[list[tuple[DipoleMove, ...]]]] = {}
+        moves: dict[tuple[MoveKind, int, int, int], DipoleMove] = {}
+
+        def move(kind: MoveKind, origin: int, target: int, k: int) -> DipoleMove:
+            if kind == MoveKind.EXIT:
+                text = f"{geom.name(origin)}-off:{k}"
+            else:
+                text = f"{geom.name(origin)}{_SEPARATOR[kind]}{geom.name(target)}"
+            return moves.setdefault((kind, origin, target, k), DipoleMove(kind, origin, target, k, text))
+
+        for color in (WHITE, BLACK):
+            forward_dirs = _FORWARD[color]
+            fwd_table: list[list[tuple[ForwardEntry, ...]]] = [[] for _ in range(geom.size)]
+            back_table: list[list[tuple[BackwardEntry, ...]]] = [[] for _ in range(geom.size)]
+            exit_table: list[list[tuple[DipoleMove, ...]]] = [[] for _ in range(geom.size)]
+            for sq in geom.dark_squares:
+                file, rank = geom.file_of(sq), geom.rank_of(sq)
+                fwd: list[ForwardEntry] = []
+                back: list[BackwardEntry] = []
+                exits: list[DipoleMove] = []
+                fwd_by_h: list[tuple[ForwardEntry, ...]] = [()]
+                back_by_h: list[tuple[BackwardEntry, ...]] = [()]
+                exits_by_h: list[tuple[DipoleMove, ...]] = [()]
+                for k in range(1, max_height + 1):
+                    leaves = False
+                    for df, dr in _ALL_DIRECTIONS:
+                        tf, tr = file + df * k, rank + dr * k
+                        is_forward = (df, dr) in forward_dirs
+                        if not geom.on_board(tf, tr):
+                            leaves = leaves or is_forward
+                            continue
+                        target = geom.square(tf, tr)
+                        if not geom.is_dark(target):
+                            continue
+                        if is_forward:
+                            fwd.append((target, k, move(MoveKind.BASIC, sq, target, k),
+                                        move(MoveKind.MERGE, sq, target, k),
+                                        move(MoveKind.CAPTURE, sq, target, k)))
+                        else:
+                            back.append((target, k, move(MoveKind.CAPTURE, sq, target, k)))
+                    if leaves:
+                        exits.append(move(MoveKind.EXIT, sq, -1, k))
+                    fwd_by_h.append(tuple(fwd))
+                    back_by_h.append(tuple(back))
+                    exits_by_h.append(tuple(exits))
+                fwd_table[sq] = fwd_by_h
+                back_table[sq] = back_by_h
+                exit_table[sq] = exits_by_h
+            self.forward[color] = fwd_table
+            self.backward[color] = back_table
+            self.exits[color] = exit_table
+
+
+@cache
+def _tables(width: int, height: int, max_height: int) -> _Tables:
+    return _Tables(geometry(width, height), max_height)
+
+
+_EXIT_TEXT = re.compile(r"([a-z][0-9]+)-off(?::([0-9]+))?")
+_STEP_TEXT = re.compile(r"([a-z][0-9]+)([-+x]?)([a-z][0-9]+)")
+
+# An undo record: the move, the signed height it captured (0 if none), the key before it.
+_Undo = tuple[DipoleMove, int, int]
+
+
+class DipoleBoard(Board[DipoleMove]):
+    """A Dipole position with its move history.
+
+    ``cells[square]`` is the signed height of the stack there (read-only outside this class);
+    ``material[color]`` is that side's number of checkers on the board (index ``WHITE`` = 1,
+    ``BLACK`` = -1: the list has 3 entries and -1 is its last).
+    """
+
+    game: ClassVar[str] = "dipole"
+
+    def __init__(self, variant: Variant | str = "dipole", fen: str | None = None) -> None:
+        super().__init__(variant)
+        self._tables = _tables(variant.width, variant.height, variant.checkers_per_side)
+        self._zobrist = zobrist_table(self.geometry.size, variant.checkers_per_side)
+        self._dark = self.geometry.dark_squares
+        self.cells: list[int] = [0] * self.geometry.size
+        self.material: list[int] = [0, 0, 0]
+        self._key = 0
+        self._history: list[_Undo] = []
+        self.set_fen(variant.start_fen if fen is None else fen)
+
+    # -- position text ---------------------------------------------------------------
+    def set_fen(self, fen: str) -> None:
+        turn, stacks = parse_fen(
+            fen, self.geometry,
+            max_height=self.variant.checkers_per_side,
+            checkers_per_side=self.variant.checkers_per_side,
+        )
+        self.cells = [0] * self.geometry.size
+        self.material = [0, 0, 0]
+        key = 0 if turn == WHITE else BLACK_TO_MOVE
+        for square, height in stacks.items():
+            self.cells[square] = height
+            self.material[1 if height > 0 else -1] += abs(height)
+            key ^= self._zobrist[square][height]
+        self.turn = turn
+        self._key = key
+        self._history = []
+
+    def fen(self) -> str:
+        return format_fen(self.turn, self.cells, self.geometry)
+
+    @property
+    def key(self) -> int:
+        return self._key
+
+    @property
+    def move_stack(self) -> list[DipoleMove]:
+        return [undo[0] for undo in self._history]
+
+    def checkers(self, color: Color) -> int:
+        return self.material[color]
+
+    def stacks(self, color: Color) -> list[tuple[int, int]]:
+        """``(square, height)`` of each of ``color``'s stacks, by rank then file."""
+        cells = self.cells
+        return [(sq, cells[sq] * color) for sq in self._dark if cells[sq] * color > 0]
+
+    def winner(self) -> Color | None:
+        if self.material[WHITE] == 0:
+            return BLACK
+        if self.material[BLACK] == 0:
+            return WHITE
+        return None
+
+    # -- move generation -------------------------------------------------------------
+    def legal_moves(self) -> list[DipoleMove]:
+        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+            return []
+        sign = self.turn
+        cells = self.cells
+        forward = self._tables.forward[sign]
+        backward = self._tables.backward[sign]
+        exits = self._tables.exits[sign]
+        moves: list[DipoleMove] = []
+        append = moves.append
+        for sq in self._dark:
+            h = cells[sq] * sign
+            if h <= 0:
+                continue
+            moves.extend(exits[sq][h])
+            for target, k, basic, merge, capture in forward[sq][h]:
+                v = cells[target] * sign  # >0 own, <0 enemy, seen from the mover
+                if v == 0:
+                    append(basic)
+                elif v > 0:
+                    append(merge)
+                elif v >= -k:
+                    append(capture)
+            for target, k, capture in backward[sq][h]:
+                v = cells[target] * sign
+                if -k <= v < 0:
+                    append(capture)
+        return moves or [PASS]
+
+    def count_legal_moves(self) -> int:
+        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+            return 0
+        sign = self.turn
+        cells = self.cells
+        forward = self._tables.forward[sign]
+        backward = self._tables.backward[sign]
+        exits = self._tables.exits[sign]
+        count = 0
+        for sq in self._dark:
+            h = cells[sq] * sign
+            if h <= 0:
+                continue
+            count += len(exits[sq][h])
+            for target, k, _, _, _ in forward[sq][h]:
+                if cells[target] * sign >= -k:  # empty, own, or an enemy no taller than k
+                    count += 1
+            for target, k, _ in backward[sq][h]:
+                if -k <= cells[target] * sign < 0:
+                    count += 1
+        return count or 1  # no move at all means the forced pass
+
+    # -- make / unmake ---------------------------------------------------------------
+    def push(self, move: DipoleMove) -> None:
+        sign = self.turn
+        cells = self.cells
+        zobrist = self._zobrist
+        key = self._key
+        captured = 0
+        kind = move.kind
+        if kind != MoveKind.PASS:
+            origin, k = move.origin, move.count
+            old = cells[origin]
+            new = old - k * sign
+            cells[origin] = new
+            key ^= zobrist[origin][old] ^ zobrist[origin][new]
+            if kind == MoveKind.EXIT:
+                self.material[sign] -= k
+            else:
+                target = move.target
+                old = cells[target]
+                if kind == MoveKind.CAPTURE:
+                    captured = old
+                    new = k * sign
+                    self.material[-sign] += old * sign  # old is the enemy's (opposite-signed) height
+                else:
+                    new = old + k * sign
+                cells[target] = new
+                key ^= zobrist[target][old] ^ zobrist[target][new]
+        self._history.append((move, captured, self._key))
+        self._key = key ^ BLACK_TO_MOVE
+        self.turn = -sign
+
+    def pop(self) -> DipoleMove:
+        move, captured, key = self._history.pop()
+        sign = -self.turn  # the side that made the move
+        self.turn = sign
+        self._key = key
+        kind = move.kind
+        if kind != MoveKind.PASS:
+            cells = self.cells
+            k = move.count
+            cells[move.origin] += k * sign
+            if kind == MoveKind.EXIT:
+                self.material[sign] += k
+            elif kind == MoveKind.CAPTURE:
+                cells[move.target] = captured
+                self.material[-sign] -= captured * sign
+            else:
+                cells[move.target] -= k * sign
+        return move
+
+    # -- move text -------------------------------------------------------------------
+    def parse_move(self, text: str) -> DipoleMove:
+        if not isinstance(text, str):
+            raise InvalidMoveError(f"a move must be text, got {type(text).__name__}")
+        token = text.strip()
+        winner = self.winner()
+        if winner is not None:
+            raise IllegalMoveError(f"{token!r}: the game is over ({color_name(winner)} has won)")
+        legal = self.legal_moves()
+        if token == "pass":
+            if legal == [PASS]:
+                return PASS
+            raise IllegalMoveError(f"'pass': {color_name(self.turn)} has a legal move, so may not pass")
+        exit_match = _EXIT_TEXT.fullmatch(token)
+        step_match = None if exit_match else _STEP_TEXT.fullmatch(token)
+        if exit_match is None and step_match is None:
+            raise InvalidMoveError(
+                f"{token!r} is not a Dipole move: expected e1-e3, e1+e5, e1xc3, c7-off:3, c7-off or pass"
+            )
+        origin_name = (exit_match or step_match).group(1)  # type: ignore[union-attr]
+        origin = self._square(token, origin_name)
+        height = self.cells[origin] * self.turn
+        if height <= 0:
+            raise IllegalMoveError(f"{token!r}: {color_name(self.turn)} has no stack on {origin_name}")
+        if exit_match is not None:
+            count = height if exit_match.group(2) is None else int(exit_match.group(2))
+            for move in legal:
+                if move.kind == MoveKind.EXIT and move.origin == origin and move.count == count:
+                    return move
+            raise IllegalMoveError(f"{token!r}: {self._why_no_exit(origin_name, height, count)}")
+        assert step_match is not None
+        separator, target_name = step_match.group(2), step_match.group(3)
+        target = self._square(token, target_name)
+        for move in legal:
+            if move.origin == origin and move.target == target:
+                if separator and separator != _SEPARATOR[move.kind]:
+                    raise InvalidMoveError(
+                        f"{token!r}: this is {_KIND_WORD[move.kind]}; write {move.text} (or {origin_name}{target_name})"
+                    )
+                return move
+        raise IllegalMoveError(f"{token!r}: {self._why_illegal(origin, target, height)}")
+
+    def _square(self, token: str, name: str) -> int:
+        square = self.geometry.parse_square(name)
+        if square is None:
+            raise InvalidMoveError(f"{token!r}: {name} is not a square of the {self.geometry.describe()} board")
+        if not self.geometry.is_dark(square):
+            raise IllegalMoveError(f"{token!r}: {name} is a light square; only dark squares are used")
+        return square
+
+    def _why_no_exit(self, origin_name: str, height: int, count: int) -> str:
+        if not 1 <= count <= height:
+            return f"the stack on {origin_name} has {height} checkers; cannot move {count} off"
+        return f"{count} checkers moved {count} squares from {origin_name} stay on the board"
+
+    def _why_illegal(self, origin: int, target: int, height: int) -> str:
+        geom, sign = self.geometry, self.turn
+        df = geom.file_of(target) - geom.file_of(origin)
+        dr = geom.rank_of(target) - geom.rank_of(origin)
+        o, t = geom.name(origin), geom.name(target)
+        if df == 0 and dr == 0:
+            return "a move must leave its square"
+        if df != 0 and dr != 0 and abs(df) != abs(dr):
+            return f"{o} and {t} are not on one straight line"
+        distance = max(abs(df), abs(dr))
+        if distance > height:
+            return f"moving {distance} squares needs {distance} checkers; the stack on {o} has {height}"
+        occupant = self.cells[target] * sign
+        if occupant < 0:
+            return f"the enemy stack on {t} has {-occupant} checkers, more than the {distance} moved"
+        return f"moves onto an empty square or an own stack go forward or diagonally forward only ({o} to {t} does not)"
+
+
+DIPOLE_VARIANTS: tuple[Variant, ...] = (
+    Variant("dipole", "dipole", 8, 8, 12, "W:W12c1:B12d8",
+            "8x8, 12 a side, the designer's original setup (c1, d8)", DipoleBoard),
+    Variant("dipole-s", "dipole", 8, 8, 12, "W:W12e1:B12d8",
+            "8x8, 12 a side, the symmetric setup of 2007 (e1, d8)", DipoleBoard),
+    Variant("dipole-10", "dipole", 10, 10, 20, "W:W20g1:B20f10",
+            "10x10, 20 a side (g1, f10)", DipoleBoard),
+    Variant("dipole-10s", "dipole", 10, 10, 20, "W:W20e1:B20f10",
+            "10x10, 20 a side, symmetric (e1, f10)", DipoleBoard),
+)
+register_variants(DIPOLE_VARIANTS)
