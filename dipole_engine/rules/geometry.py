@@ -55,10 +55,11 @@ class Geometry:
 
     def parse_square(self, text: str) -> int | None:
         """The square named ``text`` (e.g. ``"c1"``), or None if no such square is on this board."""
-        if len(text) < 2 or text[0] not in FILE_LETTERS or not text[1:].isdigit() or text[1] == "0":
+        digits = text[1:]
+        if not text or text[0] not in FILE_LETTERS or not (digits.isascii() and digits.isdigit()) or digits[0] == "0":
             return None
         file = FILE_LETTERS.index(text[0])
-        rank = int(text[1:]) - 1
+        rank = int(digits) - 1
         if not self.on_board(file, rank):
             return None
         return self.square(file, rank)
