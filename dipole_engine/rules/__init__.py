@@ -9,10 +9,10 @@ Pure and self-contained: nothing here does I/O or knows about search.  Start wit
     board.push(board.parse_move("c1-c3"))
 """
 
-from .base import (
+from .base import Board, Variant, all_variants, variant_by_name
+from .common import (
     BLACK,
     WHITE,
-    Board,
     Color,
     FenError,
     IllegalMoveError,
@@ -20,10 +20,7 @@ from .base import (
     MoveError,
     RulesError,
     UnknownVariantError,
-    Variant,
-    all_variants,
     color_name,
-    variant_by_name,
 )
 from .dipole import PASS, DipoleBoard, DipoleMove, MoveKind
 from .perft import divide, perft

@@ -1,4 +1,4 @@
-"""What every game has in common: colours, errors, variants, and the abstract ``Board``.
+"""What every game has in common: variants and their registry, and the ``Board`` base class.
 
 A game (Dipole, later Impasse) subclasses :class:`Board` and declares its variants as
 :class:`Variant` values; everything above the rules layer (perft, search, protocol, arbiter)
@@ -9,45 +9,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
+from .common import WHITE, Color, UnknownVariantError
+from .fen import format_fen, parse_fen
 from .geometry import Geometry, geometry
-
-Color = int
-"""A side: ``WHITE`` (+1) or ``BLACK`` (-1).  The sign doubles as the sign of that side's
-stack heights on the board, which keeps the hot paths free of branches on colour."""
-
-WHITE: Color = 1
-BLACK: Color = -1
-COLOR_NAMES: dict[Color, str] = {WHITE: "White", BLACK: "Black"}
-
-
-def color_name(color: Color) -> str:
-    return COLOR_NAMES[color]
-
-
-class RulesError(ValueError):
-    """Base class of every error the rules layer raises for bad input."""
-
-
-class FenError(RulesError):
-    """A position text (FEN) that cannot be read, with the reason and where."""
-
-
-class MoveError(RulesError):
-    """A move text that is not a legal move in the position."""
-
-
-class InvalidMoveError(MoveError):
-    """A move text that is not well formed (cannot name any move)."""
-
-
-class IllegalMoveError(MoveError):
-    """A well formed move text that names no legal move in the position."""
-
-
-class UnknownVariantError(RulesError):
-    """A variant name that no game provides."""
+from .zobrist import BLACK_TO_MOVE, zobrist_table
 
 
 @dataclass(frozen=True)
@@ -101,6 +68,12 @@ MoveT = TypeVar("MoveT")
 class Board(ABC, Generic[MoveT]):
     """A position of some game plus the moves that led to it (so they can be taken back).
 
+    Every game here is played with single-coloured stacks on the dark squares, so the state
+    shared by all of them lives here: ``cells[square]`` is the signed height of the stack
+    there (White positive, Black negative, 0 empty; read-only outside the board classes),
+    ``material[color]`` is that side's number of checkers on the board (a 3-entry list
+    indexed by ``WHITE`` = 1 and ``BLACK`` = -1, its last entry), ``key`` the Zobrist hash.
+
     Moves are immutable value objects whose ``str()`` is their move text.  ``push`` trusts
     its argument to be legal (as python-chess does); use :meth:`parse_move` or
     :meth:`push_text` for moves that come from outside.
@@ -108,23 +81,73 @@ class Board(ABC, Generic[MoveT]):
 
     game: ClassVar[str]
 
-    def __init__(self, variant: Variant | str) -> None:
+    def __init__(self, variant: Variant | str, fen: str | None = None) -> None:
         if isinstance(variant, str):
             variant = variant_by_name(variant)
         if variant.board_class is not type(self):
             raise UnknownVariantError(f"variant {variant.name!r} is a {variant.game} variant, not {self.game}")
         self.variant = variant
         self.geometry = variant.geometry
+        self._dark = self.geometry.dark_squares
+        self._zobrist = zobrist_table(self.geometry.size, self.max_stack_height())
         self.turn: Color = WHITE
+        self.cells: list[int] = [0] * self.geometry.size
+        self.material: list[int] = [0, 0, 0]
+        self._key = 0
+        # One undo record per move played; its first item is always the move.
+        self._history: list[tuple[Any, ...]] = []
+        self.set_fen(variant.start_fen if fen is None else fen)
+
+    # -- game-specific hooks ---------------------------------------------------------
+    def max_stack_height(self) -> int:
+        """The tallest stack this game allows (a FEN with a taller one is rejected)."""
+        return self.variant.checkers_per_side
+
+    def check_position(self, turn: Color, stacks: dict[int, int]) -> None:
+        """Raise FenError if ``stacks`` cannot occur in this game; the default accepts all."""
 
     # -- position text ---------------------------------------------------------------
-    @abstractmethod
-    def fen(self) -> str:
-        """The position as FEN text (side to move, then each side's stacks)."""
-
-    @abstractmethod
     def set_fen(self, fen: str) -> None:
         """Replace the position by ``fen`` and forget the move history; raises FenError."""
+        turn, stacks = parse_fen(
+            fen, self.geometry,
+            max_height=self.max_stack_height(),
+            checkers_per_side=self.variant.checkers_per_side,
+        )
+        self.check_position(turn, stacks)
+        self.cells = [0] * self.geometry.size
+        self.material = [0, 0, 0]
+        key = 0 if turn == WHITE else BLACK_TO_MOVE
+        for square, height in stacks.items():
+            self.cells[square] = height
+            self.material[1 if height > 0 else -1] += abs(height)
+            key ^= self._zobrist[square][height]
+        self.turn = turn
+        self._key = key
+        self._history = []
+
+    def fen(self) -> str:
+        """The position as FEN text (side to move, then each side's stacks)."""
+        return format_fen(self.turn, self.cells, self.geometry)
+
+    @property
+    def key(self) -> int:
+        """A 64-bit Zobrist hash of the position (board and side to move)."""
+        return self._key
+
+    @property
+    def move_stack(self) -> list[MoveT]:
+        """The moves played since the position was set, oldest first."""
+        return [undo[0] for undo in self._history]
+
+    def checkers(self, color: Color) -> int:
+        """How many checkers ``color`` has on the board."""
+        return self.material[color]
+
+    def stacks(self, color: Color) -> list[tuple[int, int]]:
+        """``(square, height)`` of each of ``color``'s stacks, by rank then file."""
+        cells = self.cells
+        return [(sq, cells[sq] * color) for sq in self._dark if cells[sq] * color > 0]
 
     # -- moves -----------------------------------------------------------------------
     @abstractmethod
@@ -153,11 +176,6 @@ class Board(ABC, Generic[MoveT]):
         self.push(move)
         return move
 
-    @property
-    @abstractmethod
-    def move_stack(self) -> list[MoveT]:
-        """The moves played since the position was set, oldest first."""
-
     # -- outcome ---------------------------------------------------------------------
     @abstractmethod
     def winner(self) -> Color | None:
@@ -165,15 +183,6 @@ class Board(ABC, Generic[MoveT]):
 
     def is_game_over(self) -> bool:
         return self.winner() is not None
-
-    @abstractmethod
-    def checkers(self, color: Color) -> int:
-        """How many checkers ``color`` has on the board."""
-
-    @property
-    @abstractmethod
-    def key(self) -> int:
-        """A 64-bit Zobrist hash of the position (board and side to move)."""
 
     # -- convenience -----------------------------------------------------------------
     def copy(self) -> "Board[MoveT]":
@@ -185,4 +194,3 @@ class Board(ABC, Generic[MoveT]):
 
     def __str__(self) -> str:
         return self.fen()
-

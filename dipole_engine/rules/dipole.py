@@ -19,20 +19,10 @@ from enum import IntEnum
 from functools import cache
 from typing import ClassVar
 
-from .base import (
-    BLACK,
-    WHITE,
-    Board,
-    Color,
-    IllegalMoveError,
-    InvalidMoveError,
-    Variant,
-    color_name,
-    register_variants,
-)
-from .fen import format_fen, parse_fen
+from .base import Board, Variant, register_variants
+from .common import BLACK, WHITE, Color, IllegalMoveError, InvalidMoveError, color_name
 from .geometry import Geometry, geometry
-from .zobrist import BLACK_TO_MOVE, zobrist_table
+from .zobrist import BLACK_TO_MOVE
 
 
 class MoveKind(IntEnum):
@@ -154,67 +144,15 @@ def _tables(width: int, height: int, max_height: int) -> _Tables:
 _EXIT_TEXT = re.compile(r"([a-z][0-9]+)-off(?::([0-9]+))?")
 _STEP_TEXT = re.compile(r"([a-z][0-9]+)([-+x]?)([a-z][0-9]+)")
 
-# An undo record: the move, the signed height it captured (0 if none), the key before it.
-_Undo = tuple[DipoleMove, int, int]
-
-
 class DipoleBoard(Board[DipoleMove]):
-    """A Dipole position with its move history.
-
-    ``cells[square]`` is the signed height of the stack there (read-only outside this class);
-    ``material[color]`` is that side's number of checkers on the board (index ``WHITE`` = 1,
-    ``BLACK`` = -1: the list has 3 entries and -1 is its last).
-    """
+    """A Dipole position with its move history.  Undo records are
+    ``(move, captured signed height or 0, key before the move)``."""
 
     game: ClassVar[str] = "dipole"
 
     def __init__(self, variant: Variant | str = "dipole", fen: str | None = None) -> None:
-        super().__init__(variant)
-        self._tables = _tables(variant.width, variant.height, variant.checkers_per_side)
-        self._zobrist = zobrist_table(self.geometry.size, variant.checkers_per_side)
-        self._dark = self.geometry.dark_squares
-        self.cells: list[int] = [0] * self.geometry.size
-        self.material: list[int] = [0, 0, 0]
-        self._key = 0
-        self._history: list[_Undo] = []
-        self.set_fen(variant.start_fen if fen is None else fen)
-
-    # -- position text ---------------------------------------------------------------
-    def set_fen(self, fen: str) -> None:
-        turn, stacks = parse_fen(
-            fen, self.geometry,
-            max_height=self.variant.checkers_per_side,
-            checkers_per_side=self.variant.checkers_per_side,
-        )
-        self.cells = [0] * self.geometry.size
-        self.material = [0, 0, 0]
-        key = 0 if turn == WHITE else BLACK_TO_MOVE
-        for square, height in stacks.items():
-            self.cells[square] = height
-            self.material[1 if height > 0 else -1] += abs(height)
-            key ^= self._zobrist[square][height]
-        self.turn = turn
-        self._key = key
-        self._history = []
-
-    def fen(self) -> str:
-        return format_fen(self.turn, self.cells, self.geometry)
-
-    @property
-    def key(self) -> int:
-        return self._key
-
-    @property
-    def move_stack(self) -> list[DipoleMove]:
-        return [undo[0] for undo in self._history]
-
-    def checkers(self, color: Color) -> int:
-        return self.material[color]
-
-    def stacks(self, color: Color) -> list[tuple[int, int]]:
-        """``(square, height)`` of each of ``color``'s stacks, by rank then file."""
-        cells = self.cells
-        return [(sq, cells[sq] * color) for sq in self._dark if cells[sq] * color > 0]
+        super().__init__(variant, fen)
+        self._tables = _tables(self.variant.width, self.variant.height, self.variant.checkers_per_side)
 
     def winner(self) -> Color | None:
         if self.material[WHITE] == 0:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .base import BLACK, WHITE, Color, FenError
+from .common import BLACK, WHITE, Color, FenError
 from .geometry import Geometry
 
 _ITEM = re.compile(r"([0-9]+)([a-z][0-9]+)")
