@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
+from itertools import compress
 from typing import ClassVar
 
 from .base import Board, Variant, register_variants
@@ -77,7 +78,9 @@ class _Tables:
     directions; ``exits[color][square][h]`` holds the exit moves for each ``k <= h`` whose
     ``k``-th square forward or diagonally forward is off the board (one move per ``k``, however
     many directions leave).  Entries are ordered by ``k``.  Orthogonal moves of odd ``k`` land on
-    light squares and are absent.
+    light squares and are absent.  ``capture[origin][target]`` is the capture from ``origin``
+    onto ``target`` (either colour: captures go in all 8 directions), or None where the two
+    squares are not on one line; its ``count`` is the distance, the least height that can make it.
     """
 
     def __init__(self, geom: Geometry, max_height: int) -> None:
@@ -134,6 +137,10 @@ class _Tables:
             self.forward[color] = fwd_table
             self.backward[color] = back_table
             self.exits[color] = exit_table
+        self.capture: list[list[DipoleMove | None]] = [[None] * geom.size for _ in range(geom.size)]
+        for sq in geom.dark_squares:
+            for target, _, *_, capture in self.forward[WHITE][sq][max_height] + self.backward[WHITE][sq][max_height]:
+                self.capture[sq][target] = capture
 
 
 @cache
@@ -190,6 +197,29 @@ class DipoleBoard(Board[DipoleMove]):
                 if -k <= v < 0:
                     append(capture)
         return moves or [PASS]
+
+    def capture_moves(self) -> list[DipoleMove]:
+        """The legal captures (the same objects ``legal_moves`` returns), by origin then target
+        square; empty when the game is over.  Quicker than filtering ``legal_moves``: it only
+        pairs the mover's stacks with the enemy's, which is what a quiescence search needs."""
+        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+            return []
+        sign = self.turn
+        cells = self.cells
+        ours: list[int] = []
+        theirs: list[int] = []
+        for sq in compress(range(len(cells)), cells):  # the occupied squares
+            (ours if cells[sq] * sign > 0 else theirs).append(sq)
+        capture = self._tables.capture
+        moves: list[DipoleMove] = []
+        for origin in ours:
+            height = cells[origin] * sign
+            row = capture[origin]
+            for target in theirs:
+                move = row[target]
+                if move is not None and -cells[target] * sign <= move.count <= height:
+                    moves.append(move)
+        return moves
 
     def count_legal_moves(self) -> int:
         if self.material[WHITE] == 0 or self.material[BLACK] == 0:
