@@ -45,6 +45,7 @@ def test_empty_side_is_its_letter_alone() -> None:
     ("W:W6c1,6c1:B12d8", "occupied twice"),
     ("W:W6c1:B6c1", "occupied twice"),
     ("W:W8c1,8e1:B12d8", "W has 16 checkers, more than the 12"),
+    ("W:W:B", "both sides have no checkers"),
     ("W:W12c01:B12d8", "'c01' is not a square of the 8x8 board"),
 ])
 def test_bad_fen_is_a_clear_error(fen: str, fragment: str) -> None:

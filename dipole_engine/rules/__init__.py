@@ -23,6 +23,7 @@ from .common import (
     color_name,
 )
 from .dipole import PASS, DipoleBoard, DipoleMove, MoveKind
+from .impasse import ImpasseBoard, ImpasseMove, ImpasseMoveKind
 from .perft import divide, perft
 
 
@@ -35,7 +36,7 @@ def new_board(variant: str | Variant = "dipole", fen: str | None = None) -> Boar
 
 __all__ = [
     "BLACK", "WHITE", "Board", "Color", "DipoleBoard", "DipoleMove", "FenError",
-    "IllegalMoveError", "InvalidMoveError", "MoveError", "MoveKind", "PASS", "RulesError",
+    "IllegalMoveError", "ImpasseBoard", "ImpasseMove", "ImpasseMoveKind", "InvalidMoveError", "MoveError", "MoveKind", "PASS", "RulesError",
     "UnknownVariantError", "Variant", "all_variants", "color_name", "divide", "new_board",
     "perft", "variant_by_name",
 ]

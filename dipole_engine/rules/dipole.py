@@ -21,7 +21,7 @@ from itertools import compress
 from typing import ClassVar
 
 from .base import Board, Variant, register_variants
-from .common import BLACK, WHITE, Color, IllegalMoveError, InvalidMoveError, color_name
+from .common import BLACK, WHITE, Color, FenError, IllegalMoveError, InvalidMoveError, color_name
 from .geometry import Geometry, geometry
 from .zobrist import BLACK_TO_MOVE
 
@@ -160,6 +160,10 @@ class DipoleBoard(Board[DipoleMove]):
     def __init__(self, variant: Variant | str = "dipole", fen: str | None = None) -> None:
         super().__init__(variant, fen)
         self._tables = _tables(self.variant.width, self.variant.height, self.variant.checkers_per_side)
+
+    def check_position(self, turn: Color, stacks: dict[int, int]) -> None:
+        if not stacks:
+            raise FenError("FEN: both sides have no checkers; a game ends when the first side has none")
 
     def winner(self) -> Color | None:
         if self.material[WHITE] == 0:

@@ -1,0 +1,328 @@
+"""Impasse: its moves, its two variants, move generation, make/unmake and move text.
+
+Stacks are singles (height 1) or doubles (height 2).  A move is a whole turn: the slide,
+transpose or impasse removal, then any bear-off, then any crown, so each move carries the
+complete list of square changes it makes (``changes``) and push/pop just apply or undo them.
+
+Invariants of every reachable position (the FEN reader enforces them, and the generator relies
+on them):
+
+* no side has a double on its own nearest row (it would have been borne off);
+* a side with a single on its furthest row has no other single (it would have been crowned),
+  so after any move a side has at most two singles on its furthest row, and when it has two it
+  has no other single.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import IntEnum
+from functools import cache
+from typing import ClassVar
+
+from .base import Board, Variant, register_variants
+from .common import BLACK, WHITE, Color, FenError, IllegalMoveError, InvalidMoveError, color_name
+from .geometry import Geometry, geometry
+from .zobrist import BLACK_TO_MOVE
+
+
+class ImpasseMoveKind(IntEnum):
+    SLIDE = 0      # a single diagonally forward, or a double diagonally backward, over empty squares
+    TRANSPOSE = 1  # a double hands its top checker to an own single diagonally behind it
+    REMOVE = 2     # the impasse rule: no slide or transpose exists, so one checker leaves
+
+
+Change = tuple[int, int, int]  # (square, signed height before, signed height after)
+
+
+@dataclass(frozen=True, slots=True)
+class ImpasseMove:
+    """One Impasse turn.  ``str(move)`` is its move text: ``c1-a3`` (slide), ``f6+e5``
+    (transpose from the double on f6 onto the single on e5), ``xb6`` (impasse removal), each
+    with ``=<square>`` added when a single crowns (the square the crowning single came from).
+
+    ``origin`` is the moving stack (the double, for a transpose; the stack losing a checker, for
+    a removal); ``target`` is where it goes (``-1`` for a removal); ``crown`` is the square of
+    the single that crowns, or ``-1``.  ``changes`` and ``removed`` describe the whole turn's
+    effect in the position it was generated for.
+    """
+
+    kind: ImpasseMoveKind
+    origin: int
+    target: int
+    crown: int
+    text: str = field(compare=False)
+    changes: tuple[Change, ...] = field(compare=False, repr=False)
+    removed: int = field(compare=False, repr=False)  # checkers the mover takes off the board
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"ImpasseMove({self.text!r})"
+
+
+_SEPARATOR = {ImpasseMoveKind.SLIDE: "-", ImpasseMoveKind.TRANSPOSE: "+"}
+_MOVE_TEXT = re.compile(r"(?:([a-z][0-9]+)([-+])([a-z][0-9]+)|x([a-z][0-9]+))(?:=([a-z][0-9]+))?")
+
+
+class _Tables:
+    """Diagonal geometry for one board size, per side.
+
+    ``single_rays[color][sq]`` and ``double_rays[color][sq]`` list, per diagonal direction the
+    stack may slide in (forward for a single, backward for a double), the squares along it
+    nearest first.  ``transpose_to[color][sq]`` lists the squares diagonally adjacent to ``sq``
+    one row nearer to ``color`` (where a double on ``sq`` finds the single it transposes onto).
+    ``near_rank``/``far_rank`` are each side's nearest and furthest ranks; ``far_row`` its dark
+    squares on the furthest rank.
+    """
+
+    def __init__(self, geom: Geometry) -> None:
+        def ray(sq: int, df: int, dr: int) -> tuple[int, ...]:
+            file, rank = geom.file_of(sq) + df, geom.rank_of(sq) + dr
+            squares = []
+            while geom.on_board(file, rank):
+                squares.append(geom.square(file, rank))
+                file, rank = file + df, rank + dr
+            return tuple(squares)
+
+        self.single_rays: dict[Color, list[tuple[tuple[int, ...], ...]]] = {}
+        self.double_rays: dict[Color, list[tuple[tuple[int, ...], ...]]] = {}
+        self.transpose_to: dict[Color, list[tuple[int, ...]]] = {}
+        self.near_rank = {WHITE: 0, BLACK: geom.height - 1}
+        self.far_rank = {WHITE: geom.height - 1, BLACK: 0}
+        self.far_row: dict[Color, tuple[int, ...]] = {}
+        for color in (WHITE, BLACK):
+            size = geom.size
+            singles: list[tuple[tuple[int, ...], ...]] = [()] * size
+            doubles: list[tuple[tuple[int, ...], ...]] = [()] * size
+            transposes: list[tuple[int, ...]] = [()] * size
+            for sq in geom.dark_squares:
+                singles[sq] = tuple(r for r in (ray(sq, -1, color), ray(sq, 1, color)) if r)
+                doubles[sq] = tuple(r for r in (ray(sq, -1, -color), ray(sq, 1, -color)) if r)
+                transposes[sq] = tuple(r[0] for r in doubles[sq])
+            self.single_rays[color] = singles
+            self.double_rays[color] = doubles
+            self.transpose_to[color] = transposes
+            self.far_row[color] = tuple(sq for sq in geom.dark_squares if geom.rank_of(sq) == self.far_rank[color])
+
+
+@cache
+def _tables(width: int, height: int) -> _Tables:
+    return _Tables(geometry(width, height))
+
+
+class ImpasseBoard(Board[ImpasseMove]):
+    """An Impasse position with its move history.  Undo records are ``(move, key before)``."""
+
+    game: ClassVar[str] = "impasse"
+
+    def __init__(self, variant: Variant | str = "impasse", fen: str | None = None) -> None:
+        super().__init__(variant, fen)
+
+    def max_stack_height(self) -> int:
+        return 2
+
+    def check_position(self, turn: Color, stacks: dict[int, int]) -> None:
+        geom = self.geometry
+        tables = _tables(geom.width, geom.height)
+        if not any(h > 0 for h in stacks.values()) and not any(h < 0 for h in stacks.values()):
+            raise FenError("FEN: both sides have no checkers; a game ends when the first side has none")
+        for color in (WHITE, BLACK):
+            name = color_name(color)
+            for square, height in stacks.items():
+                if height == 2 * color and geom.rank_of(square) == tables.near_rank[color]:
+                    raise FenError(
+                        f"FEN: {name} double on {geom.name(square)} stands on {name}'s nearest row; "
+                        f"it would have been borne off"
+                    )
+            singles = [sq for sq, h in stacks.items() if h == color]
+            waiting = [sq for sq in singles if geom.rank_of(sq) == tables.far_rank[color]]
+            if len(waiting) > 1 or (waiting and len(singles) > 1):
+                raise FenError(
+                    f"FEN: {name} single on {geom.name(waiting[-1])} stands on {name}'s furthest row "
+                    f"while {name} has another single; it would have been crowned"
+                )
+
+    def winner(self) -> Color | None:
+        # Only the mover's own checkers ever leave, so at most one side can be empty.
+        if self.material[WHITE] == 0:
+            return WHITE
+        if self.material[BLACK] == 0:
+            return BLACK
+        return None
+
+    # -- move generation -------------------------------------------------------------
+    def legal_moves(self) -> list[ImpasseMove]:
+        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+            return []
+        s = self.turn
+        cells = self.cells
+        tables = _tables(self.geometry.width, self.geometry.height)
+        near = tables.near_rank[s]
+        width = self.geometry.width
+        own = [sq for sq in self._dark if cells[sq] * s > 0]
+        moves: list[ImpasseMove] = []
+        for sq in own:
+            if cells[sq] == s:
+                for ray in tables.single_rays[s][sq]:
+                    for target in ray:
+                        if cells[target]:
+                            break
+                        self._finish(moves, ImpasseMoveKind.SLIDE, sq, target, {sq: 0, target: s})
+            else:
+                for ray in tables.double_rays[s][sq]:
+                    for target in ray:
+                        if cells[target]:
+                            break
+                        # bear-off: a double arriving on its nearest row loses its top checker
+                        landed = s if target // width == near else 2 * s
+                        self._finish(moves, ImpasseMoveKind.SLIDE, sq, target, {sq: 0, target: landed})
+                for target in tables.transpose_to[s][sq]:
+                    if cells[target] == s:
+                        landed = s if target // width == near else 2 * s
+                        self._finish(moves, ImpasseMoveKind.TRANSPOSE, sq, target, {sq: s, target: landed})
+        if not moves:  # the impasse rule
+            for sq in own:
+                self._finish(moves, ImpasseMoveKind.REMOVE, sq, -1, {sq: cells[sq] - s})
+        return moves
+
+    def _finish(self, moves: list[ImpasseMove], kind: ImpasseMoveKind, origin: int, target: int,
+                after: dict[int, int]) -> None:
+        """Append the move(s) that complete a slide, transpose or removal with its crown.
+
+        ``after`` maps each changed square to its new signed height (bear-off included).
+        """
+        s = self.turn
+        cells = self.cells
+        tables = _tables(self.geometry.width, self.geometry.height)
+        waiting = [sq for sq in tables.far_row[s] if after.get(sq, cells[sq]) == s]
+        if not waiting:
+            moves.append(self._make(kind, origin, target, -1, after))
+            return
+        if len(waiting) == 2:  # both stand on the furthest row, no other single: one joins the other
+            for crowner in waiting:
+                other = waiting[0] if crowner == waiting[1] else waiting[1]
+                moves.append(self._make(kind, origin, target, crowner, {**after, crowner: 0, other: 2 * s}))
+            return
+        crowned = waiting[0]
+        others = [sq for sq in self._dark if sq != crowned and after.get(sq, cells[sq]) == s]
+        if not others:  # the crown is owed until a single appears
+            moves.append(self._make(kind, origin, target, -1, after))
+        for crowner in others:
+            moves.append(self._make(kind, origin, target, crowner, {**after, crowner: 0, crowned: 2 * s}))
+
+    def _make(self, kind: ImpasseMoveKind, origin: int, target: int, crown: int,
+              after: dict[int, int]) -> ImpasseMove:
+        name = self.geometry.name
+        if kind == ImpasseMoveKind.REMOVE:
+            text = f"x{name(origin)}"
+        else:
+            text = f"{name(origin)}{_SEPARATOR[kind]}{name(target)}"
+        if crown >= 0:
+            text += f"={name(crown)}"
+        cells = self.cells
+        changes = tuple((sq, cells[sq], new) for sq, new in after.items())
+        removed = sum(abs(before) - abs(new) for _, before, new in changes)
+        return ImpasseMove(kind, origin, target, crown, text, changes, removed)
+
+    # -- make / unmake ---------------------------------------------------------------
+    def push(self, move: ImpasseMove) -> None:
+        cells = self.cells
+        zobrist = self._zobrist
+        key = self._key
+        self._history.append((move, key))
+        for square, before, after in move.changes:
+            cells[square] = after
+            key ^= zobrist[square][before] ^ zobrist[square][after]
+        self.material[self.turn] -= move.removed
+        self._key = key ^ BLACK_TO_MOVE
+        self.turn = -self.turn
+
+    def pop(self) -> ImpasseMove:
+        move, key = self._history.pop()
+        self.turn = -self.turn
+        self._key = key
+        cells = self.cells
+        for square, before, _ in move.changes:
+            cells[square] = before
+        self.material[self.turn] += move.removed
+        return move
+
+    # -- move text -------------------------------------------------------------------
+    def parse_move(self, text: str) -> ImpasseMove:
+        if not isinstance(text, str):
+            raise InvalidMoveError(f"a move must be text, got {type(text).__name__}")
+        token = text.strip()
+        winner = self.winner()
+        if winner is not None:
+            raise IllegalMoveError(f"{token!r}: the game is over ({color_name(winner)} has won)")
+        match = _MOVE_TEXT.fullmatch(token)
+        if match is None:
+            raise InvalidMoveError(
+                f"{token!r} is not an Impasse move: expected c1-a3, f6+e5, xb6, optionally with =<square> (a7-b8=c5)"
+            )
+        origin_name, separator, target_name, removal_name, crown_name = match.groups()
+        legal = self.legal_moves()
+        impasse = legal[0].kind == ImpasseMoveKind.REMOVE
+        who = color_name(self.turn)
+        if removal_name is not None:
+            kind, origin, target = ImpasseMoveKind.REMOVE, self._square(token, removal_name), -1
+            if not impasse:
+                raise IllegalMoveError(f"{token!r}: {who} can slide or transpose, so may not remove a checker")
+        else:
+            kind = ImpasseMoveKind.SLIDE if separator == "-" else ImpasseMoveKind.TRANSPOSE
+            origin, target = self._square(token, origin_name), self._square(token, target_name)
+            if impasse:
+                raise IllegalMoveError(f"{token!r}: {who} is at an impasse and must remove a checker (x<square>)")
+        crown = -1 if crown_name is None else self._square(token, crown_name)
+        candidates = [m for m in legal if m.kind == kind and m.origin == origin and m.target == target]
+        if not candidates:
+            raise IllegalMoveError(f"{token!r}: {self._why_illegal(kind, origin, target)}")
+        if crown_name is None:
+            if len(candidates) == 1:
+                return candidates[0]
+            choices = ", ".join(m.text for m in candidates)
+            raise InvalidMoveError(f"{token!r}: say which single crowns: {choices}")
+        for move in candidates:
+            if move.crown == crown:
+                return move
+        if candidates[0].crown < 0:
+            raise IllegalMoveError(f"{token!r}: no single crowns after this move; write {candidates[0].text}")
+        choices = ", ".join(m.text for m in candidates)
+        raise IllegalMoveError(f"{token!r}: the single on {crown_name} cannot crown here; legal: {choices}")
+
+    def _square(self, token: str, name: str) -> int:
+        square = self.geometry.parse_square(name)
+        if square is None:
+            raise InvalidMoveError(f"{token!r}: {name} is not a square of the {self.geometry.describe()} board")
+        if not self.geometry.is_dark(square):
+            raise IllegalMoveError(f"{token!r}: {name} is a light square; only dark squares are used")
+        return square
+
+    def _why_illegal(self, kind: ImpasseMoveKind, origin: int, target: int) -> str:
+        s, name, who = self.turn, self.geometry.name, color_name(self.turn)
+        height = self.cells[origin] * s
+        if height <= 0:
+            return f"{who} has no checker on {name(origin)}"
+        if kind == ImpasseMoveKind.REMOVE:
+            return f"{who} cannot remove from {name(origin)}"
+        if kind == ImpasseMoveKind.TRANSPOSE:
+            if height != 2:
+                return f"a transpose starts from a double; {name(origin)} holds a single"
+            return (f"a transpose goes onto an own single diagonally adjacent to {name(origin)} "
+                    f"and one row nearer to {who}")
+        if height == 1:
+            return "a single slides diagonally forward over empty squares only"
+        return "a double slides diagonally backward over empty squares only"
+
+
+IMPASSE_VARIANTS: tuple[Variant, ...] = (
+    Variant("impasse", "impasse", 8, 8, 12, "W:W1a1,1e1,1d2,1h2,2c7,2g7,2b8,2f8:B2c1,2g1,2b2,2f2,1a7,1e7,1d8,1h8",
+            "8x8, the designer's rule-sheet setup: four singles and four doubles a side", ImpasseBoard),
+    Variant("impasse-singles", "impasse", 8, 8, 12,
+            "W:W1a1,1c1,1e1,1g1,1b2,1d2,1f2,1h2,1a3,1c3,1e3,1g3:B1b6,1d6,1f6,1h6,1a7,1c7,1e7,1g7,1b8,1d8,1f8,1h8",
+            "8x8, twelve singles a side on the three nearest rows (the standard checkers setup)", ImpasseBoard),
+)
+register_variants(IMPASSE_VARIANTS)
