@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
-from .common import WHITE, Color, UnknownVariantError
+from .common import WHITE, Color, IllegalMoveError, InvalidMoveError, UnknownVariantError, color_name
 from .fen import format_fen, parse_fen
 from .geometry import Geometry, geometry
 from .zobrist import BLACK_TO_MOVE, zobrist_table
@@ -169,6 +169,25 @@ class Board(ABC, Generic[MoveT]):
     @abstractmethod
     def parse_move(self, text: str) -> MoveT:
         """The legal move that ``text`` names; raises InvalidMoveError or IllegalMoveError."""
+
+    def _move_token(self, text: object) -> str:
+        """``text`` stripped, once it is known to be text and the game to be still going on."""
+        if not isinstance(text, str):
+            raise InvalidMoveError(f"a move must be text, got {type(text).__name__}")
+        token = text.strip()
+        winner = self.winner()
+        if winner is not None:
+            raise IllegalMoveError(f"{token!r}: the game is over ({color_name(winner)} has won)")
+        return token
+
+    def _move_square(self, token: str, name: str) -> int:
+        """The dark square ``name`` of move text ``token``; raises a MoveError naming it."""
+        square = self.geometry.parse_square(name)
+        if square is None:
+            raise InvalidMoveError(f"{token!r}: {name} is not a square of the {self.geometry.describe()} board")
+        if not self.geometry.is_dark(square):
+            raise IllegalMoveError(f"{token!r}: {name} is a light square; only dark squares are used")
+        return square
 
     def push_text(self, text: str) -> MoveT:
         """Parse ``text`` strictly and play it."""

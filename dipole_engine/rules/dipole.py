@@ -299,12 +299,7 @@ class DipoleBoard(Board[DipoleMove]):
 
     # -- move text -------------------------------------------------------------------
     def parse_move(self, text: str) -> DipoleMove:
-        if not isinstance(text, str):
-            raise InvalidMoveError(f"a move must be text, got {type(text).__name__}")
-        token = text.strip()
-        winner = self.winner()
-        if winner is not None:
-            raise IllegalMoveError(f"{token!r}: the game is over ({color_name(winner)} has won)")
+        token = self._move_token(text)
         legal = self.legal_moves()
         if token == "pass":
             if legal == [PASS]:
@@ -317,7 +312,7 @@ class DipoleBoard(Board[DipoleMove]):
                 f"{token!r} is not a Dipole move: expected e1-e3, e1+e5, e1xc3, c7-off:3, c7-off or pass"
             )
         origin_name = (exit_match or step_match).group(1)  # type: ignore[union-attr]
-        origin = self._square(token, origin_name)
+        origin = self._move_square(token, origin_name)
         height = self.cells[origin] * self.turn
         if height <= 0:
             raise IllegalMoveError(f"{token!r}: {color_name(self.turn)} has no stack on {origin_name}")
@@ -329,7 +324,7 @@ class DipoleBoard(Board[DipoleMove]):
             raise IllegalMoveError(f"{token!r}: {self._why_no_exit(origin_name, height, count)}")
         assert step_match is not None
         separator, target_name = step_match.group(2), step_match.group(3)
-        target = self._square(token, target_name)
+        target = self._move_square(token, target_name)
         for move in legal:
             if move.origin == origin and move.target == target:
                 if separator and separator != _SEPARATOR[move.kind]:
@@ -338,14 +333,6 @@ class DipoleBoard(Board[DipoleMove]):
                     )
                 return move
         raise IllegalMoveError(f"{token!r}: {self._why_illegal(origin, target, height)}")
-
-    def _square(self, token: str, name: str) -> int:
-        square = self.geometry.parse_square(name)
-        if square is None:
-            raise InvalidMoveError(f"{token!r}: {name} is not a square of the {self.geometry.describe()} board")
-        if not self.geometry.is_dark(square):
-            raise IllegalMoveError(f"{token!r}: {name} is a light square; only dark squares are used")
-        return square
 
     def _why_no_exit(self, origin_name: str, height: int, count: int) -> str:
         if not 1 <= count <= height:

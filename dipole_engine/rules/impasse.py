@@ -252,12 +252,7 @@ class ImpasseBoard(Board[ImpasseMove]):
 
     # -- move text -------------------------------------------------------------------
     def parse_move(self, text: str) -> ImpasseMove:
-        if not isinstance(text, str):
-            raise InvalidMoveError(f"a move must be text, got {type(text).__name__}")
-        token = text.strip()
-        winner = self.winner()
-        if winner is not None:
-            raise IllegalMoveError(f"{token!r}: the game is over ({color_name(winner)} has won)")
+        token = self._move_token(text)
         match = _MOVE_TEXT.fullmatch(token)
         if match is None:
             raise InvalidMoveError(
@@ -268,15 +263,15 @@ class ImpasseBoard(Board[ImpasseMove]):
         impasse = legal[0].kind == ImpasseMoveKind.REMOVE
         who = color_name(self.turn)
         if removal_name is not None:
-            kind, origin, target = ImpasseMoveKind.REMOVE, self._square(token, removal_name), -1
+            kind, origin, target = ImpasseMoveKind.REMOVE, self._move_square(token, removal_name), -1
             if not impasse:
                 raise IllegalMoveError(f"{token!r}: {who} can slide or transpose, so may not remove a checker")
         else:
             kind = ImpasseMoveKind.SLIDE if separator == "-" else ImpasseMoveKind.TRANSPOSE
-            origin, target = self._square(token, origin_name), self._square(token, target_name)
+            origin, target = self._move_square(token, origin_name), self._move_square(token, target_name)
             if impasse:
                 raise IllegalMoveError(f"{token!r}: {who} is at an impasse and must remove a checker (x<square>)")
-        crown = -1 if crown_name is None else self._square(token, crown_name)
+        crown = -1 if crown_name is None else self._move_square(token, crown_name)
         candidates = [m for m in legal if m.kind == kind and m.origin == origin and m.target == target]
         if not candidates:
             raise IllegalMoveError(f"{token!r}: {self._why_illegal(kind, origin, target)}")
@@ -292,14 +287,6 @@ class ImpasseBoard(Board[ImpasseMove]):
             raise IllegalMoveError(f"{token!r}: no single crowns after this move; write {candidates[0].text}")
         choices = ", ".join(m.text for m in candidates)
         raise IllegalMoveError(f"{token!r}: the single on {crown_name} cannot crown here; legal: {choices}")
-
-    def _square(self, token: str, name: str) -> int:
-        square = self.geometry.parse_square(name)
-        if square is None:
-            raise InvalidMoveError(f"{token!r}: {name} is not a square of the {self.geometry.describe()} board")
-        if not self.geometry.is_dark(square):
-            raise IllegalMoveError(f"{token!r}: {name} is a light square; only dark squares are used")
-        return square
 
     def _why_illegal(self, kind: ImpasseMoveKind, origin: int, target: int) -> str:
         s, name, who = self.turn, self.geometry.name, color_name(self.turn)
