@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from . import clikit
+from .bench import DEFAULT_DEPTH as DEFAULT_BENCH_DEPTH
+from .bench import run_bench
 from .rules import all_variants, divide, new_board, perft
 
 VARIANT_NAMES = [variant.name for variant in all_variants()]
@@ -35,6 +37,14 @@ def perft_command(depth: int, variant: str, fen: str | None, split: bool) -> Non
     else:
         total = perft(board, depth)
     click.echo(f"Nodes searched: {total}")
+
+
+@cli.command("bench")
+@click.argument("depth", type=click.IntRange(min=1, max=64), default=DEFAULT_BENCH_DEPTH)
+def bench_command(depth: int) -> None:
+    """Search the fixed bench positions to DEPTH; print the node count (identical on every
+    run and machine) and nodes/second."""
+    run_bench(depth, out=click.echo)
 
 
 def main() -> None:

@@ -202,6 +202,13 @@ class DipoleBoard(Board[DipoleMove]):
                     append(capture)
         return moves or [PASS]
 
+    @property
+    def capture_table(self) -> list[list[DipoleMove | None]]:
+        """``capture_table[origin][target]``: the capture from ``origin`` onto ``target`` when
+        the two squares are on one line, else None, whatever stands on them (geometry only; its
+        ``count`` is the distance).  Shared and read-only."""
+        return self._tables.capture
+
     def capture_moves(self) -> list[DipoleMove]:
         """The legal captures (the same objects ``legal_moves`` returns), by origin then target
         square; empty when the game is over.  Quicker than filtering ``legal_moves``: it only

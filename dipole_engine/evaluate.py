@@ -1,0 +1,211 @@
+"""Game knowledge for the search: static evaluation and tactical move selection, per game.
+
+The search is game-agnostic.  Everything it needs to know about a game beyond the rules
+(``legal_moves``/``push``/``pop``/``key``/``winner``/``turn``) comes from :class:`GameHooks`,
+bound to one board by the function registered for that board's ``game``::
+
+    hooks = hooks_for(board)        # dispatches on board.game
+    hooks.evaluate()                # static score of board's current position
+
+A second game registers its own binder with :func:`register_game`.
+
+Dipole
+------
+Scores are in centipawn-like units (one checker = ``CHECKER`` = 100) from the side to
+move's point of view and always lie strictly inside ``+-MATE_BOUND``.  The terms:
+
+* material: each checker on the board, since a side without checkers has lost;
+* advancement: each checker is worth ``ADVANCE`` more per row still ahead of it.  Non-captures
+  only go forward, so a checker near the far edge has few moves left and will soon have to
+  leave the board, while one far back still has many moves (tempo, which decides races once
+  the armies have passed each other) and capture reach over the enemy stacks coming at it;
+* threats and safety: an enemy stack that can capture one of ours next move (a stack of
+  height ``h`` captures a stack no taller than ``d`` at distance ``d <= h`` in any of the 8
+  directions) costs us part of what the capture would win, less if we could recapture on that
+  square (the stack is defended);
+* tempo: a small bonus for having the move.
+
+Captures available to the side to move are not scored here: quiescence search plays them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from itertools import compress
+from typing import Any, Callable
+
+from .rules import Board, DipoleBoard, MoveKind
+from .rules.geometry import Geometry, geometry
+from .tt import MATE_BOUND
+
+Move = Any
+
+
+@dataclass(frozen=True)
+class GameHooks:
+    """The game knowledge the search uses, bound to one board (each reads its current position).
+
+    * ``evaluate()``: the static score for the side to move, strictly inside +-MATE_BOUND.
+    * ``quiesce()``: ``(evaluate(), tactical)`` in one go, where ``tactical`` lists the moves
+      quiescence search plays (for Dipole, the captures) as ``(gain, move)`` pairs, most
+      promising first; ``gain`` is an optimistic estimate of the score the move wins, used to
+      skip hopeless ones (delta pruning).
+    * ``order_values(moves)``: one int per move of a ``legal_moves()`` list: > 0 for a tactical
+      move (larger = search earlier), 0 for a quiet one.
+    """
+
+    evaluate: Callable[[], int]
+    quiesce: Callable[[], tuple[int, list[tuple[int, Move]]]]
+    order_values: Callable[[list[Move]], list[int]]
+
+
+_BINDERS: dict[str, Callable[[Any], GameHooks]] = {}
+
+
+def register_game(game: str, binder: Callable[[Any], GameHooks]) -> None:
+    """Make ``binder(board)`` the source of hooks for boards whose ``game`` is ``game``."""
+    _BINDERS[game] = binder
+
+
+def hooks_for(board: Board[Any]) -> GameHooks:
+    """The hooks for ``board``'s game, bound to ``board``."""
+    try:
+        binder = _BINDERS[board.game]
+    except KeyError:
+        raise ValueError(f"no evaluation is known for the game {board.game!r}") from None
+    return binder(board)
+
+
+def evaluate(board: Board[Any]) -> int:
+    """The static score of ``board`` for the side to move (convenience; searches bind once)."""
+    return hooks_for(board).evaluate()
+
+
+# -- Dipole ---------------------------------------------------------------------------------
+CHECKER = 100
+ADVANCE = 4
+TEMPO = 10
+THREAT_FIRST = 3   # the biggest threatened gain costs 1/THREAT_FIRST (we move first, can react)
+THREAT_SECOND = 2  # a second threat costs 1/THREAT_SECOND (one reply rarely saves both)
+MVV_SCALE = 64     # order value of a capture: MVV_SCALE * victim height - checkers moved
+
+
+@dataclass(frozen=True)
+class _DipoleTables:
+    """Per board size: ``value[sq][h]`` is the signed (White-positive) worth of a stack of
+    signed height ``h`` on ``sq`` (negative ``h`` index the list from its end); ``distance[s][t]``
+    is the distance from ``s`` to ``t`` when both are dark squares on one straight line (the
+    size of the only capture between them), else 0."""
+
+    value: tuple[tuple[int, ...], ...]
+    distance: tuple[tuple[int, ...], ...]
+
+
+def _rows_ahead(geom: Geometry, square: int, white: bool) -> int:
+    rank = geom.rank_of(square)
+    return geom.height - 1 - rank if white else rank
+
+
+@cache
+def _dipole_tables(width: int, height: int, max_height: int) -> _DipoleTables:
+    geom = geometry(width, height)
+    value = []
+    for sq in range(geom.size):
+        row = [0] * (2 * max_height + 1)
+        if geom.is_dark(sq):
+            for h in range(1, max_height + 1):
+                row[h] = h * (CHECKER + ADVANCE * _rows_ahead(geom, sq, True))
+                row[-h] = -h * (CHECKER + ADVANCE * _rows_ahead(geom, sq, False))
+        value.append(tuple(row))
+    distance = []
+    for s in range(geom.size):
+        row = [0] * geom.size
+        if geom.is_dark(s):
+            for t in geom.dark_squares:
+                df = abs(geom.file_of(t) - geom.file_of(s))
+                dr = abs(geom.rank_of(t) - geom.rank_of(s))
+                if t != s and (df == 0 or dr == 0 or df == dr):
+                    row[t] = max(df, dr)
+        distance.append(tuple(row))
+    return _DipoleTables(tuple(value), tuple(distance))
+
+
+def bind_dipole(board: DipoleBoard) -> GameHooks:
+    """The Dipole hooks for ``board`` (tables shared per board size)."""
+    variant = board.variant
+    tables = _dipole_tables(variant.width, variant.height, variant.checkers_per_side)
+    value = tables.value
+    distance = tables.distance
+    capture_table = board.capture_table
+    squares = range(board.geometry.size)
+    capture = MoveKind.CAPTURE
+    limit = MATE_BOUND - 1
+
+    def quiesce() -> tuple[int, list[tuple[int, Move]]]:
+        cells = board.cells
+        sign = board.turn
+        score = 0
+        ours: list[int] = []
+        theirs: list[int] = []
+        for sq in compress(squares, cells):  # occupied squares
+            h = cells[sq]
+            score += value[sq][h]
+            if h * sign > 0:
+                ours.append(sq)
+            else:
+                theirs.append(sq)
+        score = score * sign + TEMPO
+        # One pass over the (our stack, their stack) pairs on a line at distance d finds both
+        # our captures (their height <= d <= ours) and their threats (ours <= d <= theirs).
+        captures: list[tuple[int, Move]] = []
+        gains: list[int] = []
+        for v in ours:
+            height = cells[v] * sign
+            row = distance[v]
+            smallest = 0  # the smallest capture of v: the cheapest for them to lose on a recapture
+            for a in theirs:
+                d = row[a]
+                if d:
+                    enemy = -cells[a] * sign
+                    if enemy <= d <= height:
+                        captures.append((enemy * MVV_SCALE - d, a, capture_table[v][a]))
+                    if height <= d <= enemy and (smallest == 0 or d < smallest):
+                        smallest = d
+            if smallest:
+                worth = value[v][cells[v]] * sign
+                for friend in ours:
+                    d = row[friend]
+                    if d and smallest <= d <= cells[friend] * sign:  # we could recapture
+                        worth -= smallest * CHECKER
+                        break
+                if worth > 0:
+                    gains.append(worth)
+        if gains:
+            if len(gains) == 1:
+                score -= gains[0] // THREAT_FIRST
+            else:
+                gains.sort(reverse=True)
+                score -= gains[0] // THREAT_FIRST + gains[1] // THREAT_SECOND
+        score = max(-limit, min(limit, score))
+        if not captures:
+            return score, []
+        if len(captures) > 1:
+            captures.sort(key=_first, reverse=True)
+        return score, [(-value[a][cells[a]] * sign, move) for _, a, move in captures]
+
+    def evaluate() -> int:
+        return quiesce()[0]
+
+    def order_values(moves: list[Move]) -> list[int]:
+        cells = board.cells
+        return [abs(cells[m.target]) * MVV_SCALE - m.count if m.kind is capture else 0 for m in moves]
+
+    return GameHooks(evaluate, quiesce, order_values)
+
+
+def _first(item: tuple[Any, ...]) -> Any:
+    return item[0]
+
+
+register_game(DipoleBoard.game, bind_dipole)

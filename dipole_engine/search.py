@@ -1,0 +1,456 @@
+"""The search: iterative deepening principal-variation alpha-beta over any game's boards.
+
+Game-agnostic: it touches a board only through ``legal_moves``, ``push``, ``pop``, ``key``,
+``winner`` and ``turn``, and learns everything else (evaluation, which moves are tactical)
+from the hooks in :mod:`dipole_engine.evaluate`.
+
+* Iterative deepening, depth 1, 2, ...; aspiration windows around the previous score from
+  depth ``ASPIRATION_DEPTH`` on, widened on failure.
+* Principal variation search: the first move with the full window, the others with a null
+  window and a re-search when they beat alpha.  Late quiet moves are searched one ply
+  shallower first (late move reductions) and again at full depth if they beat alpha.
+* Transposition table (:mod:`dipole_engine.tt`): cutoffs at non-PV nodes, its move first.
+* Move ordering: TT move, tactical moves by their hook value (captures: biggest victim, then
+  smallest attacker), two killer moves per ply, then the history heuristic.
+* Quiescence search over tactical moves with stand-pat and delta pruning.
+* Scores (see :mod:`dipole_engine.tt`): centipawns for the side to move; a finished game is a
+  mate score counted in plies from the root.  There are no draws in these games.
+
+A *node* is every position the search visits: the root, each position reached by a move in
+the main search, and each quiescence position.  Transpositions that are cut off by the table
+are still nodes (they were visited).
+
+Given the same position, depth/node limits and a fresh transposition table, a search is fully
+deterministic (nothing depends on time, randomness, or object addresses' order).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .evaluate import hooks_for
+from .rules import Board
+from .timeman import UNTIMED, TimePlan
+from .tt import EXACT, INFINITE, LOWER, MATE, MATE_BOUND, MAX_PLY, UPPER, TranspositionTable, score_from_tt
+
+Move = Any
+
+MAX_DEPTH = 64
+ASPIRATION_DEPTH = 4
+ASPIRATION_WINDOW = 40
+CHECK_EVERY = 256
+"""Look at the clock and the stop flag every this many nodes (~2-3 ms at 100k nodes/s)."""
+DELTA_MARGIN = 150
+"""Quiescence skips a capture whose optimistic gain still leaves it this far below alpha."""
+LMR_MIN_DEPTH = 3
+LMR_FIRST_MOVE = 3
+"""Moves searched before late move reductions start (TT move, best captures, killers)."""
+HISTORY_LIMIT = 1 << 20
+
+# Order keys: above any history score, TT move first, then captures, then the killers.
+_TT_KEY = 1 << 40
+_TACTICAL_BASE = 1 << 30
+_KILLER_1 = _TACTICAL_BASE - 1
+_KILLER_2 = _TACTICAL_BASE - 2
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What ``go`` asks for; times in milliseconds, every field optional.  The search stops at
+    whichever limit it reaches first; ``infinite`` searches until stopped."""
+
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int | None = None
+    binc: int | None = None
+    movestogo: int | None = None
+    movetime: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    infinite: bool = False
+
+
+@dataclass(frozen=True)
+class SearchInfo:
+    """The outcome of one completed iteration (one ``info`` line).
+
+    ``score_cp`` or ``score_mate`` is set, never both: mate in moves (the side to move's moves
+    until the game is won), negative when the side to move is being mated.
+    """
+
+    depth: int
+    seldepth: int
+    score_cp: int | None
+    score_mate: int | None
+    nodes: int
+    time_ms: int
+    nps: int
+    pv: tuple[str, ...]
+    hashfull: int
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What a search ends with: its best move (None when the game is over), the score of the
+    last completed iteration, and the totals."""
+
+    best_move: Move | None
+    score: int
+    depth: int
+    nodes: int
+    infos: tuple[SearchInfo, ...]
+
+
+class _Abort(Exception):
+    """Raised inside the tree when a limit is hit; unwinds to the iteration loop."""
+
+
+def mate_moves(score: int) -> int | None:
+    """Moves to mate for a mate score (negative: being mated), None for other scores."""
+    if score >= MATE_BOUND:
+        return (MATE - score + 1) // 2
+    if score <= -MATE_BOUND:
+        return -((MATE + score + 1) // 2)
+    return None
+
+
+class Searcher:
+    """Searches over a private copy of a board, sharing a transposition table.
+
+    ``stop()`` may be called from another thread; the search notices within CHECK_EVERY
+    nodes.  A stop is never forgotten: once stopped, every search of this object returns at
+    once (with the best move it can name without searching), so use one Searcher per ``go``.
+    """
+
+    def __init__(self, tt: TranspositionTable) -> None:
+        self.tt = tt
+        self.nodes = 0
+        self.seldepth = 0
+        self._stop_requested = False
+        self._next_check = 0
+        self._node_limit: int | None = None
+        self._hard_deadline: float | None = None
+        self._board: Board[Any] | None = None
+        self._killers: list[list[Move | None]] = []
+        self._history: dict[int, int] = {}
+        self._pv: list[list[Move]] = []
+
+    def stop(self) -> None:
+        """Ask the running search to finish now (harmless when none runs)."""
+        self._stop_requested = True
+        self._next_check = 0
+
+    def search(self, board: Board[Any], limits: Limits, time_plan: TimePlan = UNTIMED,
+               start: float | None = None,
+               on_info: Callable[[SearchInfo], None] | None = None) -> SearchResult:
+        """Search ``board``'s position (the board itself is not touched) and return the result.
+
+        ``start`` is the ``time.monotonic()`` the time plan counts from (default: now).
+        ``on_info`` is called after each completed iteration.
+        """
+        start = time.monotonic() if start is None else start
+        self._board = board = board.copy()
+        hooks = hooks_for(board)
+        self._evaluate = hooks.evaluate
+        self._quiesce = hooks.quiesce
+        self._order_values = hooks.order_values
+        self.nodes = 0
+        self.seldepth = 0
+        self._killers = [[None, None] for _ in range(MAX_PLY + 1)]
+        self._history = {}
+        self._pv = [[] for _ in range(MAX_PLY + 1)]
+        self._node_limit = limits.nodes
+        self._hard_deadline = None if time_plan.hard_ms is None else start + time_plan.hard_ms / 1000
+        soft_deadline = None if time_plan.soft_ms is None else start + time_plan.soft_ms / 1000
+        self._next_check = 0  # the first node checks the limits (and an early stop())
+        self.tt.new_search()
+
+        root_moves = board.legal_moves()
+        if not root_moves:
+            return SearchResult(None, 0, 0, 0, ())
+        max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
+        infos: list[SearchInfo] = []
+        best_move = self._fallback_move(root_moves)
+        score = 0
+        completed = 0
+        self._root_moves = root_moves
+        try:
+            for depth in range(1, max_depth + 1):
+                score = self._aspiration(depth, score)
+                completed = depth
+                pv = self._pv[0]
+                best_move = pv[0]
+                info = self._info(depth, score, pv, start)
+                infos.append(info)
+                if on_info is not None:
+                    on_info(info)
+                if abs(score) >= MATE_BOUND and MATE - abs(score) <= depth:
+                    break  # a forced result proven within the full-width horizon
+                if time_plan.timed:
+                    if len(root_moves) == 1:
+                        break  # nothing to think about
+                    elapsed = time.monotonic()
+                    assert soft_deadline is not None
+                    # The next iteration takes several times the last one: start it only if
+                    # it is likely to finish before the target.
+                    if elapsed >= soft_deadline or elapsed - start >= 0.6 * (soft_deadline - start):
+                        break
+        except _Abort:
+            pass
+        finally:
+            self._unwind(board)
+        return SearchResult(best_move, score, completed, self.nodes, tuple(infos))
+
+    # -- helpers around the tree ---------------------------------------------------------
+    def _unwind(self, board: Board[Any]) -> None:
+        """Take back the moves an aborted search left on its private board."""
+        while board.move_stack:
+            board.pop()
+
+    def _fallback_move(self, moves: list[Move]) -> Move:
+        """The move to play if not even depth 1 completes: the TT move or the best tactical one."""
+        entry = self.tt.probe(self._board.key)  # type: ignore[union-attr]
+        if entry is not None and any(entry[4] is move for move in moves):
+            return entry[4]
+        values = self._order_values(moves)
+        return moves[max(range(len(moves)), key=values.__getitem__)]
+
+    def _checkup(self) -> None:
+        """Called every CHECK_EVERY nodes (and at once after stop()): abort on any limit."""
+        if self._stop_requested:
+            raise _Abort
+        if self._node_limit is not None and self.nodes > self._node_limit:
+            self.nodes -= 1  # the node that would pass the limit is not visited
+            raise _Abort
+        if self._hard_deadline is not None and time.monotonic() >= self._hard_deadline:
+            raise _Abort
+        next_check = self.nodes + CHECK_EVERY
+        if self._node_limit is not None:
+            next_check = min(next_check, self._node_limit + 1)
+        self._next_check = next_check
+
+    def _info(self, depth: int, score: int, pv: list[Move], start: float) -> SearchInfo:
+        elapsed_ms = int((time.monotonic() - start) * 1000)
+        mate = mate_moves(score)
+        return SearchInfo(
+            depth=depth, seldepth=max(self.seldepth, depth),
+            score_cp=None if mate is not None else score, score_mate=mate,
+            nodes=self.nodes, time_ms=elapsed_ms, nps=self.nodes * 1000 // max(1, elapsed_ms),
+            pv=tuple(str(move) for move in pv), hashfull=self.tt.hashfull(),
+        )
+
+    def _aspiration(self, depth: int, previous: int) -> int:
+        """The root score at ``depth``: first in a narrow window around ``previous``."""
+        if depth < ASPIRATION_DEPTH or abs(previous) >= MATE_BOUND:
+            return self._root(depth, -INFINITE, INFINITE)
+        window = ASPIRATION_WINDOW
+        alpha, beta = previous - window, previous + window
+        while True:
+            score = self._root(depth, alpha, beta)
+            if score <= alpha:
+                alpha = max(-INFINITE, score - window)
+            elif score >= beta:
+                beta = min(INFINITE, score + window)
+            else:
+                return score
+            window *= 2
+
+    # -- the tree ------------------------------------------------------------------------
+    def _root(self, depth: int, alpha: int, beta: int) -> int:
+        """Search every root move; leaves the best one first in the root move list and its
+        line in ``self._pv[0]``.  Fail-soft: returns the best score, which may be outside
+        the window."""
+        board = self._board
+        assert board is not None
+        self.nodes += 1
+        moves = self._root_moves
+        pv = self._pv
+        original_alpha = alpha
+        best = -INFINITE
+        best_index = 0
+        child = self._search if depth > 1 else self._qsearch
+        for index, move in enumerate(moves):
+            board.push(move)
+            if index == 0:
+                score = -child(depth - 1, -beta, -alpha, 1, True)
+            else:
+                score = -child(depth - 1, -alpha - 1, -alpha, 1, False)
+                if alpha < score < beta:
+                    score = -child(depth - 1, -beta, -alpha, 1, True)
+            board.pop()
+            if score > best:
+                best = score
+                best_index = index
+                pv[0] = [move] + (pv[1] if depth > 1 else [])
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        break
+        if best_index:
+            moves.insert(0, moves.pop(best_index))
+        bound = LOWER if best >= beta else EXACT if best > original_alpha else UPPER
+        self.tt.store(board.key, depth, best, bound, moves[0], 0)
+        return best
+
+    def _search(self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool) -> int:
+        """Negamax alpha-beta (fail-soft) with ``depth >= 1`` plies left at ``ply`` from the
+        root.  Children with no depth left go to quiescence directly."""
+        self.nodes += 1
+        if self.nodes >= self._next_check:
+            self._checkup()
+        board = self._board
+        if pv_node:
+            self._pv[ply] = []
+        winner = board.winner()  # type: ignore[union-attr]
+        if winner is not None:
+            return MATE - ply if winner == board.turn else ply - MATE  # type: ignore[union-attr]
+        if ply >= MAX_PLY - 1:
+            return self._evaluate()
+        # Mate distance pruning: no result here can beat a mate found nearer the root.
+        if alpha < ply - MATE:
+            alpha = ply - MATE
+            if alpha >= beta:
+                return alpha
+        if beta > MATE - ply - 1:
+            beta = MATE - ply - 1
+            if alpha >= beta:
+                return alpha
+
+        tt = self.tt
+        key = board.key  # type: ignore[union-attr]
+        entry = tt.table[key & tt.mask]
+        tt_move = None
+        if entry is not None and entry[0] == key:
+            tt_move = entry[4]
+            if not pv_node and entry[1] >= depth:
+                tt_score = score_from_tt(entry[2], ply)
+                bound = entry[3]
+                if bound == EXACT or (tt_score >= beta if bound == LOWER else tt_score <= alpha):
+                    return tt_score
+
+        original_alpha = alpha
+        best = -INFINITE
+        best_move = None
+        searched = 0
+        search = self._search if depth > 1 else self._qsearch
+        push = board.push  # type: ignore[union-attr]
+        pop = board.pop  # type: ignore[union-attr]
+        child_pv = self._pv
+
+        if tt_move is not None:
+            push(tt_move)
+            score = -search(depth - 1, -beta, -alpha, ply + 1, pv_node)
+            pop()
+            searched = 1
+            best = score
+            best_move = tt_move
+            if score > alpha:
+                if score >= beta:
+                    self._store_cutoff(key, depth, score, tt_move, ply, False)
+                    return score
+                alpha = score
+                if pv_node:
+                    child_pv[ply] = [tt_move] + (child_pv[ply + 1] if depth > 1 else [])
+
+        moves = board.legal_moves()  # type: ignore[union-attr]
+        values = self._order_values(moves)
+        killers = self._killers[ply]
+        killer_1, killer_2 = killers
+        history = self._history
+        keys = []
+        for move, value in zip(moves, values):
+            if value:
+                keys.append(_TACTICAL_BASE + value)
+            elif move is killer_1:
+                keys.append(_KILLER_1)
+            elif move is killer_2:
+                keys.append(_KILLER_2)
+            else:
+                keys.append(history.get(id(move), 0))
+        order = sorted(range(len(moves)), key=keys.__getitem__, reverse=True)
+
+        reduce_ok = not pv_node and depth >= LMR_MIN_DEPTH
+        for index in order:
+            move = moves[index]
+            if move is tt_move:
+                continue
+            push(move)
+            if searched == 0 and pv_node:
+                score = -search(depth - 1, -beta, -alpha, ply + 1, True)
+            else:
+                reduction = 1 if reduce_ok and searched >= LMR_FIRST_MOVE and not values[index] else 0
+                score = -search(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False)
+                if reduction and score > alpha:
+                    score = -search(depth - 1, -alpha - 1, -alpha, ply + 1, False)
+                if pv_node and alpha < score < beta:
+                    score = -search(depth - 1, -beta, -alpha, ply + 1, True)
+            pop()
+            searched += 1
+            if score > best:
+                best = score
+                best_move = move
+                if score > alpha:
+                    if score >= beta:
+                        self._store_cutoff(key, depth, score, move, ply, not values[index])
+                        return score
+                    alpha = score
+                    if pv_node:
+                        child_pv[ply] = [move] + (child_pv[ply + 1] if depth > 1 else [])
+
+        tt.store(key, depth, best, EXACT if best > original_alpha else UPPER,
+                 best_move if best > original_alpha else None, ply)
+        return best
+
+    def _store_cutoff(self, key: int, depth: int, score: int, move: Move, ply: int, quiet: bool) -> None:
+        """A beta cutoff: remember it, and teach killers and history about a quiet refutation."""
+        self.tt.store(key, depth, score, LOWER, move, ply)
+        if quiet:
+            killers = self._killers[ply]
+            if killers[0] is not move:
+                killers[1] = killers[0]
+                killers[0] = move
+            history = self._history
+            move_id = id(move)
+            bonus = history.get(move_id, 0) + depth * depth
+            history[move_id] = bonus
+            if bonus > HISTORY_LIMIT:
+                for other in history:
+                    history[other] //= 2
+
+    def _qsearch(self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool) -> int:
+        """Quiescence: the side to move may stand pat on the static score or play a tactical
+        move.  Fail-soft.  ``depth`` and ``pv_node`` are ignored: the signature is
+        ``_search``'s, so that a caller can pick either as the child search."""
+        self.nodes += 1
+        if self.nodes >= self._next_check:
+            self._checkup()
+        if ply > self.seldepth:
+            self.seldepth = ply
+        board = self._board
+        winner = board.winner()  # type: ignore[union-attr]
+        if winner is not None:
+            return MATE - ply if winner == board.turn else ply - MATE  # type: ignore[union-attr]
+        best, tactical = self._quiesce()
+        if best >= beta or ply >= MAX_PLY - 1:
+            return best
+        if best > alpha:
+            alpha = best
+        floor = alpha - DELTA_MARGIN - best  # a move must be expected to gain more than this
+        push = board.push  # type: ignore[union-attr]
+        pop = board.pop  # type: ignore[union-attr]
+        qsearch = self._qsearch
+        for gain, move in tactical:
+            if gain < floor:
+                continue
+            push(move)
+            score = -qsearch(0, -beta, -alpha, ply + 1, False)
+            pop()
+            if score > best:
+                best = score
+                if score > alpha:
+                    if score >= beta:
+                        return score
+                    alpha = score
+        return best
