@@ -1,0 +1,368 @@
+"""The engine client hosts use to run an engine process that speaks protocol/SPEC.md.
+
+:class:`EngineClient` starts the engine in its own process group, does the handshake with a
+deadline, sets options, sends positions, runs searches under a :class:`~protocol.codec.Limit`
+collecting ``info`` and ``bestmove``, stops, quits and kills.  Each command is a small state
+machine reading the engine's lines until its answer arrives or its deadline passes; lines
+that are not part of the answer (stray or garbage output) are logged and skipped.
+
+The client never polls: it blocks on the transport's queue with a timeout, and times a search
+from writing ``go`` to the arrival of ``bestmove`` on ``time.monotonic``.
+
+Errors are :class:`EngineError` subclasses whose ``str()`` is one line naming the engine.
+``stop()`` and ``kill()`` may be called from another thread while ``go()`` waits.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Callable, Sequence
+
+from .codec import (
+    BestMove, Go, Id, Info, IsReady, Limit, OptionSpec, Position, ProtocolError, Quit, ReadyOk,
+    Response, SetOption, Stop, Uci, UciNewGame, UciOk, format_command, parse_response,
+)
+from .transport import EndOfOutput, LogFunction, ProcessTransport, Transport, kill_all
+
+__all__ = [
+    "EngineClient", "EngineCrashed", "EngineError", "EngineStartError", "EngineTimeout",
+    "HandshakeError", "SearchResult", "kill_all",
+]
+
+
+class EngineError(Exception):
+    """Something went wrong with an engine; ``str()`` is one line naming the engine."""
+
+    def __init__(self, engine: str, message: str) -> None:
+        super().__init__(f"engine {engine!r}: {message}")
+        self.engine = engine
+
+
+class EngineStartError(EngineError):
+    """The engine's command could not be started (not found, not executable)."""
+
+
+class HandshakeError(EngineError):
+    """No ``uciok``/``readyok`` in time during start, or the engine died during it."""
+
+
+class EngineCrashed(EngineError):
+    """The engine exited or closed its output unexpectedly; ``returncode`` is its exit status
+    (negative: killed by that signal; None: unknown)."""
+
+    def __init__(self, engine: str, message: str, returncode: int | None) -> None:
+        super().__init__(engine, message)
+        self.returncode = returncode
+
+
+class EngineTimeout(EngineError):
+    """No answer by the deadline.  The engine is left running (kill or quit it)."""
+
+
+@dataclass
+class SearchResult:
+    """What one ``go`` produced."""
+
+    bestmove: str | None               # the token exactly as sent; None for ``bestmove (none)``
+    infos: list[Info] = field(default_factory=list)   # every info line of this search, in order
+    elapsed: float = 0.0               # seconds from writing ``go`` to the arrival of ``bestmove``
+
+
+_NEW, _IDLE, _SEARCHING, _CLOSED = "new", "idle", "searching", "closed"
+
+
+class EngineClient:
+    """One engine process and the conversation with it (see the module docstring).
+
+    ``log(direction, line)`` sees every line: ">" sent, "<" read, "!" the engine's stderr;
+    calls are serialised, but may come from the client's reader threads.  ``transport``
+    replaces the process by another :class:`~protocol.transport.Transport` (tests use
+    :class:`~protocol.transport.MemoryTransport`); ``command`` then only names the engine.
+    """
+
+    def __init__(self, command: Sequence[str], *, name: str = "", cwd: str | None = None,
+                 env: dict[str, str] | None = None, log: LogFunction | None = None,
+                 transport: Transport | None = None) -> None:
+        self.command = list(command)
+        self.name = name or (os.path.basename(self.command[0]) if self.command else "engine")
+        self.id: dict[str, str] = {}
+        self.options: dict[str, OptionSpec] = {}
+        self._transport = transport if transport is not None else ProcessTransport(self.command, cwd, env)
+        self._log_function = log
+        self._log_lock = threading.Lock()
+        self._state = _NEW
+        self._stale = 0  # bestmoves still owed by searches the client stopped waiting for
+
+    # -- properties --------------------------------------------------------------------
+    @property
+    def pid(self) -> int | None:
+        return self._transport.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self._transport.poll() if self._state != _NEW else None
+
+    @property
+    def alive(self) -> bool:
+        return self._state in (_IDLE, _SEARCHING) and self._transport.poll() is None
+
+    # -- the commands ------------------------------------------------------------------
+    def start(self, timeout: float = 10.0) -> None:
+        """Start the engine and do ``uci``..``uciok`` and ``isready``..``readyok`` within
+        ``timeout`` seconds.  On failure the engine is killed and HandshakeError raised
+        (EngineStartError when it cannot even be started)."""
+        if self._state != _NEW:
+            raise EngineError(self.name, "start() was already called")
+        try:
+            self._transport.start(self._log)
+        except OSError as error:
+            self._state = _CLOSED
+            reason = error.strerror or str(error)
+            raise EngineStartError(self.name, f"cannot start {' '.join(self.command)!r}: {reason}") from None
+        self._state = _IDLE
+        deadline = time.monotonic() + timeout
+        try:
+            self._send_command(Uci())
+            while True:
+                response = self._expect(deadline, "uciok", HandshakeError)
+                if isinstance(response, UciOk):
+                    break
+                if isinstance(response, Id):
+                    self.id[response.field] = response.value
+                elif isinstance(response, OptionSpec):
+                    self.options[response.name] = response
+            self._send_command(IsReady())
+            while not isinstance(self._expect(deadline, "readyok", HandshakeError), ReadyOk):
+                pass
+        except EngineError:
+            self.kill()
+            raise
+
+    def set_option(self, name: str, value: str | int | bool) -> None:
+        """``setoption``, after checking ``value`` against the option the engine advertised
+        (names match case-insensitively); raises EngineError for an unknown option or a bad value."""
+        spec = self.options.get(name) or next(
+            (option for key, option in self.options.items() if key.lower() == name.lower()), None)
+        if spec is None:
+            known = ", ".join(self.options) or "none"
+            raise EngineError(self.name, f"has no option {name!r} (its options: {known})")
+        self._send_command(SetOption(spec.name, self._option_text(spec, value)))
+
+    def _option_text(self, spec: OptionSpec, value: str | int | bool) -> str | None:
+        where = f"option {spec.name!r} ({spec.type})"
+        if spec.type == "button":
+            return None
+        if spec.type == "check":
+            if isinstance(value, bool):
+                return "true" if value else "false"
+            if isinstance(value, str) and value.lower() in ("true", "false"):
+                return value.lower()
+            raise EngineError(self.name, f"{where} takes true or false, not {value!r}")
+        if spec.type == "spin":
+            number = value
+            if isinstance(value, str):
+                try:
+                    number = int(value.strip())
+                except ValueError:
+                    number = value
+            if not isinstance(number, int) or isinstance(number, bool):
+                raise EngineError(self.name, f"{where} takes an integer, not {value!r}")
+            if (spec.min is not None and number < spec.min) or (spec.max is not None and number > spec.max):
+                raise EngineError(self.name, f"{where} takes {spec.min}..{spec.max}, not {number}")
+            return str(number)
+        text = " ".join(str(value).split())
+        if spec.type == "combo" and spec.vars:
+            match = next((var for var in spec.vars if var.lower() == text.lower()), None)
+            if match is None:
+                raise EngineError(self.name, f"{where} takes one of {', '.join(spec.vars)}, not {value!r}")
+            return match
+        return text
+
+    def is_ready(self, timeout: float = 10.0) -> None:
+        """``isready`` and wait for ``readyok``; EngineTimeout or EngineCrashed."""
+        deadline = time.monotonic() + timeout
+        self._send_command(IsReady())
+        while not isinstance(self._expect(deadline, "readyok", EngineTimeout), ReadyOk):
+            pass
+
+    def new_game(self, timeout: float = 10.0) -> None:
+        """``ucinewgame`` then :meth:`is_ready`."""
+        self._send_command(UciNewGame())
+        self.is_ready(timeout)
+
+    def set_position(self, fen: str | None, moves: Sequence[str] = ()) -> None:
+        """``position startpos|fen <fen> [moves ...]`` (``fen`` None: the start position).
+        Raises ProtocolError for a FEN or move that cannot be written on one line."""
+        self._send_command(Position(fen, tuple(moves)))
+
+    def go(self, limit: Limit, timeout: float | None = None,
+           on_info: Callable[[Info], None] | None = None) -> SearchResult:
+        """Search under ``limit`` and wait at most ``timeout`` seconds (None: no limit) for
+        ``bestmove``.  ``on_info`` sees each info line as it is read.  Raises EngineTimeout
+        (the engine keeps searching; the next command first stops it and collects that
+        bestmove) or EngineCrashed."""
+        if self._state == _SEARCHING:
+            raise EngineError(self.name, "go() while a search is running")
+        if self._stale:
+            self._collect_stale(None if timeout is None else time.monotonic() + timeout)
+        line = format_command(Go(limit))
+        infos: list[Info] = []
+        self._state = _SEARCHING
+        answered = False
+        try:
+            started = time.monotonic()
+            deadline = None if timeout is None else started + timeout
+            self._send(line)
+            while True:
+                response, arrival = self._next(deadline, "bestmove", EngineTimeout)
+                if type(response) is Info:
+                    infos.append(response)
+                    if on_info is not None:
+                        on_info(response)
+                elif type(response) is BestMove:
+                    answered = True
+                    return SearchResult(response.move, infos, arrival - started)
+        finally:
+            if self._state == _SEARCHING:
+                self._state = _IDLE
+            if not answered:
+                self._stale += 1
+
+    def stop(self) -> None:
+        """``stop``: the running search answers ``bestmove`` at once (harmless when idle).
+        Safe to call from another thread while :meth:`go` waits."""
+        if self.alive:
+            try:
+                self._send_command(Stop())
+            except EngineCrashed:
+                pass  # the waiting go() reports the crash
+
+    def quit(self, grace: float = 1.0) -> int | None:
+        """``quit``, wait up to ``grace`` seconds for the engine to exit, then SIGKILL its
+        process group (always, to catch helpers it left behind).  Returns the exit status
+        (negative: killed by that signal), or None when the engine was never started."""
+        if self._state == _NEW:
+            self._state = _CLOSED
+            return None
+        if self._state != _CLOSED:
+            try:
+                self._send(format_command(Quit()))
+            except OSError:
+                pass
+            self._transport.wait(grace)
+        self._close()
+        return self._transport.poll()
+
+    def kill(self) -> None:
+        """SIGKILL the engine's process group now."""
+        if self._state != _NEW:
+            self._close()
+        self._state = _CLOSED
+
+    def __enter__(self) -> "EngineClient":
+        if self._state == _NEW:
+            self.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.quit()
+
+    def __repr__(self) -> str:
+        return f"<EngineClient {self.name!r} pid={self.pid} {self._state}>"
+
+    # -- the machinery -----------------------------------------------------------------
+    def _log(self, direction: str, line: str) -> None:
+        if self._log_function is not None:
+            with self._log_lock:
+                self._log_function(direction, line)
+
+    def _send_command(self, command: Uci | IsReady | SetOption | UciNewGame | Position | Stop) -> None:
+        self._send(format_command(command))
+
+    def _send(self, line: str) -> None:
+        if self._state in (_NEW, _CLOSED):
+            raise EngineError(self.name, "is not running (call start() first)"
+                              if self._state == _NEW else "is not running any more")
+        self._log(">", line)
+        try:
+            self._transport.send(line)
+        except OSError:
+            raise self._crashed("while the host was writing to it") from None
+
+    def _expect(self, deadline: float | None, awaited: str,
+                timeout_error: type[EngineError]) -> Response:
+        return self._next(deadline, awaited, timeout_error)[0]
+
+    def _next(self, deadline: float | None, awaited: str,
+              timeout_error: type[EngineError]) -> tuple[Response, float]:
+        """The next response that belongs to the conversation, and its arrival time.
+
+        Skips lines that do not parse and the bestmoves of abandoned searches; raises
+        ``timeout_error`` at the deadline and, when the output ends, EngineCrashed (or
+        HandshakeError during the handshake).
+        """
+        while True:
+            response, arrival = self._receive(deadline, awaited, timeout_error)
+            if response is None:
+                continue  # not a protocol line; it was logged on arrival
+            if type(response) is BestMove and self._stale:
+                self._stale -= 1
+                continue
+            return response, arrival
+
+    def _receive(self, deadline: float | None, awaited: str,
+                 timeout_error: type[EngineError]) -> tuple[Response | None, float]:
+        remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            line, arrival = self._transport.receive(remaining)
+        except TimeoutError:
+            raise timeout_error(self.name, f"no {awaited!r} within the deadline") from None
+        if line is EndOfOutput:
+            message, returncode = self._ended(f"while the host waited for {awaited!r}")
+            if timeout_error is HandshakeError:
+                raise HandshakeError(self.name, message)
+            raise EngineCrashed(self.name, message, returncode)
+        try:
+            return parse_response(line), arrival
+        except ProtocolError:
+            return None, arrival
+
+    def _collect_stale(self, deadline: float | None) -> None:
+        """Stop the searches left running by an abandoned go() and read their bestmoves."""
+        self._send_command(Stop())
+        while self._stale:
+            response, _ = self._receive(deadline, "bestmove of the previous search", EngineTimeout)
+            if type(response) is BestMove:
+                self._stale -= 1
+
+    def _crashed(self, when: str) -> EngineCrashed:
+        message, returncode = self._ended(when)
+        return EngineCrashed(self.name, message, returncode)
+
+    def _ended(self, when: str) -> tuple[str, int | None]:
+        """Kill what is left of the engine; say how it ended, and its exit status."""
+        returncode = self._transport.wait(0.5)
+        self._close()
+        if returncode is None:  # it closed its output but lived on, so it was just killed
+            how = "closed its output"
+            returncode = self._transport.poll()
+        elif returncode < 0:
+            how = f"was killed by signal {-returncode}"
+        else:
+            how = f"exited with code {returncode}"
+        message = f"{how} {when}"
+        if self.pid is not None:
+            message = f"(pid {self.pid}) {message}"
+        stderr = self._transport.last_stderr()
+        if stderr:
+            message += f"; its last stderr line: {stderr.strip()[:200]!r}"
+        return message, returncode
+
+    def _close(self) -> None:
+        self._state = _CLOSED
+        self._transport.close()
