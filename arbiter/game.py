@@ -1,0 +1,394 @@
+"""Playing one game between two engine processes, refereed by the arbiter.
+
+:func:`play_game` takes a :class:`GameJob` (who plays which colour, from which opening) and two
+:class:`EngineSlot` values (running engines, reused from game to game) and returns the
+finished :class:`GameRecord`.  The arbiter alone decides everything:
+
+- it keeps both clocks itself (monotonic time from writing ``go`` to reading ``bestmove``);
+- it checks every move with the rules core's strict ``parse_move``;
+- it plays a forced ``pass`` itself, without asking the engine;
+- it ends the game, with the right result and reason, when an engine plays an illegal or
+  unreadable move, overruns its time (by more than its margin), crashes, stalls (no answer by
+  the deadline, nor within a short grace after ``stop``: then it is killed), or fails to start.
+
+A slot whose engine crashed or was killed is marked ``broken``; the caller decides whether to
+restart it (``--recover``) or to stop the match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from dipole_engine.rules import BLACK, WHITE, Board, Color, RulesError, color_name
+from protocol import Limit
+from protocol.client import EngineClient, EngineCrashed, EngineError, EngineTimeout
+
+from .engines import EngineSpec
+from .errors import ArbiterError
+from .openings import Opening
+from .records import (
+    BLACK_WINS,
+    UNFINISHED,
+    WHITE_WINS,
+    GameRecord,
+    MoveRecord,
+    MoveSource,
+    Termination,
+)
+from .timecontrol import Clock
+
+PASS_TEXT = "pass"  # the protocol's move token for a forced pass (any game that has one)
+VARIANT_OPTION = "UCI_Variant"
+DEFAULT_VARIANT = "dipole"  # what an engine without UCI_Variant plays
+
+Notify = Callable[[str], None]
+
+REASONS = {  # the result sentence of each way to lose that is not the rules' own (cutechess-cli's words)
+    Termination.TIME_FORFEIT: "{side} loses on time",
+    Termination.CRASH: "{side} disconnects",
+    Termination.STALL: "{side}'s connection stalls",
+    Termination.HANDSHAKE: "{side} fails to start",
+}
+
+
+class SetupError(ArbiterError):
+    """An engine that runs but cannot be set up as the match asks; the match cannot go on."""
+
+
+@dataclass(frozen=True)
+class GameJob:
+    """One scheduled game: its number, the engines by colour, the opening, the variant."""
+
+    number: int
+    white: EngineSpec
+    black: EngineSpec
+    opening: Opening
+    variant: str
+
+
+@dataclass(frozen=True)
+class RefereeSettings:
+    """How patient the arbiter is, and what it writes into every record.
+
+    ``handshake_timeout`` bounds starting an engine and each ``isready``; ``stall_timeout``
+    bounds a move when the mover has neither a clock nor a time per move; ``stop_grace`` is how
+    long an engine that overran its time has, after ``stop``, to answer before it counts as
+    stalled and is killed; ``quit_grace`` is how long ``quit`` may take before the kill.
+    """
+
+    handshake_timeout: float = 10.0
+    stall_timeout: float = 60.0
+    stop_grace: float = 1.0
+    quit_grace: float = 1.0
+    event: str = "?"
+    site: str = "?"
+    date: str = "????.??.??"
+
+
+class EngineSlot:
+    """One engine process for one spec, started on demand and reused from game to game.
+
+    ``broken`` is set when the engine crashed or was killed (it must be restarted before it
+    can play again); ``failure`` says why, in one line.
+    """
+
+    def __init__(self, spec: EngineSpec, variant: str, settings: RefereeSettings,
+                 log: Callable[[str, str], None] | None = None) -> None:
+        self.spec = spec
+        self.variant = variant
+        self.settings = settings
+        self.log = log
+        self.client: EngineClient | None = None
+        self.broken = False
+        self.failure = ""
+        self.starts = 0
+
+    @property
+    def running(self) -> bool:
+        return self.client is not None and self.client.alive
+
+    def start(self) -> None:
+        """Start the engine and handshake: ``uci``, the variant, the options.
+
+        Raises EngineError when the engine fails, and :class:`SetupError` when it works but
+        cannot be set up as asked (no such option, a bad value, the variant not offered).
+        """
+        self.discard()
+        spec = self.spec
+        if self.log is not None:
+            self.log("#", f"starting {spec.name}: {' '.join(spec.command)}")
+        client = EngineClient(list(spec.command), name=spec.name, cwd=spec.cwd, log=self.log)
+        self.client = client
+        self.starts += 1
+        client.start(timeout=self.settings.handshake_timeout)
+        if self.log is not None:
+            self.log("#", f"started, pid {client.pid}")
+        settings: list[tuple[str, str]] = list(spec.options)
+        if VARIANT_OPTION in client.options:
+            settings.insert(0, (VARIANT_OPTION, self.variant))
+        elif self.variant != DEFAULT_VARIANT:
+            client.kill()
+            raise SetupError(f"engine {spec.name!r} has no {VARIANT_OPTION} option, so it cannot play {self.variant}")
+        for name, value in settings:
+            try:
+                client.set_option(name, value)
+            except (EngineCrashed, EngineTimeout):
+                raise
+            except EngineError as error:  # the engine works; the request is wrong
+                client.kill()
+                raise SetupError(str(error)) from None
+        self.broken = False
+        self.failure = ""
+
+    def new_game(self) -> None:
+        """``ucinewgame`` and wait for ``readyok``.  Raises EngineError."""
+        assert self.client is not None
+        self.client.new_game(timeout=self.settings.handshake_timeout)
+
+    def mark_broken(self, why: str) -> None:
+        """Kill the engine now and remember why it can no longer play."""
+        self.broken = True
+        self.failure = why
+        if self.client is not None:
+            self.client.kill()
+
+    def discard(self) -> None:
+        """Kill whatever process this slot still holds (before a restart)."""
+        if self.client is not None:
+            self.client.kill()
+            self.client = None
+
+    def quit(self) -> None:
+        """``quit``; kill the process group if it has not exited after ``quit_grace``."""
+        if self.client is not None:
+            try:
+                self.client.quit(grace=self.settings.quit_grace)
+            except EngineError:
+                self.client.kill()
+            self.client = None
+
+
+@dataclass
+class _Side:
+    """One side of a game in progress: its engine, its clock, its colour."""
+
+    slot: EngineSlot
+    color: Color
+    clock: Clock = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.clock = Clock(self.slot.spec.limits.clock)
+
+    @property
+    def name(self) -> str:
+        return color_name(self.color)
+
+
+class _GameOver(Exception):
+    """Raised inside the move loop to end the game with a result."""
+
+    def __init__(self, result: str, termination: Termination, reason: str) -> None:
+        super().__init__(reason)
+        self.result = result
+        self.termination = termination
+        self.reason = reason
+
+
+def _loss(color: Color, termination: Termination, reason: str) -> _GameOver:
+    return _GameOver(BLACK_WINS if color == WHITE else WHITE_WINS, termination, reason)
+
+
+def _ms(seconds: float) -> int:
+    return max(0, int(seconds * 1000))
+
+
+class _Game:
+    """The state of one game while it is played (see :func:`play_game`)."""
+
+    def __init__(self, job: GameJob, white: EngineSlot, black: EngineSlot,
+                 settings: RefereeSettings, notify: Notify) -> None:
+        self.job = job
+        self.settings = settings
+        self.notify = notify
+        self.sides = {WHITE: _Side(white, WHITE), BLACK: _Side(black, BLACK)}
+        self.board: Board = job.opening.board(job.variant)
+        self.start_fen = job.opening.fen
+        self.move_texts: list[str] = list(job.opening.moves)
+        self.records: list[MoveRecord] = [MoveRecord(text, MoveSource.BOOK) for text in job.opening.moves]
+
+    def warn(self, side: _Side, message: str) -> None:
+        self.notify(f"game {self.job.number}: {side.slot.spec.name} ({side.name}): {message}")
+
+    # -- starting ------------------------------------------------------------------------
+    def prepare(self) -> None:
+        """Start (if needed) and reset both engines; a failure loses the game for that side."""
+        failed: list[_GameOver] = []
+        for color in (WHITE, BLACK):
+            side = self.sides[color]
+            try:
+                self.prepare_side(side)
+            except _GameOver as over:
+                failed.append(over)
+        if len(failed) == 2:
+            raise _GameOver(UNFINISHED, Termination.HANDSHAKE, "Both engines fail to start")
+        if failed:
+            raise failed[0]
+
+    def prepare_side(self, side: _Side) -> None:
+        slot = side.slot
+        if slot.client is None or slot.broken or not slot.running:
+            try:
+                slot.start()
+            except EngineError as error:
+                raise self.engine_lost(side, Termination.HANDSHAKE, str(error)) from None
+        try:
+            slot.new_game()
+        except EngineCrashed as error:
+            raise self.engine_lost(side, Termination.CRASH, str(error)) from None
+        except EngineError as error:
+            raise self.engine_lost(side, Termination.STALL, str(error)) from None
+
+    def engine_lost(self, side: _Side, termination: Termination, detail: str) -> _GameOver:
+        """``side``'s engine failed (``detail`` says how): kill it, warn, and lose the game."""
+        side.slot.mark_broken(detail)
+        self.warn(side, detail)
+        return _loss(side.color, termination, REASONS[termination].format(side=side.name))
+
+    # -- playing ---------------------------------------------------------------------------
+    def limit_for(self, side: _Side) -> tuple[Limit, float]:
+        """The ``go`` parameters for ``side`` and the seconds it has before it stalls."""
+        limits = side.slot.spec.limits
+        clocks: dict[str, int] = {}
+        deadline = None
+        if side.clock.control is not None:
+            for prefix, other in (("w", self.sides[WHITE]), ("b", self.sides[BLACK])):
+                control = other.clock.control
+                if control is not None:
+                    clocks[f"{prefix}time"] = _ms(other.clock.remaining)
+                    clocks[f"{prefix}inc"] = _ms(control.increment)
+            if side.clock.moves_to_go is not None:
+                clocks["movestogo"] = side.clock.moves_to_go
+            deadline = side.clock.remaining + limits.margin
+        if limits.movetime is not None:
+            per_move = limits.movetime + limits.margin
+            deadline = per_move if deadline is None else min(deadline, per_move)
+        limit = Limit(
+            movetime=_ms(limits.movetime) if limits.movetime is not None else None,
+            depth=limits.depth, nodes=limits.nodes, **clocks,
+        )
+        return limit, (self.settings.stall_timeout if deadline is None else deadline)
+
+    def play_move(self, side: _Side) -> None:
+        """Ask ``side``'s engine for a move, check it, charge the time, and play it."""
+        slot = side.slot
+        client = slot.client
+        assert client is not None
+        limit, deadline = self.limit_for(side)
+        limits = slot.spec.limits
+        timed = limits.clock is not None or limits.movetime is not None
+        try:
+            client.set_position(self.start_fen, self.move_texts)
+            answer = client.go(limit, timeout=deadline)
+        except EngineTimeout:
+            raise self.overrun(side, timed) from None
+        except EngineError as error:  # EngineCrashed, or any other failure to talk to it
+            raise self.engine_lost(side, Termination.CRASH, str(error)) from None
+        elapsed = answer.elapsed
+        over_time = limits.movetime is not None and elapsed > limits.movetime + limits.margin
+        if not side.clock.spend(elapsed, limits.margin) or over_time:
+            raise _loss(side.color, Termination.TIME_FORFEIT, REASONS[Termination.TIME_FORFEIT].format(side=side.name))
+        token = answer.bestmove
+        try:
+            if token is None:
+                raise RulesError("the engine answered bestmove (none) but the game is not over")
+            move = self.board.parse_move(token)
+        except RulesError as error:
+            shown = "(none)" if token is None else token
+            self.warn(side, f"illegal move {shown!r}: {error}")
+            raise _loss(side.color, Termination.ILLEGAL_MOVE, f"{side.name} makes an illegal move: {shown}") from None
+        self.board.push(move)
+        text = str(move)
+        self.move_texts.append(text)
+        scored = [info for info in answer.infos if info.score_cp is not None or info.score_mate is not None]
+        last = scored[-1] if scored else None
+        depth = last.depth if last is not None else None
+        if depth is None:
+            depth = next((info.depth for info in reversed(answer.infos) if info.depth is not None), None)
+        self.records.append(MoveRecord(
+            text, MoveSource.ENGINE,
+            score_cp=last.score_cp if last is not None else None,
+            score_mate=last.score_mate if last is not None else None,
+            depth=depth, time=elapsed,
+        ))
+
+    def overrun(self, side: _Side, timed: bool) -> _GameOver:
+        """No answer by the deadline: ``stop``, then a short grace for the late ``bestmove``.
+
+        An engine that answers in the grace has lost on time and stays usable; one that does
+        not (or has no clock to overrun) has stalled and is killed.
+        """
+        client = side.slot.client
+        assert client is not None
+        if timed:
+            try:
+                client.stop()
+                client.is_ready(timeout=self.settings.stop_grace)
+                return _loss(side.color, Termination.TIME_FORFEIT, REASONS[Termination.TIME_FORFEIT].format(side=side.name))
+            except EngineError:
+                pass
+        return self.engine_lost(side, Termination.STALL, "no answer in time; the engine was killed")
+
+    def play_forced_pass(self, side: _Side) -> None:
+        move = self.board.parse_move(PASS_TEXT)
+        self.board.push(move)
+        self.move_texts.append(PASS_TEXT)
+        self.records.append(MoveRecord(PASS_TEXT, MoveSource.FORCED))
+        side.clock.credit_forced_move()
+
+    def run(self) -> GameRecord:
+        try:
+            self.prepare()
+            board = self.board
+            while True:
+                winner = board.winner()
+                if winner is not None:
+                    raise _GameOver(WHITE_WINS if winner == WHITE else BLACK_WINS, Termination.NORMAL,
+                                    self.normal_reason(winner))
+                side = self.sides[board.turn]
+                legal = board.legal_moves()
+                if len(legal) == 1 and str(legal[0]) == PASS_TEXT:
+                    self.play_forced_pass(side)
+                else:
+                    self.play_move(side)
+        except _GameOver as over:
+            return self.record(over)
+
+    def normal_reason(self, winner: Color) -> str:
+        loser = -winner
+        if self.board.checkers(loser) == 0:
+            return f"{color_name(loser)} has no checkers left"
+        if self.board.checkers(winner) == 0:
+            return f"{color_name(winner)} has no checkers left, and wins"
+        return f"{color_name(winner)} wins"
+
+    def record(self, over: _GameOver) -> GameRecord:
+        job = self.job
+        return GameRecord(
+            number=job.number, white=job.white.name, black=job.black.name, variant=job.variant,
+            fen=self.start_fen, moves=tuple(self.records), result=over.result,
+            termination=over.termination, reason=over.reason,
+            white_tc=job.white.limits.describe(), black_tc=job.black.limits.describe(),
+            opening=job.opening.source, event=self.settings.event, site=self.settings.site,
+            date=self.settings.date,
+        )
+
+
+def play_game(job: GameJob, white: EngineSlot, black: EngineSlot, settings: RefereeSettings,
+              notify: Notify = lambda message: None) -> GameRecord:
+    """Play ``job`` with the engines in ``white`` and ``black`` and return its record.
+
+    Never raises for anything an engine does; ``notify`` receives one line per incident
+    (the details behind an illegal move, a crash or a stall).
+    """
+    return _Game(job, white, black, settings, notify).run()

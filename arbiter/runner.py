@@ -1,0 +1,198 @@
+"""Running many games, several at a time: the worker pool every event (match, tournament) uses.
+
+:class:`GamePool` takes any sequence of :class:`GameJob` and plays them on ``concurrency``
+worker threads.  Each worker keeps its own engine processes (one :class:`EngineSlot` per engine
+name) and reuses them from game to game, so a game's result depends only on its job, never on
+which worker played it or on what ran beside it.
+
+Results come back as values through ``on_finish``, called under one lock in the order games
+end.  Once :meth:`GamePool.interrupt` has run (from a signal handler), no further game is
+reported, so a caller that writes records inside ``on_finish`` never writes a game that the
+interruption cut short.  An engine that crashed or was killed is restarted for its next game
+when ``recover`` is set; otherwise the pool stops taking new games (those already running
+finish and are reported) and ``stop_reason`` says why.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, TextIO
+
+from protocol.client import kill_all
+
+from .engines import EngineSpec
+from .errors import ArbiterError
+from .game import EngineSlot, GameJob, Notify, RefereeSettings, play_game
+from .records import GameRecord
+
+
+class EngineLogs:
+    """``--log DIR``: every line each engine sends, receives or writes to stderr, timestamped.
+
+    One file per engine name (``DIR/<name>.log``), appended to; each line is
+    ``<ISO time with microseconds> w<worker> <dir> <text>`` where ``dir`` is ``>`` (to the
+    engine), ``<`` (from it), ``!`` (its stderr) or ``#`` (the arbiter's own notes).
+    """
+
+    def __init__(self, directory: str) -> None:
+        try:
+            Path(directory).mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ArbiterError(f"log directory {directory}: {error.strerror or error}") from None
+        self.directory = directory
+        self._files: dict[str, tuple[TextIO, threading.Lock]] = {}
+        self._lock = threading.Lock()
+
+    def _file(self, name: str) -> tuple[TextIO, threading.Lock]:
+        with self._lock:
+            if name not in self._files:
+                safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "engine"
+                path = os.path.join(self.directory, f"{safe}.log")
+                self._files[name] = (open(path, "a", encoding="utf-8", buffering=1), threading.Lock())
+            return self._files[name]
+
+    def logger(self, name: str, worker: int) -> Callable[[str, str], None]:
+        handle, lock = self._file(name)
+
+        def log(direction: str, line: str) -> None:
+            stamp = datetime.now().isoformat(timespec="microseconds")
+            with lock:
+                if not handle.closed:
+                    handle.write(f"{stamp} w{worker} {direction} {line}\n")
+
+        return log
+
+    def close(self) -> None:
+        with self._lock:
+            for handle, lock in self._files.values():
+                with lock:
+                    handle.close()
+
+
+class GamePool:
+    """Plays jobs on worker threads (see the module docstring)."""
+
+    def __init__(self, variant: str, settings: RefereeSettings, *, concurrency: int = 1,
+                 recover: bool = False, logs: EngineLogs | None = None,
+                 notify: Notify = lambda message: None) -> None:
+        if concurrency < 1:
+            raise ArbiterError(f"concurrency must be at least 1, not {concurrency}")
+        self.variant = variant
+        self.settings = settings
+        self.concurrency = concurrency
+        self.recover = recover
+        self.logs = logs
+        self.notify = notify
+        self.stop_reason: str | None = None
+        self.interrupted = False
+        self._error: BaseException | None = None
+        self._jobs: Iterator[GameJob] = iter(())
+        self._jobs_lock = threading.Lock()
+        self._report_lock = threading.RLock()
+        self._on_start: Callable[[GameJob], None] = lambda job: None
+        self._on_finish: Callable[[GameRecord], None] = lambda record: None
+
+    def run(self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None],
+            on_finish: Callable[[GameRecord], None]) -> None:
+        """Play every job (until stopped or interrupted); returns when all workers are done.
+
+        Re-raises, in the calling thread, an error that makes going on pointless (an engine
+        that cannot be set up as asked).
+        """
+        self._jobs = iter(jobs)
+        self._on_start = on_start
+        self._on_finish = on_finish
+        workers = [threading.Thread(target=self._work, args=(number,), daemon=True, name=f"arbiter-worker-{number}")
+                   for number in range(1, self.concurrency + 1)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            while worker.is_alive():
+                worker.join(timeout=0.5)
+        if self._error is not None and not self.interrupted:
+            raise self._error
+
+    def interrupt(self) -> None:
+        """Stop now: report nothing more and kill every engine.  Safe in a signal handler
+        (it waits, briefly, for a report in progress to finish, so no record is cut in half)."""
+        acquired = self._report_lock.acquire(timeout=5.0)
+        try:
+            self.interrupted = True
+        finally:
+            if acquired:
+                self._report_lock.release()
+        kill_all()
+
+    def _stopping(self) -> bool:
+        return self.interrupted or self.stop_reason is not None or self._error is not None
+
+    def _next_job(self) -> GameJob | None:
+        with self._jobs_lock:
+            if self._stopping():
+                return None
+            return next(self._jobs, None)
+
+    def _slot(self, slots: dict[str, EngineSlot], spec: EngineSpec, worker: int) -> EngineSlot:
+        slot = slots.get(spec.name)
+        if slot is None:
+            log = self.logs.logger(spec.name, worker) if self.logs is not None else None
+            slot = slots[spec.name] = EngineSlot(spec, self.variant, self.settings, log)
+        return slot
+
+    def _work(self, worker: int) -> None:
+        slots: dict[str, EngineSlot] = {}
+        try:
+            while (job := self._next_job()) is not None:
+                white = self._slot(slots, job.white, worker)
+                black = self._slot(slots, job.black, worker)
+                if not self._check_between_games((white, black)):
+                    break
+                with self._report_lock:
+                    if self.interrupted:
+                        break
+                    self._on_start(job)
+                record = play_game(job, white, black, self.settings, self.notify)
+                with self._report_lock:
+                    if self.interrupted:
+                        break
+                    self._on_finish(record)
+                    for slot in (white, black):
+                        if slot.broken and not self.recover:
+                            self._stop_because(slot)
+        except BaseException as error:  # handed to run(), which re-raises it in the caller
+            self._error = error
+        finally:
+            self._quit_all(list(slots.values()))
+
+    def _check_between_games(self, slots: tuple[EngineSlot, EngineSlot]) -> bool:
+        """An engine that died since its last game is restarted (``recover``) or stops the pool."""
+        for slot in slots:
+            if slot.client is not None and not slot.broken and not slot.running:
+                slot.mark_broken("exited between games")
+                self.notify(f"engine {slot.spec.name!r} exited between games")
+            if slot.broken and not self.recover:
+                with self._report_lock:
+                    self._stop_because(slot)
+                return False
+        return True
+
+    def _stop_because(self, slot: EngineSlot) -> None:
+        """Take no new games: ``slot``'s engine is gone and may not be restarted."""
+        if self.stop_reason is None:
+            self.stop_reason = (f"engine {slot.spec.name!r} can no longer play ({slot.failure}); "
+                                f"use --recover to restart crashed engines and go on")
+
+    @staticmethod
+    def _quit_all(slots: list[EngineSlot]) -> None:
+        """Quit every engine at once (each gets its grace, then is killed)."""
+        if len(slots) <= 1:
+            for slot in slots:
+                slot.quit()
+            return
+        with ThreadPoolExecutor(max_workers=len(slots)) as executor:
+            list(executor.map(EngineSlot.quit, slots))

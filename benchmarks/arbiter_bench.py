@@ -1,0 +1,106 @@
+"""What the arbiter itself costs per move, with two engines that answer at once.
+
+    python benchmarks/arbiter_bench.py               # 20 games of the toy engine at depth 1
+    python benchmarks/arbiter_bench.py --games 50
+
+Three figures:
+
+- plies/s: whole games refereed by ``play_game`` (engines already running), wall time;
+- arbiter cost per move: wall time of those games minus the time the engines had the move
+  (the arbiter's own clock, ``go`` written to ``bestmove`` read), per engine move; this is
+  everything the arbiter does between moves: checking the move with the rules, the clock,
+  the record, writing ``position``/``go``, plus each game's ``ucinewgame``/``isready``;
+- added latency per move: the arbiter's wall time per engine move minus that of a bare
+  baseline that replays the same moves to the same engine over raw pipes (one
+  ``position``+``go`` write, read to ``bestmove``), with no client, no rules and no clocks.
+
+The engine is tests/engines/toy_engine.py (a random legal move, seeded): it answers at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arbiter.engines import EngineSpec  # noqa: E402
+from arbiter.game import EngineSlot, GameJob, RefereeSettings, play_game  # noqa: E402
+from arbiter.openings import generate_openings  # noqa: E402
+from arbiter.records import GameRecord, MoveSource  # noqa: E402
+from arbiter.timecontrol import SearchLimits  # noqa: E402
+
+ENGINE = (sys.executable, str(ROOT / "tests" / "engines" / "toy_engine.py"), "--seed", "1")
+
+
+def referee(games: int, variant: str) -> tuple[list[GameRecord], float]:
+    """Play ``games`` games (pairs from generated openings); their records and the wall time."""
+    settings = RefereeSettings()
+    limits = SearchLimits(depth=1)
+    first = EngineSpec("first", ENGINE, limits)
+    second = EngineSpec("second", ENGINE, limits)
+    slots = {spec.name: EngineSlot(spec, variant, settings) for spec in (first, second)}
+    openings = generate_openings(variant, 2, (games + 1) // 2, seed=1)
+    jobs = [GameJob(i + 1, *((first, second) if i % 2 == 0 else (second, first)), openings[i // 2], variant)
+            for i in range(games)]
+    for slot in slots.values():  # start outside the timing: process start-up is not per move
+        slot.start()
+    records = []
+    started = time.perf_counter()
+    for job in jobs:
+        records.append(play_game(job, slots[job.white.name], slots[job.black.name], settings))
+    wall = time.perf_counter() - started
+    for slot in slots.values():
+        slot.quit()
+    return records, wall
+
+
+def baseline(records: list[GameRecord], variant: str) -> float:
+    """Wall time to feed the same engine moves to one engine process over bare pipes."""
+    process = subprocess.Popen(ENGINE, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(f"uci\nsetoption name UCI_Variant value {variant}\nisready\n")
+    while process.stdout.readline().strip() != "readyok":
+        pass
+    started = time.perf_counter()
+    for record in records:
+        moves: list[str] = []
+        for move in record.moves:
+            if move.source is MoveSource.ENGINE:
+                process.stdin.write(f"position startpos moves {' '.join(moves)}\ngo depth 1\n")
+                while not process.stdout.readline().startswith("bestmove"):
+                    pass
+            moves.append(move.text)
+    wall = time.perf_counter() - started
+    process.stdin.write("quit\n")
+    process.wait()
+    return wall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--variant", default="dipole")
+    args = parser.parse_args()
+    records, wall = referee(args.games, args.variant)
+    plies = sum(record.plies for record in records)
+    engine_moves = [m for record in records for m in record.moves if m.source is MoveSource.ENGINE]
+    engine_time = sum(m.time or 0.0 for m in engine_moves)
+    base = baseline(records, args.variant)
+    n = len(engine_moves)
+    print(f"{platform.python_implementation()} {platform.python_version()}, {args.games} games, "
+          f"{plies} plies ({n} engine moves), toy engine answering at once (depth 1)")
+    print(f"refereed games:           {plies / wall:,.0f} plies/s ({wall:.3f} s)")
+    print(f"arbiter cost per move:    {1000 * (wall - engine_time) / n:.3f} ms "
+          f"(wall {1000 * wall / n:.3f} ms - engine {1000 * engine_time / n:.3f} ms)")
+    print(f"bare-pipe baseline:       {1000 * base / n:.3f} ms per move")
+    print(f"added latency per move:   {1000 * (wall - base) / n:.3f} ms (arbiter wall - baseline wall)")
+
+
+if __name__ == "__main__":
+    main()
