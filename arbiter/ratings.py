@@ -394,8 +394,9 @@ def fit_ratings(
     index = {name: i for i, name in enumerate(rated)}
     cells = {(index[w], index[b]): tally for (w, b), tally in results.items()}
     n = len(rated)
-    components = _strong_components(n, {(i, j) if t.wins or t.draws else (j, i) for (i, j), t in cells.items()}
-                                    | {(j, i) for (i, j), t in cells.items() if t.losses or t.draws})
+    scored = {(i, j) for (i, j), t in cells.items() if t.wins or t.draws}  # White scored against Black
+    scored |= {(j, i) for (i, j), t in cells.items() if t.losses or t.draws}  # Black scored against White
+    components = _strong_components(n, scored)
     advantage_unbounded = advantage and any(_advantage_unbounded(n, cells, sign) for sign in (1, -1))
     needs_prior = len(components) > 1 or advantage_unbounded
     weight = prior_games if needs_prior or always_prior else 0.0
@@ -631,17 +632,21 @@ def _flags(rated: list[str], components: list[list[int]], results: Mapping[tuple
     if len(components) == 1:
         return {}
     sizes = sorted((len(c) for c in components), reverse=True)
-    main = max(components, key=len) if sizes[0] > sizes[1] else []
+    largest = max(range(len(components)), key=lambda k: len(components[k])) if sizes[0] > sizes[1] else -1
     flags = {}
-    for component in components:
-        if component is main:
+    for k, component in enumerate(components):
+        if k == largest:
             continue
         for i in component:
             name = rated[i]
-            own = sum((t if w == name else t.reversed() for (w, b), t in results.items() if name in (w, b) and w != b),
-                      Results())
-            flags[name] = FLAG_ALL_WINS if own.wins == own.games else FLAG_ALL_LOSSES if own.losses == own.games \
-                else FLAG_SEPARATED
+            against_others = sum((t if w == name else t.reversed() for (w, b), t in results.items()
+                                  if name in (w, b) and w != b), Results())
+            if against_others.games and against_others.wins == against_others.games:
+                flags[name] = FLAG_ALL_WINS
+            elif against_others.games and against_others.losses == against_others.games:
+                flags[name] = FLAG_ALL_LOSSES
+            else:
+                flags[name] = FLAG_SEPARATED
     return flags
 
 
