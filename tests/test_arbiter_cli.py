@@ -1,0 +1,162 @@
+"""``dipole-arbiter`` as a user runs it: match output, PGN files, replay, bad input, signals."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from arbiter.pgn import read_pgn_file
+from test_arbiter_games import TOY, assert_all_gone
+
+ARBITER = [sys.executable, "-c", "from arbiter.cli import main; main()"]
+FINISHED = re.compile(r"^Finished game (\d+) \((\S+) vs (\S+)\): (1-0|0-1|\*) \{(.+)\}$")
+
+
+def toy(name: str, pid_dir: Path, *flags: str) -> list[str]:
+    pid_dir.mkdir(exist_ok=True)
+    return ["--engine", f"cmd={sys.executable} {TOY} --pid-dir {pid_dir} --seed {name} {' '.join(flags)}".strip(),
+            f"name={name}"]
+
+
+def arbiter(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ARBITER, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_match_prints_cutechess_lines_writes_pgn_and_replay_accepts_it(tmp_path: Path) -> None:
+    pgn = tmp_path / "games.pgn"
+    pids = tmp_path / "pids"
+    result = arbiter("match", *toy("alpha", pids), *toy("beta", pids, "--illegal", "--after", "4"),
+                     "--games", "4", "--depth", "1", "--opening-plies", "2", "--seed", "5", "--pgn", str(pgn))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    finished = [FINISHED.match(line) for line in lines if line.startswith("Finished game")]
+    assert all(finished) and sorted(int(m.group(1)) for m in finished if m) == [1, 2, 3, 4]
+    assert "Finished game 1 (alpha vs beta): 1-0 {Black makes an illegal move: " in result.stdout
+    assert "Openings: 2 random plies, seed 5 (repeat with --opening-plies 2 --seed 5)" in lines
+    assert lines[-1] == "Finished match"
+    assert "Score of alpha vs beta: " in result.stdout and "Elo difference: " in result.stdout
+    assert "...      alpha playing White: " in result.stdout
+    assert re.search(r"^Terminations: .*illegal move \d", result.stdout, re.M)
+    assert "Warning: game 1: beta (Black): illegal move" in result.stderr
+    games = read_pgn_file(str(pgn))
+    assert [game.tags["Round"] for game in games] == ["1", "2", "3", "4"]
+    assert games[0].moves[0].text == games[1].moves[0].text   # a pair shares its opening
+    assert games[0].tags["White"] == games[1].tags["Black"] == "alpha"
+    replay = arbiter("replay", str(pgn))
+    assert replay.returncode == 0
+    assert replay.stdout.splitlines() == [f"{pgn}: 4 games replayed, all hold"]
+    assert_all_gone(pids, expected_at_least=2)
+
+
+def test_replay_rejects_a_tampered_game_by_game_and_ply(tmp_path: Path) -> None:
+    pgn = tmp_path / "games.pgn"
+    arbiter("match", *toy("a", tmp_path / "p"), *toy("b", tmp_path / "p"), "--games", "2", "--depth", "1",
+            "--pgn", str(pgn))
+    text = pgn.read_text()
+    second = text.index('[Round "2"]')
+    moves_at = text.index("\n\n", second) + 2
+    head, movetext = text[:moves_at], text[moves_at:]
+    pgn.write_text(head + re.sub(r"(\b2\.\s+)\S+", r"\1a1-b2", movetext, count=1))  # White's 2nd move
+    result = arbiter("replay", str(pgn))
+    assert result.returncode == 1
+    assert re.search(r"game 2 \(round 2: b vs a, line \d+\), ply 3: White's move 'a1-b2' \(line \d+\) does not hold",
+                     result.stdout), result.stdout
+    assert result.stdout.splitlines()[-1] == f"{pgn}: 2 games replayed, 1 do not hold"
+
+
+def test_replay_of_a_malformed_file_is_one_line(tmp_path: Path) -> None:
+    pgn = tmp_path / "bad.pgn"
+    pgn.write_text('[Event "x"]\n[Result "*"]\n\n1. c1-c3 {oops\n')
+    result = arbiter("replay", str(pgn))
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"dipole-arbiter: error: {pgn} line 4: comment opened with '{{' is never closed"]
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (("match", "--engine", f"cmd={sys.executable}", "depth=1"), "a match is between two engines; 1 given"),
+    (("match", "--engine", "cmd=nosuchengine", "--engine", "cmd=x"), "'nosuchengine' not found on PATH"),
+    (("match", "--engine", f"cmd={sys.executable}", "speed=9", "--engine", f"cmd={sys.executable}"),
+     "--engine #1: unknown key 'speed'"),
+    (("match", "--engine", f"cmd={sys.executable}", "--engine", f"cmd={sys.executable}", "--tc", "fast"),
+     "time control 'fast'"),
+    (("match", "--engine", f"cmd={sys.executable}", "--engine", f"cmd={sys.executable}"), "no limit on the engine's thinking"),
+    (("match", "--openings", "x.txt", "--opening-plies", "2"), "not both"),
+    (("match", "--engine", f"cmd={sys.executable}", "--engine", f"cmd={sys.executable}", "--depth", "1",
+      "--seed", "3"), "--seed applies to generated openings"),
+    (("match", "--games", "0"), "0 is not in the range"),
+    (("match", "--config", "/nonexistent.json"), "config file /nonexistent.json: No such file"),
+    (("match", "--openings", "/nonexistent.txt"), "openings file /nonexistent.txt: No such file"),
+    (("replay", "/nonexistent.pgn"), "PGN file /nonexistent.pgn: No such file"),
+])
+def test_bad_input_is_one_line_and_status_2(args: tuple[str, ...], fragment: str) -> None:
+    result = arbiter(*args)
+    assert result.returncode == 2, result
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dipole-arbiter: error: "), result.stderr
+    assert fragment in lines[0]
+
+
+def test_bad_openings_line_is_named(tmp_path: Path) -> None:
+    openings = tmp_path / "o.txt"
+    openings.write_text("c1-c3\nc1-c3 d8-d6 zz\n")
+    result = arbiter("match", *toy("a", tmp_path), *toy("b", tmp_path), "--depth", "1", "--openings", str(openings))
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"dipole-arbiter: error: {openings} line 2: 'zz' is not a Dipole move")
+
+
+def _wait_for_pgn_games(path: Path, count: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().count("[Event ") >= count:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{path} never held {count} games")
+
+
+def test_sigterm_mid_match_kills_engines_and_leaves_only_whole_games(tmp_path: Path) -> None:
+    pgn = tmp_path / "games.pgn"
+    pids = tmp_path / "pids"
+    process = subprocess.Popen(
+        [*ARBITER, "match", *toy("a", pids, "--think", "15"), *toy("b", pids, "--think", "15", "--ignore-quit"),
+         "--games", "40", "--concurrency", "2", "--depth", "1", "--pgn", str(pgn)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for_pgn_games(pgn, 2)
+    process.send_signal(signal.SIGTERM)
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    assert "Interrupted by SIGTERM: " in stdout
+    games = read_pgn_file(str(pgn))               # parses: no half game
+    finished = [line for line in stdout.splitlines() if line.startswith("Finished game")]
+    assert 2 <= len(games) == len(finished) < 40
+    assert arbiter("replay", str(pgn)).returncode == 0
+    assert stderr == ""
+    assert_all_gone(pids, expected_at_least=4)
+
+
+def test_ctrl_c_on_a_terminal_shows_the_bar_and_stops_cleanly(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    child = pexpect.spawn(ARBITER[0], [*ARBITER[1:], "match", *toy("a", pids, "--think", "20"),
+                                       *toy("b", pids, "--think", "20"), "--games", "30", "--depth", "1"],
+                          encoding="utf-8", timeout=60, dimensions=(24, 200))
+    child.expect(r"Finished game 1 \(a vs b\)")
+    child.expect(r"\[#*\.*\] \d+/30 games  a \d+ - \d+ b  ETA \d+:\d\d:\d\d")
+    child.sendintr()
+    child.expect("Interrupted by SIGINT")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 128 + signal.SIGINT
+    assert_all_gone(pids, expected_at_least=2)
+
+
+def test_plain_output_has_progress_lines(tmp_path: Path) -> None:
+    result = arbiter("match", *toy("a", tmp_path), *toy("b", tmp_path), "--games", "2", "--depth", "1")
+    assert re.search(r"^Progress: 2/2 games, elapsed \d+:\d\d:\d\d, ETA \d+:\d\d:\d\d$", result.stdout, re.M)
+    assert "\r" not in result.stdout and "\x1b" not in result.stdout
