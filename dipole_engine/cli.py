@@ -8,6 +8,7 @@ from . import clikit
 from .bench import DEFAULT_DEPTH as DEFAULT_BENCH_DEPTH
 from .bench import run_bench
 from .rules import all_variants, divide, new_board, perft
+from .uci import run_loop
 
 VARIANT_NAMES = [variant.name for variant in all_variants()]
 
@@ -17,7 +18,7 @@ VARIANT_NAMES = [variant.name for variant in all_variants()]
 def cli(ctx: click.Context) -> None:
     """Dipole engine.  With no command, speak the engine protocol on stdin/stdout."""
     if ctx.invoked_subcommand is None:
-        click.echo(ctx.get_help())
+        ctx.exit(run_loop())
 
 
 @cli.command("perft")

@@ -8,7 +8,7 @@ from .codec import (
     OPTION_TYPES, QUERY_ITEMS, BestMove, Command, Go, GoPerft, Id, Info, IsReady, Limit,
     OptionSpec, PerftMove, PerftTotal, Position, ProtocolError, Query, QueryResponse, Quit,
     ReadyOk, Response, SetOption, Stop, Uci, UciNewGame, UciOk, Ugi, UgiNewGame, UgiOk,
-    error_info, format_command, format_response, parse_command, parse_response,
+    error_info, format_command, format_response, parse_command, parse_int, parse_response,
 )
 from .client import (
     EngineClient, EngineCrashed, EngineError, EngineStartError, EngineTimeout, HandshakeError,
@@ -26,5 +26,5 @@ __all__ = [
     "PerftTotal", "Position", "ProcessTransport", "ProtocolError", "QUERY_ITEMS", "Query",
     "QueryResponse", "Quit", "ReadyOk", "Response", "SearchResult", "SetOption", "Stop",
     "Transport", "Uci", "UciNewGame", "UciOk", "Ugi", "UgiNewGame", "UgiOk", "error_info",
-    "format_command", "format_response", "kill_all", "parse_command", "parse_response",
+    "format_command", "format_response", "kill_all", "parse_command", "parse_int", "parse_response",
 ]

@@ -28,7 +28,7 @@ __all__ = [
     "OPTION_TYPES", "PerftMove", "PerftTotal", "Position", "ProtocolError", "Query",
     "QUERY_ITEMS", "QueryResponse", "Quit", "ReadyOk", "Response", "SetOption", "Stop", "Uci",
     "UciNewGame", "UciOk", "Ugi", "UgiNewGame", "UgiOk", "error_info", "format_command",
-    "format_response", "parse_command", "parse_response",
+    "format_response", "parse_command", "parse_int", "parse_response",
 ]
 
 # Numbers on the wire are at most 18 digits, so they always fit a signed 64-bit integer.
@@ -47,8 +47,9 @@ def _show(text: str) -> str:
     return repr(text)
 
 
-def _int(text: str, what: str, low: int | None = None) -> int:
-    """The decimal integer ``text`` (ASCII digits, optional leading '-'), at least ``low``."""
+def parse_int(text: str, what: str, low: int | None = None, high: int | None = None) -> int:
+    """The decimal integer ``text`` (ASCII digits, optional leading '-') in ``low..high``;
+    ProtocolError naming ``what`` otherwise.  Engines use it for option values too."""
     digits = text[1:] if text[:1] == "-" else text
     if not (digits.isdigit() and digits.isascii()):
         raise ProtocolError(f"{what}: expected an integer, found {_show(text)}")
@@ -57,6 +58,8 @@ def _int(text: str, what: str, low: int | None = None) -> int:
     value = int(text)
     if low is not None and value < low:
         raise ProtocolError(f"{what}: must be at least {low}, found {value}")
+    if high is not None and value > high:
+        raise ProtocolError(f"{what}: must be at most {high}, found {value}")
     return value
 
 
@@ -216,7 +219,7 @@ def _parse_go(tokens: list[str]) -> Go | GoPerft:
     if len(tokens) >= 2 and tokens[1] == "perft":
         if len(tokens) != 3:
             raise ProtocolError("'go perft' takes exactly one argument, the depth: go perft <depth>")
-        return GoPerft(_int(tokens[2], "go perft", 0))
+        return GoPerft(parse_int(tokens[2], "go perft", 0))
     values: dict[str, int | bool] = {}
     uci_clock = ugi_clock = False
     i, count = 1, len(tokens)
@@ -236,7 +239,7 @@ def _parse_go(tokens: list[str]) -> Go | GoPerft:
             raise ProtocolError(f"go: {name!r} is given twice")
         if i + 1 >= count:
             raise ProtocolError(f"go: {word!r} needs a value")
-        values[name] = _int(tokens[i + 1], f"go {word}", low)
+        values[name] = parse_int(tokens[i + 1], f"go {word}", low)
         if word in _UGI_CLOCK_WORDS:
             ugi_clock = True
         elif word in _UCI_CLOCK_WORDS:
@@ -524,7 +527,7 @@ def _parse_info(tokens: list[str]) -> Info:
         if word in _INFO_NUMBERS:
             if i + 1 >= count:
                 raise ProtocolError(f"info: {word!r} needs a value")
-            values[word] = _int(tokens[i + 1], f"info {word}", _INFO_NUMBERS[word])
+            values[word] = parse_int(tokens[i + 1], f"info {word}", _INFO_NUMBERS[word])
             i += 2
         elif word == "score":
             i = _parse_score(tokens, i + 1, values)
@@ -555,7 +558,7 @@ def _parse_score(tokens: list[str], i: int, values: dict[str, object]) -> int:
     values.pop("score_cp", None)
     values.pop("score_mate", None)
     values.pop("score_bound", None)
-    values["score_" + tokens[i]] = _int(tokens[i + 1], f"info score {tokens[i]}")
+    values["score_" + tokens[i]] = parse_int(tokens[i + 1], f"info score {tokens[i]}")
     i += 2
     if i < len(tokens) and tokens[i] in _SCORE_BOUNDS:
         values["score_bound"] = _SCORE_BOUNDS[tokens[i]]
@@ -652,9 +655,9 @@ def _option_value(name: str, kind: str, fields: dict[str, str], options: tuple[s
     default: str | int | bool | None = None
     low = high = None
     if kind == "spin":
-        low = _int(fields["min"], f"{where} min") if "min" in fields else None
-        high = _int(fields["max"], f"{where} max") if "max" in fields else None
-        default = _int(raw, f"{where} default") if raw is not None else None
+        low = parse_int(fields["min"], f"{where} min") if "min" in fields else None
+        high = parse_int(fields["max"], f"{where} max") if "max" in fields else None
+        default = parse_int(raw, f"{where} default") if raw is not None else None
     elif kind == "check" and raw is not None:
         if raw not in ("true", "false"):
             raise ProtocolError(f"{where}: a check default must be 'true' or 'false', found {_show(raw)}")
@@ -752,7 +755,7 @@ def _parse_response_value(tokens: list[str]) -> QueryResponse:
 def _parse_perft_total(tokens: list[str]) -> PerftTotal:
     if len(tokens) != 3 or tokens[1] != "searched:":
         raise ProtocolError("expected 'Nodes searched: <count>'")
-    return PerftTotal(_int(tokens[2], "Nodes searched", 0))
+    return PerftTotal(parse_int(tokens[2], "Nodes searched", 0))
 
 
 _RESPONSE_PARSERS: dict[str, Callable[[list[str]], object]] = {
@@ -774,7 +777,7 @@ def parse_response(line: str) -> Response:
     if parser is not None:
         return parser(tokens)  # type: ignore[return-value]
     if len(tokens) == 2 and tokens[1].isdigit():
-        return PerftMove(tokens[0], _int(tokens[1], f"perft count of {_show(tokens[0])}", 0))
+        return PerftMove(tokens[0], parse_int(tokens[1], f"perft count of {_show(tokens[0])}", 0))
     raise ProtocolError(f"unknown response {_show(tokens[0])}")
 
 
