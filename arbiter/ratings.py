@@ -80,7 +80,7 @@ FLAG_PRIOR = "prior"
 
 _STEP_TOLERANCE = 1e-10  # Newton stops once no parameter moves more than this (log-odds)
 _MAX_ITERATIONS = 200
-_WHITE_POINTS = {WHITE_WINS: 1.0, BLACK_WINS: 0.0, DRAW: 0.5}
+_TALLY_SLOT = {WHITE_WINS: 0, BLACK_WINS: 1, DRAW: 2}  # where a result counts in White's [wins, losses, draws]
 
 
 class RatingError(ValueError):
@@ -366,8 +366,14 @@ def fit_ratings(
     prior_games: float = DEFAULT_PRIOR_GAMES,
     always_prior: bool = False,
 ) -> RatingTable:
-    """Fit ratings to ``games`` (unfinished ones are skipped).  ``engines`` lists engines to
-    report even without games (they go to ``unrated``) and fixes the order of first sight."""
+    """Fit ratings to ``games`` (results ``1-0``, ``0-1``, ``1/2-1/2``; ``*`` is skipped).
+
+    ``engines`` names engines to report even without a finished game (they go to ``unrated``).
+    ``anchor=(name, rating)`` fixes that engine's rating, else the pool average is 0.
+    ``advantage`` fits the White advantage term.  ``prior_games`` is the weight of the
+    regularising prior, applied only when the plain estimate does not exist unless
+    ``always_prior`` (module docstring).  Raises RatingError for an unknown result text or an
+    anchor that is not a rated engine."""
     if not prior_games > 0 or not math.isfinite(prior_games):
         raise RatingError(f"prior_games must be a positive number, not {prior_games}")
     names = list(dict.fromkeys(engines))
@@ -380,11 +386,10 @@ def fit_ratings(
                 names.append(name)
         if game.result == UNFINISHED:
             continue
-        points = _WHITE_POINTS.get(game.result)
-        if points is None:
+        slot = _TALLY_SLOT.get(game.result)
+        if slot is None:
             raise RatingError(f"game {game.white} vs {game.black}: unknown result {game.result!r}")
-        tally = counts.setdefault((game.white, game.black), [0, 0, 0])
-        tally[0 if points == 1 else 1 if points == 0 else 2] += 1
+        counts.setdefault((game.white, game.black), [0, 0, 0])[slot] += 1
     results = {key: Results(*value) for key, value in counts.items()}
     played = {name for pair in results for name in pair}
     rated = [name for name in names if name in played]

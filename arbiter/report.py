@@ -39,6 +39,8 @@ table { border-collapse: collapse; margin: .6em 0; font-variant-numeric: tabular
 th, td { border: 1px solid #d5d9e0; padding: .25em .55em; text-align: right; white-space: nowrap; }
 th { background: #f2f4f7; }
 td.name, th.name { text-align: left; }
+td.name { max-width: 16em; overflow: hidden; text-overflow: ellipsis; }
+div.scroll { overflow-x: auto; }
 td.self { color: #9aa3b2; text-align: center; }
 td.better { background: #e3f4e6; }
 td.worse { background: #fbe5e3; }
@@ -126,7 +128,7 @@ def _standings(table: RatingTable) -> list[str]:
                   "<figcaption>Rating with its 95% confidence interval; hollow, dashed: the rating rests on "
                   "the prior (see the flags).</figcaption>", "</figure>"]
         parts += [
-            '<table class="standings">',
+            '<div class="scroll"><table class="standings">',
             "<thead><tr><th>#</th><th class=\"name\">Engine</th><th>Rating</th><th>&#177;</th><th>95% CI</th>"
             "<th>Points</th><th>Games</th><th>%</th><th>White %</th><th>Black %</th><th>Opp.</th>"
             "<th class=\"name\">Flag</th></tr></thead>",
@@ -135,12 +137,12 @@ def _standings(table: RatingTable) -> list[str]:
         for row in table.rows:
             parts.append(
                 f'<tr class="engine" data-name="{escape(row.name)}"><td>{row.rank}</td>'
-                f'<td class="name">{escape(row.name)}</td><td>{row.rating:.1f}</td><td>{row.error:.1f}</td>'
+                f'<td class="name" title="{escape(row.name)}">{escape(row.name)}</td><td>{row.rating:.1f}</td><td>{row.error:.1f}</td>'
                 f"<td>[{row.ci_low:.1f}, {row.ci_high:.1f}]</td><td>{row.score:g}</td><td>{row.games}</td>"
                 f"<td>{row.percent:.1f}</td><td>{_maybe(row.white_percent)}</td><td>{_maybe(row.black_percent)}</td>"
                 f'<td>{row.opponents:.1f}</td><td class="name flag">{escape(row.flag)}</td></tr>'
             )
-        parts += ["</tbody>", "</table>"]
+        parts += ["</tbody>", "</table></div>"]
     notes = list(table.notes)
     if table.unrated:
         notes.append(f"Not rated (no finished games): {', '.join(table.unrated)}.")
@@ -228,14 +230,14 @@ def _matrix(table: RatingTable, section: str, heading: str, note: str,
     names = table.names
     header = "".join(f'<th title="{escape(row.name)}">{row.rank}</th>' for row in table.rows)
     parts = [f'<section id="{section}">', f"<h2>{heading}</h2>", f'<p class="notes">{note}</p>',
-             f'<table class="{section}">', f'<thead><tr><th>#</th><th class="name">Engine</th>{header}</tr></thead>',
+             f'<div class="scroll"><table class="{section}">', f'<thead><tr><th>#</th><th class="name">Engine</th>{header}</tr></thead>',
              "<tbody>"]
     for row in table.rows:
         cells = [("&#8211;", "self") if row.name == other else cell(row.name, other) for other in names]
         body = "".join(f'<td class="{css}">{text}</td>' if css else f"<td>{text}</td>" for text, css in cells)
-        parts.append(f'<tr data-name="{escape(row.name)}"><td>{row.rank}</td><td class="name">{escape(row.name)}</td>'
-                     f"{body}</tr>")
-    parts += ["</tbody>", "</table>", "</section>"]
+        parts.append(f'<tr data-name="{escape(row.name)}"><td>{row.rank}</td><td class="name" '
+                     f'title="{escape(row.name)}">{escape(row.name)}</td>{body}</tr>')
+    parts += ["</tbody>", "</table></div>", "</section>"]
     return parts
 
 

@@ -27,6 +27,9 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from .ratings import GameResult
+from .records import BLACK_WINS, WHITE_WINS
+
 PAIR_SCORES = (0.0, 0.5, 1.0)  # a pair lost twice, split, won twice
 UNSEEN_PAIRS = 1e-3  # what a score with no pairs counts for in the LLR (fastchess's regularisation)
 H0_ACCEPTED = "H0 accepted"
@@ -136,6 +139,19 @@ def constrained_mle(empirical: Sequence[float], mean: float) -> list[float]:
         else:
             high = middle
     return [p / (1 + middle * d) for p, d in zip(empirical, deviations)]
+
+
+def pair_score(games: Sequence[GameResult], engine: str) -> float:
+    """The tested ``engine``'s score over a colour-reversed pair: the mean of its two results."""
+    if len(games) != 2 or {games[0].white, games[0].black} != {games[1].white, games[1].black} \
+            or games[0].white != games[1].black or engine not in (games[0].white, games[0].black):
+        raise ValueError(f"not a colour-reversed pair of games with {engine!r}")
+    points = 0.0
+    for game in games:
+        if game.result not in (WHITE_WINS, BLACK_WINS):
+            raise ValueError(f"game {game.white} vs {game.black} has no decisive result ({game.result})")
+        points += (game.result == WHITE_WINS) == (game.white == engine)
+    return points / 2
 
 
 class SprtState:

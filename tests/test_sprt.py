@@ -9,8 +9,10 @@ import random
 
 import pytest
 
+from arbiter.records import BLACK_WINS, UNFINISHED, WHITE_WINS, GameRecord, Termination
 from arbiter.sprt import (
     H0_ACCEPTED, H1_ACCEPTED, SprtError, SprtParams, SprtState, constrained_mle, expected_score, pair_llr,
+    pair_score,
 )
 
 
@@ -174,3 +176,20 @@ def test_decision_follows_the_llr():
         losing.add_pair(0)
     assert losing.decision == H0_ACCEPTED and losing.llr <= losing.lower
     assert losing.summary().startswith(f"SPRT (elo0=0 elo1=10 alpha=0.05 beta=0.05): H0 accepted after {losing.pairs} pairs")
+
+
+def test_pair_score_from_game_records():
+    def game(white: str, black: str, result: str) -> GameRecord:
+        return GameRecord(1, white, black, "dipole", None, (), result, Termination.NORMAL, "")
+
+    won_both = [game("new", "old", WHITE_WINS), game("old", "new", BLACK_WINS)]
+    split = [game("new", "old", WHITE_WINS), game("old", "new", WHITE_WINS)]
+    assert pair_score(won_both, "new") == 1 and pair_score(won_both, "old") == 0
+    assert pair_score(split, "new") == pair_score(split, "old") == 0.5
+    for bad in ([won_both[0]], [won_both[0], won_both[0]], [game("new", "x", WHITE_WINS), won_both[1]]):
+        with pytest.raises(ValueError, match="not a colour-reversed pair"):
+            pair_score(bad, "new")
+    with pytest.raises(ValueError, match="not a colour-reversed pair"):
+        pair_score(won_both, "other")
+    with pytest.raises(ValueError, match=r"has no decisive result \(\*\)"):
+        pair_score([won_both[0], game("old", "new", UNFINISHED)], "new")
