@@ -31,9 +31,10 @@ PROG = "dipole-arbiter"
 VARIANT_NAMES = [variant.name for variant in all_variants()]
 GROUPED_FLAGS = ("--engine", "--each")
 SEPARATOR = "\x00"  # joins the key=value tokens of one --engine/--each (never in an argument)
-DEMO_GAMES = 10
+DEFAULT_GAMES = 10
+DEMO_GAMES = 40  # about a minute on a 2-core machine at these depths
 DEMO_OPENING_PLIES = 4
-DEMO_ENGINES = (("dipole-d3", "3"), ("dipole-d2", "2"))  # the demo: (name, search depth)
+DEMO_ENGINES = (("dipole-d4", "4"), ("dipole-d3", "3"))  # the demo: (name, search depth)
 INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -124,8 +125,9 @@ def _engine_help() -> str:
 @click.option("--each", "each", metavar="KEY=VALUE...", help="Settings for every engine (an engine's own win).")
 @click.option("--config", "config_path", metavar="FILE", help="JSON file of engines ({\"engines\": [...], \"each\": {...}}).")
 @click.option("--variant", type=click.Choice(VARIANT_NAMES), default="dipole", show_default=True)
-@click.option("--games", type=click.IntRange(min=1), default=DEMO_GAMES, show_default=True,
-              help="Number of games, played as colour-reversed pairs sharing an opening.")
+@click.option("--games", type=click.IntRange(min=1), default=None,
+              help=f"Number of games, played as colour-reversed pairs sharing an opening "
+                   f"[default: {DEFAULT_GAMES}; {DEMO_GAMES} for the demo].")
 @click.option("--tc", metavar="[MOVES/]SECONDS[+INC]", help="Time control for every engine, e.g. 10+0.1, 40/60, inf.")
 @click.option("--st", metavar="SECONDS", help="Fixed time per move.")
 @click.option("--depth", metavar="N", help="Search depth per move.")
@@ -144,14 +146,14 @@ def _engine_help() -> str:
 @click.option("--stall-timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
               metavar="SECONDS", help="Longest wait for a move without a clock or a time per move.")
 def match_command(engines: tuple[str, ...], each: str | None, config_path: str | None, variant: str,
-                  games: int, tc: str | None, st: str | None, depth: str | None, nodes: str | None,
+                  games: int | None, tc: str | None, st: str | None, depth: str | None, nodes: str | None,
                   timemargin: str | None, concurrency: int, openings_file: str | None,
                   opening_plies: int | None, seed: int | None, pgn_path: str | None, log_dir: str | None,
                   recover: bool, event: str, handshake_timeout: float, stall_timeout: float) -> int:
     """Play a match between two engines, refereed and recorded.
 
-    With no engines, the project's own engine plays itself at depths 3 and 2 (a demo that
-    takes about a minute).
+    With no engines, the project's own engine plays itself at depths 4 and 3 from random
+    4-ply openings (a demo that takes about a minute).
     """
     flags = {"tc": tc, "st": st, "depth": depth, "nodes": nodes, "timemargin": timemargin}
     match_settings = {key: value for key, value in flags.items() if value is not None}
@@ -164,6 +166,8 @@ def match_command(engines: tuple[str, ...], each: str | None, config_path: str |
         engine_words = [[f"cmd={command}", f"name={name}", f"depth={depth_}"] for name, depth_ in DEMO_ENGINES]
         if opening_plies is None and openings_file is None:
             opening_plies = DEMO_OPENING_PLIES
+        games = DEMO_GAMES if games is None else games
+    games = DEFAULT_GAMES if games is None else games
     specs = resolve_engines(engine_words, each_words, match_settings, config)
     if len(specs) != 2:
         raise ArbiterError(f"a match is between two engines; {len(specs)} given")

@@ -3,8 +3,9 @@
 An openings file has one opening per line: a FEN, a FEN followed by moves, or moves from the
 variant's start (``c1-c3 d8-d6``).  Blank lines and lines starting with ``#`` are skipped.
 Every line is checked against the rules when the file is read; a bad one is reported with its
-line number.  Generated openings are ``plies`` random legal moves from the start, drawn from
-``random.Random(seed)`` in a fixed order, so a seed always gives the same openings.
+line number.  Generated openings are ``plies`` random legal moves from the start that take no
+checker off the board, drawn from ``random.Random(seed)`` in a fixed order, so a seed always
+gives the same openings.
 
 The FEN part becomes the game's start position (PGN ``SetUp``/``FEN``); the moves are played
 as the first plies of the game and recorded as book moves.
@@ -14,9 +15,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 from pathlib import Path
 
-from dipole_engine.rules import Board, RulesError, new_board
+from dipole_engine.rules import BLACK, WHITE, Board, RulesError, new_board
 
 from .errors import ArbiterError
 
@@ -78,8 +80,23 @@ def load_openings(path: str, variant: str) -> list[Opening]:
     return openings
 
 
+def _quiet_moves(board: Board) -> list[Any]:
+    """The legal moves that take no checker off the board (no exit, no capture), or, when
+    every move does, all of them.  Random openings are drawn from these so that they stay
+    balanced: a random exit of half a stack would decide the game before it starts."""
+    legal = board.legal_moves()
+    before = (board.checkers(WHITE), board.checkers(BLACK))
+    quiet = []
+    for move in legal:
+        board.push(move)
+        if (board.checkers(WHITE), board.checkers(BLACK)) == before:
+            quiet.append(move)
+        board.pop()
+    return quiet or legal
+
+
 def generate_openings(variant: str, plies: int, count: int, seed: int) -> list[Opening]:
-    """``count`` openings of ``plies`` random legal moves each, distinct where the variant allows.
+    """``count`` openings of ``plies`` random quiet moves each, distinct where the variant allows.
 
     The draws come from one ``random.Random(seed)`` in order, so the list depends only on the
     arguments.  A random line that ends the game is drawn again; a repeated final position is
@@ -92,7 +109,7 @@ def generate_openings(variant: str, plies: int, count: int, seed: int) -> list[O
         for attempt in range(100):
             board = new_board(variant)
             for _ in range(plies):
-                board.push(rng.choice(board.legal_moves()))
+                board.push(rng.choice(_quiet_moves(board)))
                 if board.is_game_over():
                     break
             if board.is_game_over():

@@ -160,3 +160,34 @@ def test_plain_output_has_progress_lines(tmp_path: Path) -> None:
     result = arbiter("match", *toy("a", tmp_path), *toy("b", tmp_path), "--games", "2", "--depth", "1")
     assert re.search(r"^Progress: 2/2 games, elapsed \d+:\d\d:\d\d, ETA \d+:\d\d:\d\d$", result.stdout, re.M)
     assert "\r" not in result.stdout and "\x1b" not in result.stdout
+
+
+# -- the project's own engine -------------------------------------------------------------
+
+OWN_ENGINE = f"cmd={sys.executable} -m dipole_engine"
+
+
+def test_real_engines_fixed_depth_same_games_at_concurrency_1_and_2_and_replay_accepts(tmp_path: Path) -> None:
+    runs = {}
+    for concurrency in (1, 2):
+        pgn = tmp_path / f"c{concurrency}.pgn"
+        result = arbiter("match", "--engine", OWN_ENGINE, "name=deep", "depth=3", "--engine", OWN_ENGINE,
+                         "name=shallow", "depth=2", "--games", "6", "--opening-plies", "3", "--seed", "11",
+                         "--concurrency", str(concurrency), "--pgn", str(pgn))
+        assert result.returncode == 0, result.stderr
+        assert arbiter("replay", str(pgn)).returncode == 0
+        games = sorted(read_pgn_file(str(pgn)), key=lambda game: int(game.tags["Round"]))
+        runs[concurrency] = [(game.tags["White"], game.result, [move.text for move in game.moves]) for game in games]
+        assert all(game.tags["Termination"] == "normal" for game in games)
+        engine_moves = [move for game in games for move in game.moves if move.comments[0] not in ("book", "forced")]
+        assert all(re.fullmatch(r"[+-](\d+\.\d\d|M\d+)/\d+ \d+\.\d{3}s", move.comments[0]) for move in engine_moves)
+    assert runs[1] == runs[2]
+
+
+def test_demo_runs_the_own_engine_at_two_depths() -> None:
+    result = arbiter("match", "--games", "2")
+    assert result.returncode == 0, result.stderr
+    assert "Match: dipole-d4 vs dipole-d3, variant dipole, 2 games" in result.stdout
+    assert re.search(r"^Openings: 4 random plies, seed \d+ \(repeat with --opening-plies 4 --seed \d+\)$",
+                     result.stdout, re.M)
+    assert result.stdout.count("Finished game") == 2 and result.stdout.endswith("Finished match\n")
