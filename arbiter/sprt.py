@@ -12,8 +12,8 @@ empirical distribution of the N pair scores ``a_i``, ``p_j`` is the maximum-like
 distribution on the same scores whose mean is ``s_j`` -- ``p_j,i = p^_i / (1 + theta (a_i - s_j))``
 with ``theta`` solving ``sum_i p^_i (a_i - s_j) / (1 + theta (a_i - s_j)) = 0`` (M. Van den
 Bergh, "Comments on Normalized Elo", proposition 1.1) -- and ``LLR = N sum_i p^_i log(p_1,i /
-p_0,i)``.  As in fastchess, a score never seen is counted as 1e-3 of a pair (so the LLR stays
-finite when, say, every pair was won), and no pair at all gives an LLR of 0.  ``theta`` is
+p_0,i)``.  As in fastchess, a score never seen is counted as 1e-3 of a pair, in ``p^`` and
+``N`` alike (so the LLR stays finite when, say, every pair was won); no pair at all gives 0.  ``theta`` is
 found by bisection to machine precision, so the result is exact and deterministic.  The
 normalised-Elo model is not offered: elo0/elo1 are always logistic Elo.
 
