@@ -102,7 +102,6 @@ class EngineSlot:
         self.client: EngineClient | None = None
         self.broken = False
         self.failure = ""
-        self.starts = 0
 
     @property
     def running(self) -> bool:
@@ -120,7 +119,6 @@ class EngineSlot:
             self.log("#", f"starting {spec.name}: {' '.join(spec.command)}")
         client = EngineClient(list(spec.command), name=spec.name, cwd=spec.cwd, log=self.log)
         self.client = client
-        self.starts += 1
         client.start(timeout=self.settings.handshake_timeout)
         if self.log is not None:
             self.log("#", f"started, pid {client.pid}")

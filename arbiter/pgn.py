@@ -21,7 +21,6 @@ from .errors import ArbiterError
 from .records import RESULTS, GameRecord, MoveRecord, MoveSource, Termination
 
 LINE_WIDTH = 79
-ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 
 
 class PgnSyntaxError(ArbiterError):
@@ -52,7 +51,7 @@ def record_tags(record: GameRecord) -> list[tuple[str, str]]:
     tags += [("Termination", record.termination.tag), ("PlyCount", str(record.plies))]
     if record.opening:
         tags.append(("Opening", record.opening))
-    return tags + list(record.extra_tags)
+    return tags
 
 
 def format_game(record: GameRecord) -> str:
@@ -107,10 +106,18 @@ class PgnWriter:
         with self._lock:
             if self._fd is None:
                 return False
+            size = os.fstat(self._fd).st_size
             view = memoryview(data)
-            while view:
-                view = view[os.write(self._fd, view):]
-            os.fsync(self._fd)
+            try:
+                while view:
+                    view = view[os.write(self._fd, view):]
+                os.fsync(self._fd)
+            except OSError as error:  # e.g. the disk is full: take back what part was written
+                try:
+                    os.ftruncate(self._fd, size)
+                except OSError:
+                    pass
+                raise ArbiterError(f"PGN file {self.path}: {error.strerror or error}") from None
             return True
 
     def seal(self, timeout: float = 5.0) -> None:

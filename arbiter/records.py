@@ -7,7 +7,7 @@ they are the same whichever game or variant was played.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 
 WHITE_WINS = "1-0"
@@ -109,7 +109,6 @@ class GameRecord:
     event: str = "?"
     site: str = "?"
     date: str = "????.??.??"
-    extra_tags: tuple[tuple[str, str], ...] = field(default=())
 
     @property
     def plies(self) -> int:

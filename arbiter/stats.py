@@ -131,10 +131,6 @@ class MatchStats:
             else:
                 pair.losses += 1
 
-    @property
-    def finished(self) -> int:
-        return self.colours.games
-
     def pair(self, first: str, second: str) -> Tally:
         return self.pairs.get((first, second), Tally())
 

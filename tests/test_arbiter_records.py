@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from arbiter.errors import ArbiterError
 from arbiter.pgn import PgnSyntaxError, PgnWriter, format_game, read_pgn, read_pgn_file
 from arbiter.records import GameRecord, MoveRecord, MoveSource, Termination
 from arbiter.replay import check_game, check_games
@@ -204,3 +205,11 @@ def test_match_stats_split_by_engine_and_colour() -> None:
     assert "...      alpha playing Black: 1 - 1 - 0  [0.500] 2" in summary
     assert "Terminations: normal 4, unterminated 1" in summary
     assert "Unfinished games (not scored): 1" in summary
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_failed_write_is_one_clear_error() -> None:
+    writer = PgnWriter("/dev/full")
+    with pytest.raises(ArbiterError, match="PGN file /dev/full: No space left on device"):
+        writer.write(random_game(1))
+    writer.close()
