@@ -15,7 +15,8 @@ import os
 import sys
 import threading
 import traceback
-from typing import Any, BinaryIO, Callable, TextIO
+from collections.abc import Callable
+from typing import Any, BinaryIO, TextIO
 
 from protocol import (
     BestMove, Command, Go, GoPerft, Id, Info, IsReady, Limit, OptionSpec, PerftMove, PerftTotal,
@@ -193,13 +194,9 @@ class ProtocolLoop:
     def _perft(self, command: GoPerft) -> None:
         if self._searching:
             raise ProtocolError("go perft: a search is running; send stop first")
-        board = self.board.copy()
-        lines: list[Response] = []
-        total = 1
-        if command.depth > 0:
-            lines = [PerftMove(str(move), count) for move, count in divide(board, command.depth)]
-            total = sum(line.count for line in lines)  # type: ignore[union-attr]
-        self._send(*lines, PerftTotal(total))
+        counts = divide(self.board.copy(), command.depth) if command.depth > 0 else []
+        total = sum(count for _, count in counts) if command.depth > 0 else 1
+        self._send(*(PerftMove(str(move), count) for move, count in counts), PerftTotal(total))
 
     def _query(self, command: Query) -> None:
         board = self.board

@@ -20,7 +20,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from .codec import (
     BestMove, Go, Id, Info, IsReady, Limit, OptionSpec, Position, ProtocolError, Quit, ReadyOk,

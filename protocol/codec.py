@@ -21,7 +21,8 @@ knows nothing of any game: FENs and moves are opaque tokens that the engine chec
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Literal, Union
+from collections.abc import Callable
+from typing import Literal
 
 __all__ = [
     "BestMove", "Command", "Go", "GoPerft", "Id", "Info", "IsReady", "Limit", "OptionSpec",
@@ -199,8 +200,8 @@ class Query:
     item: Literal["gameover", "p1turn", "result"]
 
 
-Command = Union[Uci, Ugi, IsReady, SetOption, UciNewGame, UgiNewGame, Position, Go, GoPerft,
-                Stop, Quit, Query]
+Command = (Uci | Ugi | IsReady | SetOption | UciNewGame | UgiNewGame | Position | Go | GoPerft
+           | Stop | Quit | Query)
 
 # The go parameters that take a number: wire word -> (Limit field, smallest value).
 _GO_NUMBERS: dict[str, tuple[str, int | None]] = {
@@ -503,8 +504,8 @@ class PerftTotal:
     nodes: int
 
 
-Response = Union[Id, UciOk, UgiOk, ReadyOk, OptionSpec, BestMove, Info, QueryResponse,
-                 PerftMove, PerftTotal]
+Response = (Id | UciOk | UgiOk | ReadyOk | OptionSpec | BestMove | Info | QueryResponse
+            | PerftMove | PerftTotal)
 
 # Info fields: wire word -> (Info field, smallest value).  Keywords end a pv and the words of
 # unknown fields, which a reader skips.

@@ -22,7 +22,8 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections import deque
-from typing import IO, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import IO
 
 __all__ = ["EndOfOutput", "LogFunction", "MemoryTransport", "ProcessTransport", "Transport", "kill_all"]
 

@@ -77,7 +77,7 @@ def test_handshake_collects_id_and_options() -> None:
 
 def test_log_sees_every_line_with_its_direction() -> None:
     seen: list[tuple[str, str]] = []
-    client, _ = started(log=lambda direction, line: seen.append((direction, line)))
+    started(log=lambda direction, line: seen.append((direction, line)))
     assert seen[0] == (">", "uci")
     assert ("<", "uciok") in seen and (">", "isready") in seen and seen[-1] == ("<", "readyok")
 

@@ -11,7 +11,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 import pexpect
 import pytest
@@ -430,7 +430,7 @@ def spec_sessions() -> list[tuple[str, list[tuple[str, list[str]]]]]:
     """Each ```session block of SPEC.md as (heading, [(command, expected lines)])."""
     text = SPEC.read_text()
     sessions = []
-    for match in re.finditer(r"^### (.+?)$.*?^```session\n(.*?)^```$", text, re.M | re.S):
+    for match in re.finditer(r"^### (.+?)$.*?^```session\n(.*?)^```$", text, re.MULTILINE | re.DOTALL):
         steps: list[tuple[str, list[str]]] = []
         for line in match.group(2).splitlines():
             if line.startswith("> "):
