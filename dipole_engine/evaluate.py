@@ -192,7 +192,19 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
             return score, []
         if len(captures) > 1:
             captures.sort(key=_first, reverse=True)
-        return score, [(-value[a][cells[a]] * sign, move) for _, a, move in captures]
+        tactical = []
+        for _, a, move in captures:
+            gain = -value[a][cells[a]] * sign
+            d = move.count
+            row = distance[a]
+            for b in theirs:  # can they retake the d checkers that land on a?
+                e = row[b]
+                if e and d <= e <= -cells[b] * sign:
+                    gain -= d * CHECKER
+                    break
+            if gain >= 0:
+                tactical.append((gain, move))
+        return score, tactical
 
     def evaluate() -> int:
         return quiesce()[0]

@@ -48,6 +48,9 @@ LMR_MIN_DEPTH = 3
 LMR_FIRST_MOVE = 3
 """Moves searched before late move reductions start (TT move, best captures, killers)."""
 HISTORY_LIMIT = 1 << 20
+QS_MAX_PLIES = 6
+"""Quiescence stands pat after this many tactical plies: in Dipole, captures in all directions
+and re-captures can chain on for dozens of plies, and without a cap a few positions explode."""
 
 # Order keys: above any history score, TT move first, then captures, then the killers.
 _TT_KEY = 1 << 40
@@ -359,16 +362,10 @@ class Searcher:
         killers = self._killers[ply]
         killer_1, killer_2 = killers
         history = self._history
-        keys = []
-        for move, value in zip(moves, values):
-            if value:
-                keys.append(_TACTICAL_BASE + value)
-            elif move is killer_1:
-                keys.append(_KILLER_1)
-            elif move is killer_2:
-                keys.append(_KILLER_2)
-            else:
-                keys.append(history.get(id(move), 0))
+        known = history.get
+        keys = [_TACTICAL_BASE + value if value else
+                _KILLER_1 if move is killer_1 else _KILLER_2 if move is killer_2 else known(id(move), 0)
+                for move, value in zip(moves, values)]
         order = sorted(range(len(moves)), key=keys.__getitem__, reverse=True)
 
         reduce_ok = not pv_node and depth >= LMR_MIN_DEPTH
@@ -421,8 +418,10 @@ class Searcher:
 
     def _qsearch(self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool) -> int:
         """Quiescence: the side to move may stand pat on the static score or play a tactical
-        move.  Fail-soft.  ``depth`` and ``pv_node`` are ignored: the signature is
-        ``_search``'s, so that a caller can pick either as the child search."""
+        move.  Fail-soft.  ``depth`` is 0 at the first quiescence node and counts the tactical
+        plies below it negatively; ``pv_node`` is ignored: the signature is ``_search``'s, so
+        that a caller can pick either as the child search.  Results go to the table with depth
+        0, and any entry of the position is deep enough to answer here."""
         self.nodes += 1
         if self.nodes >= self._next_check:
             self._checkup()
@@ -432,9 +431,18 @@ class Searcher:
         winner = board.winner()  # type: ignore[union-attr]
         if winner is not None:
             return MATE - ply if winner == board.turn else ply - MATE  # type: ignore[union-attr]
+        tt = self.tt
+        key = board.key  # type: ignore[union-attr]
+        entry = tt.table[key & tt.mask]
+        if entry is not None and entry[0] == key:  # any entry is at least as deep as this
+            tt_score = score_from_tt(entry[2], ply)
+            bound = entry[3]
+            if bound == EXACT or (tt_score >= beta if bound == LOWER else tt_score <= alpha):
+                return tt_score
         best, tactical = self._quiesce()
-        if best >= beta or ply >= MAX_PLY - 1:
+        if best >= beta or ply >= MAX_PLY - 1 or depth <= -QS_MAX_PLIES:
             return best
+        original_alpha = alpha
         if best > alpha:
             alpha = best
         floor = alpha - DELTA_MARGIN - best  # a move must be expected to gain more than this
@@ -445,12 +453,14 @@ class Searcher:
             if gain < floor:
                 continue
             push(move)
-            score = -qsearch(0, -beta, -alpha, ply + 1, False)
+            score = -qsearch(depth - 1, -beta, -alpha, ply + 1, False)
             pop()
             if score > best:
                 best = score
                 if score > alpha:
                     if score >= beta:
+                        tt.store(key, 0, score, LOWER, move, ply)
                         return score
                     alpha = score
+        tt.store(key, 0, best, EXACT if best > original_alpha else UPPER, None, ply)
         return best

@@ -120,14 +120,14 @@ class TranspositionTable:
         """Remember a result for ``key`` found at ``ply`` with ``depth`` plies left.
 
         Replacement: a slot holding another position is always overwritten (recent results
-        are the useful ones); for the same position a shallower non-exact result does not
-        replace a deeper one.  A result without a move keeps the move already known.
+        are the useful ones); for the same position a shallower result does not replace a
+        deeper one.  A result without a move keeps the move already known.
         """
         index = key & self.mask
         table = self.table
         old = table[index]
         if old is not None and old[0] == key:
-            if depth < old[1] and bound != EXACT:
+            if depth < old[1]:
                 return
             if move is None:
                 move = old[4]

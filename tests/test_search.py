@@ -1,0 +1,370 @@
+"""The search engine: evaluation, transposition table, time management, search and the
+Engine facade, checked in-process against brute force, limits and a random opponent."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dipole_engine.bench import DEFAULT_DEPTH, run_bench
+from dipole_engine.engine import Engine, Limits, SearchInfo
+from dipole_engine.evaluate import evaluate, hooks_for
+from dipole_engine.rules import BLACK, WHITE, Board, MoveKind, all_variants, new_board
+from dipole_engine.search import Searcher, mate_moves
+from dipole_engine.timeman import plan
+from dipole_engine.tt import EXACT, LOWER, MATE, MATE_BOUND, UPPER, TranspositionTable, entries_for
+
+BENCH_NODES = 329639
+"""`dipole-engine bench` at its default depth: changes exactly when the search's behaviour does."""
+
+
+def playout_positions(variant: str, seed: int, games: int = 6) -> list[Board]:
+    """Positions from random games that rarely throw checkers off the board."""
+    rng = random.Random(seed)
+    positions = []
+    for _ in range(games):
+        board = new_board(variant)
+        while board.legal_moves():
+            moves = board.legal_moves()
+            stay = [m for m in moves if m.kind != MoveKind.EXIT or rng.random() < 0.05]
+            board.push(rng.choice(stay or moves))
+            positions.append(board.copy())
+    return positions
+
+
+def search(board: Board, **limits: int) -> tuple[object, list[SearchInfo], int]:
+    infos: list[SearchInfo] = []
+    result = Searcher(TranspositionTable(4)).search(board, Limits(**limits), on_info=infos.append)
+    return result.best_move, infos, result.nodes
+
+
+def wins_within(board: Board, plies: int) -> bool:
+    """Brute force: can the side to move force a win within ``plies`` plies?"""
+    if plies <= 0:
+        return False
+    mover = board.turn
+    for move in board.legal_moves():
+        board.push(move)
+        winner = board.winner()
+        if winner is not None:
+            won = winner == mover
+        else:
+            won = plies >= 3 and all(_reply_loses(board, reply, mover, plies - 2) for reply in board.legal_moves())
+        board.pop()
+        if won:
+            return True
+    return False
+
+
+def _reply_loses(board: Board, reply: object, mover: int, plies: int) -> bool:
+    board.push(reply)
+    winner = board.winner()
+    lost = winner == mover if winner is not None else wins_within(board, plies)
+    board.pop()
+    return lost
+
+
+# -- rules helper ------------------------------------------------------------------------------
+@pytest.mark.parametrize("variant", ["dipole", "dipole-10s"])
+def test_capture_moves_are_exactly_the_legal_captures(variant: str) -> None:
+    for board in playout_positions(variant, seed=11):
+        expected = [m for m in board.legal_moves() if m.kind == MoveKind.CAPTURE]
+        got = board.capture_moves()
+        assert sorted(map(id, got)) == sorted(map(id, expected)), board.fen()
+
+
+# -- evaluation --------------------------------------------------------------------------------
+def rotated(board: Board) -> Board:
+    """The same position with the colours swapped and the board turned half round."""
+    geom = board.geometry
+    stacks = []
+    for sq, height in enumerate(board.cells):
+        if height:
+            file, rank = geom.width - 1 - geom.file_of(sq), geom.height - 1 - geom.rank_of(sq)
+            stacks.append((geom.name(geom.square(file, rank)), -height))
+    whites = ",".join(f"{h}{name}" for name, h in stacks if h > 0)
+    blacks = ",".join(f"{-h}{name}" for name, h in stacks if h < 0)
+    turn = "B" if board.turn == WHITE else "W"
+    return new_board(board.variant.name, f"{turn}:W{whites}:B{blacks}")
+
+
+@pytest.mark.parametrize("variant", ["dipole-s", "dipole-10"])
+def test_evaluation_is_colour_symmetric_and_bounded(variant: str) -> None:
+    for board in playout_positions(variant, seed=5, games=3):
+        if board.winner() is None:
+            score = evaluate(board)
+            assert abs(score) < MATE_BOUND
+            assert evaluate(rotated(board)) == score, board.fen()
+
+
+def test_evaluation_knows_material_advancement_and_threats() -> None:
+    # An extra checker is worth about a checker.
+    assert evaluate(new_board("dipole", "W:W1a1,1c1:B1h8")) - evaluate(new_board("dipole", "W:W1a1:B1h8")) >= 80
+    # The same checker further back is worth more (it has more moves and capture reach left).
+    assert evaluate(new_board("dipole", "W:W1a1:B1h8")) > evaluate(new_board("dipole", "W:W1a7:B1h8"))
+    # A stack that the enemy can capture next move costs us; less when we could recapture.
+    safe = evaluate(new_board("dipole", "W:W2c3,4g3:B1h8,3h6"))
+    hanging = evaluate(new_board("dipole", "W:W2c3,4h2:B1h8,3f6"))  # f6xc3 (3 squares, 3 checkers)
+    defended = evaluate(new_board("dipole", "W:W2c3,4g3:B1h8,3f6"))  # then g3xc3 retakes
+    assert hanging + 50 < defended <= safe
+
+
+def test_hooks_order_captures_by_victim_and_list_them_for_quiescence() -> None:
+    board = new_board("dipole", "W:W3d4:B1b2,3a7,2f2")
+    hooks = hooks_for(board)
+    _, tactical = hooks.quiesce()
+    assert [str(move) for _, move in tactical] == ["d4xa7", "d4xf2", "d4xb2"]
+    values = hooks.order_values(board.legal_moves())
+    assert sorted(v for v in values if v > 0) == sorted(values[board.legal_moves().index(m)] for _, m in tactical)
+    assert len([v for v in values if v > 0]) == 3
+    # A capture that can be retaken for more than it wins is not worth a quiescence ply.
+    _, tactical = hooks_for(new_board("dipole", "W:W3d4:B1d6,4d8")).quiesce()
+    assert tactical == []
+
+
+# -- transposition table -----------------------------------------------------------------------
+def test_tt_store_probe_and_replacement() -> None:
+    tt = TranspositionTable(1)
+    assert tt.size == entries_for(1) and tt.size & (tt.size - 1) == 0
+    move = object()
+    key = 0x1234_5678_9ABC_DEF0
+    assert tt.probe(key) is None
+    tt.store(key, 5, 42, EXACT, move, ply=3)
+    assert tt.probe(key) == (key, 5, 42, EXACT, move, tt.generation)
+    tt.store(key, 3, 10, LOWER, None, ply=3)  # shallower, not exact: the deeper entry stays
+    assert tt.probe(key)[1:4] == (5, 42, EXACT)
+    tt.store(key, 7, -7, UPPER, None, ply=3)  # deeper: replaces, keeps the known move
+    assert tt.probe(key)[1:5] == (7, -7, UPPER, move)
+    other = key + tt.size  # same slot, another position: always replaces, never answers for key
+    tt.store(other, 1, 0, EXACT, None, ply=0)
+    assert tt.probe(key) is None and tt.probe(other) is not None
+    tt.clear()
+    assert tt.probe(other) is None
+
+
+def test_tt_mate_scores_are_stored_relative_to_the_node() -> None:
+    tt = TranspositionTable(1)
+    # Found 3 plies deep: a win 5 plies from the root is 2 plies from this node.
+    tt.store(1, 4, MATE - 5, EXACT, None, ply=3)
+    assert tt.probe(1)[2] == MATE - 2
+    # Met again 1 ply from the root, the same win is 3 plies away.
+    from dipole_engine.tt import score_from_tt
+    assert score_from_tt(tt.probe(1)[2], 1) == MATE - 3
+    tt.store(2, 4, -(MATE - 6), EXACT, None, ply=2)
+    assert score_from_tt(tt.probe(2)[2], 4) == -(MATE - 8)
+    tt.store(3, 4, 150, EXACT, None, ply=9)  # ordinary scores are stored as they are
+    assert tt.probe(3)[2] == 150
+
+
+def test_tt_hashfull_counts_the_current_search() -> None:
+    tt = TranspositionTable(1)
+    tt.new_search()
+    for key in range(500):
+        tt.store(key, 1, 0, EXACT, None, ply=0)
+    assert tt.hashfull() == 500
+    tt.new_search()
+    assert tt.hashfull() == 0
+
+
+# -- time management ---------------------------------------------------------------------------
+@settings(max_examples=300, deadline=None)
+@given(time_left=st.integers(0, 10_000_000), inc=st.integers(0, 60_000), mtg=st.none() | st.integers(0, 100),
+       overhead=st.integers(0, 1000), white=st.booleans())
+def test_timeman_never_plans_beyond_the_clock(time_left: int, inc: int, mtg: int | None, overhead: int,
+                                              white: bool) -> None:
+    limits = Limits(wtime=time_left, btime=time_left, winc=inc, binc=inc, movestogo=mtg)
+    budget = plan(limits, white, overhead)
+    assert budget.soft_ms is not None and budget.hard_ms is not None
+    assert 0 <= budget.soft_ms <= budget.hard_ms
+    assert budget.hard_ms <= max(0, time_left - overhead)
+    if time_left > overhead + 1000 and (mtg is None or mtg > 1):
+        assert budget.hard_ms <= 0.8 * (time_left - overhead)
+
+
+def test_timeman_budgets() -> None:
+    assert plan(Limits(movetime=500), True, 30).hard_ms == 470
+    assert plan(Limits(movetime=500), True, 30).soft_ms == 470
+    assert plan(Limits(movetime=10), True, 30).hard_ms == 0
+    assert not plan(Limits(depth=5), True, 30).timed
+    assert not plan(Limits(infinite=True, wtime=1000), True, 30).timed
+    # Each side's own clock: White has a minute, Black a second.
+    white = plan(Limits(wtime=60_000, btime=1000), True, 0)
+    black = plan(Limits(wtime=60_000, btime=1000), False, 0)
+    assert white.soft_ms > 1000 > black.hard_ms
+    # A minute, sudden death: about 2 s a move; the increment adds most of itself.
+    base = plan(Limits(wtime=60_000), True, 0)
+    assert 1000 < base.soft_ms < 4000 < base.hard_ms <= 48_000
+    assert plan(Limits(wtime=60_000, winc=1000), True, 0).soft_ms >= base.soft_ms + 700
+    # movestogo 1: most of what is left; movetime and clock together: the tighter wins.
+    assert 5000 < plan(Limits(wtime=10_000, movestogo=1), True, 0).soft_ms < 9000
+    assert plan(Limits(wtime=60_000, movetime=100), True, 0).hard_ms == 100
+
+
+# -- search ------------------------------------------------------------------------------------
+def test_finds_mate_in_one() -> None:
+    board = new_board("dipole", "W:W2d4,3e1:B2b2")  # d4xb2 takes Black's last checkers
+    assert wins_within(board, 1)
+    move, infos, _ = search(board, depth=4)
+    board.push(move)
+    assert board.winner() == WHITE
+    assert infos[-1].score_mate == 1 and infos[-1].score_cp is None
+
+
+@pytest.mark.parametrize("fen", ["W:W3b4,4e3:B1e1,2c5,1a5", "W:W3f6,2g3:B1e1,1c1,1c3"])
+def test_finds_mate_in_two(fen: str) -> None:
+    board = new_board("dipole", fen)
+    assert not wins_within(board, 1) and wins_within(board, 3)
+    move, infos, _ = search(board, depth=5)
+    assert infos[-1].score_mate == 2
+    board.push(move)
+    # Whatever Black answers, White wins at once.
+    for reply in board.legal_moves():
+        board.push(reply)
+        assert board.winner() is None and wins_within(board, 1), f"{move} {reply}"
+        board.pop()
+
+
+def test_being_mated_is_a_negative_mate_score() -> None:
+    # White's only move takes its last checker off the board.
+    _, infos, _ = search(new_board("dipole", "W:W1b8:B1a1"), depth=3)
+    assert infos[-1].score_mate == -1
+    assert mate_moves(MATE - 1) == 1 and mate_moves(MATE - 4) == 2 and mate_moves(-(MATE - 2)) == -1
+    assert mate_moves(0) is None
+
+
+def test_never_returns_an_illegal_move_and_passes_when_forced() -> None:
+    positions = playout_positions("dipole", seed=3, games=2) + playout_positions("dipole-10s", seed=4, games=1)
+    for board in positions[::3]:
+        legal = board.legal_moves()
+        move, _, _ = search(board, depth=2)
+        assert (move is None) if not legal else any(move is m for m in legal), board.fen()
+    move, _, _ = search(new_board("dipole", "W:W1d4:B2c5,2e5"), depth=3)
+    assert str(move) == "pass"
+
+
+def test_respects_depth_and_node_limits() -> None:
+    board = new_board("dipole-s", "W:W2e1,5g3,3b4,2c7:B2f2,5d6,2f6,3d8")
+    _, infos, _ = search(board, depth=4)
+    assert [info.depth for info in infos] == [1, 2, 3, 4]
+    assert all(info.pv and info.nodes > 0 and info.seldepth >= info.depth for info in infos)
+    for limit in (1, 50, 777, 5000):
+        move, infos, nodes = search(board, nodes=limit)
+        assert nodes <= limit and all(info.nodes <= limit for info in infos)
+        assert move in board.legal_moves()
+
+
+def test_search_is_deterministic_and_leaves_the_board_alone() -> None:
+    board = new_board("dipole-10", "W:W7g1,1d4,2c5,3e5,6f8:B1d2,1e3,1f4,4c7,12f10")
+    before = board.fen()
+    runs = [search(board, depth=5) for _ in range(2)]
+    assert board.fen() == before and not board.move_stack
+    assert [(i.depth, i.nodes, i.score_cp, i.pv) for i in runs[0][1]] == \
+           [(i.depth, i.nodes, i.score_cp, i.pv) for i in runs[1][1]]
+
+
+def test_bench_node_count_is_pinned() -> None:
+    lines: list[str] = []
+    result = run_bench(DEFAULT_DEPTH, out=lines.append)
+    assert result.nodes == BENCH_NODES
+    assert f"Nodes searched: {BENCH_NODES}" in lines
+    assert any(line.startswith("Nodes/second: ") for line in lines)
+
+
+@pytest.mark.parametrize("variant", [v.name for v in all_variants() if v.game == "dipole"])
+def test_beats_a_random_mover_with_both_colours(variant: str) -> None:
+    # 10 games with each colour over the four variants (5 per variant), seeded random mover.
+    for color in (WHITE, BLACK):
+        for game in range(5):
+            rng = random.Random(f"{variant}-{color}-{game}")
+            board = new_board(variant)
+            tt = TranspositionTable(2)
+            while board.winner() is None:
+                if board.turn == color:
+                    move = Searcher(tt).search(board, Limits(depth=2)).best_move
+                else:
+                    move = rng.choice(board.legal_moves())
+                board.push(move)
+            assert board.winner() == color, f"lost as {color} in game {game}: {board.fen()}"
+
+
+# -- the Engine facade -------------------------------------------------------------------------
+class Recorder:
+    def __init__(self) -> None:
+        self.infos: list[SearchInfo] = []
+        self.bestmoves: list[str | None] = []
+        self.reported = threading.Event()
+        self.at: float | None = None
+
+    def info(self, info: SearchInfo) -> None:
+        assert not self.bestmoves, "info after bestmove"
+        self.infos.append(info)
+
+    def bestmove(self, move: str | None) -> None:
+        self.at = time.monotonic()
+        self.bestmoves.append(move)
+        self.reported.set()
+
+
+def go(engine: Engine, limits: Limits) -> Recorder:
+    recorder = Recorder()
+    engine.go(limits, recorder.info, recorder.bestmove)
+    return recorder
+
+
+def test_engine_reports_once_and_infinite_waits_for_stop() -> None:
+    engine = Engine(hash_mb=4)
+    engine.set_position(new_board("dipole", "W:W1b8:B1a1"))  # a tiny tree: finished quickly
+    recorder = go(engine, Limits(infinite=True))
+    assert not recorder.reported.wait(0.3)  # done searching, but holds bestmove back
+    assert engine.searching
+    engine.stop()
+    engine.wait()
+    assert recorder.bestmoves == ["b8-off:1"] and not engine.searching
+    engine.stop()  # harmless when idle
+    engine.set_position(new_board())
+    recorder = go(engine, Limits(infinite=True))
+    time.sleep(0.2)
+    stopped = time.monotonic()
+    engine.stop()
+    assert recorder.reported.wait(2.0)
+    engine.wait()
+    assert recorder.at - stopped < 1.0 and len(recorder.bestmoves) == 1
+    assert recorder.bestmoves[0] in {str(m) for m in new_board().legal_moves()}
+    assert recorder.infos and recorder.infos[-1].depth >= 2
+
+
+def test_engine_movetime_and_clock_are_respected() -> None:
+    engine = Engine(hash_mb=4, move_overhead_ms=50)
+    engine.set_position(new_board("dipole-10s"))
+    started = time.monotonic()
+    recorder = go(engine, Limits(movetime=300))
+    engine.wait()
+    assert recorder.at - started < 0.3 + 0.5 and len(recorder.bestmoves) == 1
+    started = time.monotonic()
+    recorder = go(engine, Limits(wtime=600, btime=600))
+    engine.wait()
+    assert recorder.at - started < 0.6 and len(recorder.bestmoves) == 1
+
+
+def test_engine_game_over_new_game_hash_and_go_while_searching() -> None:
+    engine = Engine(hash_mb=4)
+    engine.set_position(new_board("dipole", "B:W1c3:B"))
+    recorder = go(engine, Limits(depth=3))
+    engine.wait()
+    assert recorder.bestmoves == [None]
+    engine.set_position(new_board("dipole"))
+    first = go(engine, Limits(infinite=True))
+    engine.set_hash(8)  # deferred until the search ends
+    second = go(engine, Limits(depth=2))  # stops the first search, which still reports
+    engine.wait()
+    assert len(first.bestmoves) == 1 and len(second.bestmoves) == 1
+    assert engine._tt.size == entries_for(8)
+    engine.new_game()
+    assert engine._tt.probe(new_board().key) is None
+    with pytest.raises(ValueError):
+        engine.set_hash(0)
