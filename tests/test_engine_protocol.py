@@ -5,6 +5,7 @@ session in SPEC.md."""
 
 from __future__ import annotations
 
+import io
 import re
 import shutil
 import signal
@@ -15,9 +16,13 @@ from collections.abc import Iterator
 
 import pexpect
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pexpect.popen_spawn import PopenSpawn
 
+from dipole_engine.engine import Engine
 from dipole_engine.rules import divide, new_board
+from dipole_engine.uci import ProtocolLoop
 from protocol import BestMove, Info, OptionSpec, ProtocolError, parse_response
 
 SPEC = Path(__file__).parent.parent / "protocol" / "SPEC.md"
@@ -423,6 +428,51 @@ def test_a_person_at_a_terminal_can_talk_to_it() -> None:
     finally:
         if child.isalive():
             child.terminate(force=True)
+
+
+# -- random input, in process ------------------------------------------------------------------------------
+FUZZ_WORDS = [
+    "uci", "ugi", "isready", "setoption", "name", "value", "Hash", "MoveOverhead", "UCI_Variant",
+    "dipole", "dipole-s", "dipole-10", "dipole-10s", "impasse", "ucinewgame", "uginewgame",
+    "position", "startpos", "fen", "moves", "W:W12c1:B12d8", "W:W1d4:B2c5,2e5", "W:W2d4:B1d6",
+    "B:W3e1,1g5:B2d6,1h8", "W:W1b8:B", "W:W:B", "c1-c3", "d8-d6", "c1-off:3", "pass", "e1xc3",
+    "go", "perft", "wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes",
+    "infinite", "p1time", "p2time", "stop", "query", "gameover", "p1turn", "result", "0", "1",
+    "2", "-1", "30", "x",
+]
+FUZZ_LINE = st.one_of(
+    st.text(max_size=30),
+    st.lists(st.one_of(st.sampled_from(FUZZ_WORDS), st.text(max_size=4)), max_size=8).map(" ".join),
+)
+
+
+def _cheap(line: str) -> bool:
+    """Leave out what is valid but slow: deep perft and big hash tables."""
+    words = line.split()
+    numbers = [int(word) for word in words if word.isascii() and word.isdigit()]
+    return not ("perft" in words and any(n > 2 for n in numbers)) and not ("Hash" in words and any(n > 8 for n in numbers))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(FUZZ_LINE.filter(_cheap), max_size=12))
+def test_random_input_never_breaks_the_loop(lines: list[str]) -> None:
+    output = io.StringIO()
+    loop = ProtocolLoop(io.BytesIO(), output, Engine(hash_mb=1))
+    accepted_goes = 0
+    for line in [*lines, "stop", "isready"]:
+        before = len(output.getvalue())
+        assert loop.handle(line) or line.split()[0] == "quit"
+        refused = "info string error" in output.getvalue()[before:]  # the search writes none
+        if line.split()[:1] == ["go"] and "perft" not in line.split() and not refused:
+            accepted_goes += 1
+    loop.engine.stop()
+    loop.engine.wait()
+    written = output.getvalue().splitlines()
+    for line in written:
+        response = parse_response(line)  # every line written is a valid response
+        assert not (isinstance(response, Info) and response.error and "internal error" in response.error), line
+    assert written[-1] == "readyok"
+    assert sum(1 for line in written if line.startswith("bestmove")) == accepted_goes
 
 
 # -- the example sessions of SPEC.md ---------------------------------------------------------------------
