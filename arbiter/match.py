@@ -118,6 +118,8 @@ class Match:
         try:
             self.pool.run(jobs, self.progress.started, self._finished)
         finally:
+            if self.pool.interrupted:
+                self.pool.settle()
             self.progress.close()
             if self.writer is not None:
                 self.writer.close()

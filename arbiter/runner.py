@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
@@ -87,7 +88,7 @@ class GamePool:
         self.concurrency = concurrency
         self.recover = recover
         self.logs = logs
-        self.notify = notify
+        self._notify = notify
         self.stop_reason: str | None = None
         self.interrupted = False
         self._error: BaseException | None = None
@@ -96,6 +97,7 @@ class GamePool:
         self._report_lock = threading.RLock()
         self._on_start: Callable[[GameJob], None] = lambda job: None
         self._on_finish: Callable[[GameRecord], None] = lambda record: None
+        self._workers: list[threading.Thread] = []
 
     def run(self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None],
             on_finish: Callable[[GameRecord], None]) -> None:
@@ -107,15 +109,24 @@ class GamePool:
         self._jobs = iter(jobs)
         self._on_start = on_start
         self._on_finish = on_finish
-        workers = [threading.Thread(target=self._work, args=(number,), daemon=True, name=f"arbiter-worker-{number}")
-                   for number in range(1, self.concurrency + 1)]
-        for worker in workers:
+        self._workers = [threading.Thread(target=self._work, args=(number,), daemon=True,
+                                          name=f"arbiter-worker-{number}")
+                         for number in range(1, self.concurrency + 1)]
+        for worker in self._workers:
             worker.start()
-        for worker in workers:
+        for worker in self._workers:
             while worker.is_alive():
                 worker.join(timeout=0.5)
         if self._error is not None and not self.interrupted:
             raise self._error
+
+    def settle(self, timeout: float = 3.0) -> None:
+        """After :meth:`interrupt`: give the workers ``timeout`` seconds to wind down (their
+        engines are dead, so they end at once), then kill any engine started meanwhile."""
+        deadline = time.monotonic() + timeout
+        for worker in self._workers:
+            worker.join(timeout=max(0.0, deadline - time.monotonic()))
+        kill_all()
 
     def interrupt(self) -> None:
         """Stop now: report nothing more and kill every engine.  Safe in a signal handler
@@ -127,6 +138,11 @@ class GamePool:
             if acquired:
                 self._report_lock.release()
         kill_all()
+
+    def notify(self, line: str) -> None:
+        """Pass on a game's incident, unless it is only the interruption killing the engines."""
+        if not self.interrupted:
+            self._notify(line)
 
     def _stopping(self) -> bool:
         return self.interrupted or self.stop_reason is not None or self._error is not None
@@ -167,7 +183,11 @@ class GamePool:
         except BaseException as error:  # handed to run(), which re-raises it in the caller
             self._error = error
         finally:
-            self._quit_all(list(slots.values()))
+            if self.interrupted:  # interrupt() has killed every engine already
+                for slot in slots.values():
+                    slot.discard()
+            else:
+                self._quit_all(list(slots.values()))
 
     def _check_between_games(self, slots: tuple[EngineSlot, EngineSlot]) -> bool:
         """An engine that died since its last game is restarted (``recover``) or stops the pool."""

@@ -187,7 +187,7 @@ def test_real_engines_fixed_depth_same_games_at_concurrency_1_and_2_and_replay_a
 def test_demo_runs_the_own_engine_at_two_depths() -> None:
     result = arbiter("match", "--games", "2")
     assert result.returncode == 0, result.stderr
-    assert "Match: dipole-d4 vs dipole-d3, variant dipole, 2 games" in result.stdout
+    assert "Match: dipole-d4 vs dipole-d2, variant dipole, 2 games" in result.stdout
     assert re.search(r"^Openings: 4 random plies, seed \d+ \(repeat with --opening-plies 4 --seed \d+\)$",
                      result.stdout, re.M)
     assert result.stdout.count("Finished game") == 2 and result.stdout.endswith("Finished match\n")
