@@ -123,7 +123,8 @@ def _engine_help() -> str:
 @cli.command("match", cls=_MatchCommand)
 @click.option("--engine", "engines", multiple=True, metavar="KEY=VALUE...", help=_engine_help())
 @click.option("--each", "each", metavar="KEY=VALUE...", help="Settings for every engine (an engine's own win).")
-@click.option("--config", "config_path", metavar="FILE", help="JSON file of engines ({\"engines\": [...], \"each\": {...}}).")
+@click.option("--config", "config_path", metavar="FILE",
+              help="JSON file of engines ({\"engines\": [...], \"each\": {...}}).")
 @click.option("--variant", type=click.Choice(VARIANT_NAMES), default="dipole", show_default=True)
 @click.option("--games", type=click.IntRange(min=1), default=None,
               help=f"Number of games, played as colour-reversed pairs sharing an opening "
@@ -134,7 +135,8 @@ def _engine_help() -> str:
 @click.option("--nodes", metavar="N", help="Nodes per move.")
 @click.option("--timemargin", metavar="MS", help="Milliseconds an engine may overrun its time without losing.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True, help="Games played at once.")
-@click.option("--openings", "openings_file", metavar="FILE", help="Openings, one a line: FEN, FEN moves..., or moves....")
+@click.option("--openings", "openings_file", metavar="FILE",
+              help="Openings, one a line: a FEN, a FEN then moves, or moves from the start.")
 @click.option("--opening-plies", type=click.IntRange(min=1), help="Generate openings of N random plies.")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed for generated openings (printed when not given).")
 @click.option("--pgn", "pgn_path", metavar="FILE", help="Append every finished game to this PGN file.")

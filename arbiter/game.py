@@ -247,6 +247,9 @@ class _Game:
         except EngineError as error:
             raise self.engine_lost(side, Termination.STALL, str(error)) from None
 
+    def lost_on_time(self, side: _Side) -> _GameOver:
+        return _loss(side.color, Termination.TIME_FORFEIT, REASONS[Termination.TIME_FORFEIT].format(side=side.name))
+
     def engine_lost(self, side: _Side, termination: Termination, detail: str) -> _GameOver:
         """``side``'s engine failed (``detail`` says how): kill it, warn, and lose the game."""
         side.slot.mark_broken(detail)
@@ -257,23 +260,22 @@ class _Game:
     def limit_for(self, side: _Side) -> tuple[Limit, float]:
         """The ``go`` parameters for ``side`` and the seconds it has before it stalls."""
         limits = side.slot.spec.limits
-        clocks: dict[str, int] = {}
-        deadline = None
-        if side.clock.control is not None:
-            for prefix, other in (("w", self.sides[WHITE]), ("b", self.sides[BLACK])):
-                control = other.clock.control
-                if control is not None:
-                    clocks[f"{prefix}time"] = _ms(other.clock.remaining)
-                    clocks[f"{prefix}inc"] = _ms(control.increment)
-            if side.clock.moves_to_go is not None:
-                clocks["movestogo"] = side.clock.moves_to_go
-            deadline = side.clock.remaining + limits.margin
+        # Clock fields go only to a side that has a clock (one playing to a depth must not
+        # start managing time because it sees its opponent's clock).
+        timed = side.clock.control is not None
+        white, black = self.sides[WHITE].clock, self.sides[BLACK].clock
+        deadline = side.clock.remaining + limits.margin if timed else None
         if limits.movetime is not None:
             per_move = limits.movetime + limits.margin
             deadline = per_move if deadline is None else min(deadline, per_move)
         limit = Limit(
+            wtime=_ms(white.remaining) if timed and white.control else None,
+            btime=_ms(black.remaining) if timed and black.control else None,
+            winc=_ms(white.control.increment) if timed and white.control else None,
+            binc=_ms(black.control.increment) if timed and black.control else None,
+            movestogo=side.clock.moves_to_go if timed else None,
             movetime=_ms(limits.movetime) if limits.movetime is not None else None,
-            depth=limits.depth, nodes=limits.nodes, **clocks,
+            depth=limits.depth, nodes=limits.nodes,
         )
         return limit, (self.settings.stall_timeout if deadline is None else deadline)
 
@@ -295,7 +297,7 @@ class _Game:
         elapsed = answer.elapsed
         over_time = limits.movetime is not None and elapsed > limits.movetime + limits.margin
         if not side.clock.spend(elapsed, limits.margin) or over_time:
-            raise _loss(side.color, Termination.TIME_FORFEIT, REASONS[Termination.TIME_FORFEIT].format(side=side.name))
+            raise self.lost_on_time(side)
         token = answer.bestmove
         try:
             if token is None:
@@ -304,7 +306,8 @@ class _Game:
         except RulesError as error:
             shown = "(none)" if token is None else token
             self.warn(side, f"illegal move {shown!r}: {error}")
-            raise _loss(side.color, Termination.ILLEGAL_MOVE, f"{side.name} makes an illegal move: {shown}") from None
+            reason = f"{side.name} makes an illegal move: {shown}"
+            raise _loss(side.color, Termination.ILLEGAL_MOVE, reason) from None
         self.board.push(move)
         text = str(move)
         self.move_texts.append(text)
@@ -332,7 +335,7 @@ class _Game:
             try:
                 client.stop()
                 client.is_ready(timeout=self.settings.stop_grace)
-                return _loss(side.color, Termination.TIME_FORFEIT, REASONS[Termination.TIME_FORFEIT].format(side=side.name))
+                return self.lost_on_time(side)
             except EngineError:
                 pass
         return self.engine_lost(side, Termination.STALL, "no answer in time; the engine was killed")

@@ -10,7 +10,8 @@ end.  Once :meth:`GamePool.interrupt` has run (from a signal handler), no furthe
 reported, so a caller that writes records inside ``on_finish`` never writes a game that the
 interruption cut short.  An engine that crashed or was killed is restarted for its next game
 when ``recover`` is set; otherwise the pool stops taking new games (those already running
-finish and are reported) and ``stop_reason`` says why.
+finish and are reported) and ``stop_reason`` says why; :meth:`GamePool.request_stop` stops
+the same way for any other reason.
 """
 
 from __future__ import annotations
@@ -196,16 +197,21 @@ class GamePool:
                 slot.mark_broken("exited between games")
                 self.notify(f"engine {slot.spec.name!r} exited between games")
             if slot.broken and not self.recover:
-                with self._report_lock:
-                    self._stop_because(slot)
+                self._stop_because(slot)
                 return False
         return True
 
+    def request_stop(self, reason: str) -> None:
+        """Take no new games (those running finish and are reported); the first reason stays.
+        Callable from ``on_finish``, e.g. when a sequential test has reached its decision."""
+        with self._report_lock:
+            if self.stop_reason is None:
+                self.stop_reason = reason
+
     def _stop_because(self, slot: EngineSlot) -> None:
         """Take no new games: ``slot``'s engine is gone and may not be restarted."""
-        if self.stop_reason is None:
-            self.stop_reason = (f"engine {slot.spec.name!r} can no longer play ({slot.failure}); "
-                                f"use --recover to restart crashed engines and go on")
+        self.request_stop(f"engine {slot.spec.name!r} can no longer play ({slot.failure}); "
+                          f"use --recover to restart crashed engines and go on")
 
     @staticmethod
     def _quit_all(slots: list[EngineSlot]) -> None:

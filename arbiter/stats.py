@@ -124,7 +124,8 @@ class MatchStats:
                 tally.wins += 1
             else:
                 tally.losses += 1
-        for first, second, won in ((record.white, record.black, white_won), (record.black, record.white, not white_won)):
+        for first, second, won in ((record.white, record.black, white_won),
+                                   (record.black, record.white, not white_won)):
             pair = self.pairs.setdefault((first, second), Tally())
             if won:
                 pair.wins += 1

@@ -29,7 +29,10 @@ FAST = RefereeSettings(handshake_timeout=2.0, stall_timeout=5.0, stop_grace=1.5,
 TIMED = SearchLimits(movetime=0.2, margin=0.3)  # a well-behaved engine never comes near 0.5 s
 
 
-def toy(name: str, pid_dir: Path, *flags: str, limits: SearchLimits = SearchLimits(depth=1)) -> EngineSpec:
+DEPTH_1 = SearchLimits(depth=1)
+
+
+def toy(name: str, pid_dir: Path, *flags: str, limits: SearchLimits = DEPTH_1) -> EngineSpec:
     command = (sys.executable, TOY, "--pid-dir", str(pid_dir), "--seed", name, *flags)
     return EngineSpec(name, command, limits)
 

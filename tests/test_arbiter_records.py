@@ -6,11 +6,12 @@ import math
 import random
 from dataclasses import replace
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
 from arbiter.errors import ArbiterError
-from arbiter.pgn import PgnSyntaxError, PgnWriter, format_game, read_pgn, read_pgn_file
+from arbiter.pgn import PgnGame, PgnSyntaxError, PgnWriter, format_game, read_pgn, read_pgn_file
 from arbiter.records import GameRecord, MoveRecord, MoveSource, Termination
 from arbiter.replay import check_game, check_games
 from arbiter.stats import MatchStats, elo_estimate, elo_from_score, likelihood_of_superiority
@@ -116,7 +117,7 @@ def test_missing_result_is_reported() -> None:
         read_pgn('[Event "x"]\n\n1. c1-c3 d8-d6\n', "f.pgn")
 
 
-def _game(record: GameRecord) -> object:
+def _game(record: GameRecord) -> PgnGame:
     (game,) = read_pgn(format_game(record))
     return game
 
@@ -140,9 +141,9 @@ def test_tampered_move_is_reported_by_game_and_ply() -> None:
     (lambda r: replace(r, termination=Termination.TIME_FORFEIT), "cannot end by 'time forfeit'"),
     (lambda r: replace(r, moves=r.moves + (MoveRecord("pass"),)), "the game is over"),
 ])
-def test_results_that_do_not_hold(change: object, fragment: str) -> None:
+def test_results_that_do_not_hold(change: Callable[[GameRecord], GameRecord], fragment: str) -> None:
     record = random_game(5)
-    problem = check_game(_game(change(record)))  # type: ignore[operator]
+    problem = check_game(_game(change(record)))
     assert problem is not None and fragment in str(problem)
 
 
