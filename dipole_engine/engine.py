@@ -13,7 +13,9 @@ Guarantees: ``go`` returns at once; ``on_bestmove`` is called exactly once per `
 move text, or None when the game is over), after the last ``on_info`` of that search; with
 ``infinite`` it is held back until ``stop()`` even if the search has finished.  A ``go`` while
 a search runs first stops that search (it still reports its bestmove).  Changing the hash size
-or starting a new game while a search runs takes effect when it has ended.
+or starting a new game while a search runs takes effect when it has ended.  The callbacks run
+on the search thread: they may call ``stop()`` but not ``go()`` or ``wait()`` (which wait for
+that very thread).
 """
 
 from __future__ import annotations

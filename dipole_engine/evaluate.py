@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from itertools import compress
+from operator import itemgetter
 from typing import Any, Callable
 
 from .rules import Board, DipoleBoard, MoveKind
@@ -84,11 +85,12 @@ def evaluate(board: Board[Any]) -> int:
 
 # -- Dipole ---------------------------------------------------------------------------------
 CHECKER = 100
-ADVANCE = 4
+ADVANCE = 10
 TEMPO = 10
 THREAT_FIRST = 3   # the biggest threatened gain costs 1/THREAT_FIRST (we move first, can react)
 THREAT_SECOND = 2  # a second threat costs 1/THREAT_SECOND (one reply rarely saves both)
 MVV_SCALE = 64     # order value of a capture: MVV_SCALE * victim height - checkers moved
+_NO_CAPTURE = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -158,25 +160,34 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
         score = score * sign + TEMPO
         # One pass over the (our stack, their stack) pairs on a line at distance d finds both
         # our captures (their height <= d <= ours) and their threats (ours <= d <= theirs).
-        captures: list[tuple[int, Move]] = []
+        tactical: list[tuple[int, Move]] = []
         gains: list[int] = []
         for v in ours:
             height = cells[v] * sign
             row = distance[v]
-            smallest = 0  # the smallest capture of v: the cheapest for them to lose on a recapture
+            smallest = _NO_CAPTURE  # their smallest capture of v: the cheapest to lose on a retake
             for a in theirs:
                 d = row[a]
                 if d:
                     enemy = -cells[a] * sign
                     if enemy <= d <= height:
-                        captures.append((enemy * MVV_SCALE - d, a, capture_table[v][a]))
-                    if height <= d <= enemy and (smallest == 0 or d < smallest):
+                        # Our capture v -> a wins their stack, less our d checkers if they retake.
+                        gain = -value[a][cells[a]] * sign
+                        landing = distance[a]
+                        for b in theirs:
+                            e = landing[b]
+                            if e and d <= e <= -cells[b] * sign:
+                                gain -= d * CHECKER
+                                break
+                        if gain >= 0:
+                            tactical.append((gain, capture_table[v][a]))
+                    if height <= d <= enemy and d < smallest:
                         smallest = d
-            if smallest:
+            if smallest != _NO_CAPTURE:
                 worth = value[v][cells[v]] * sign
                 for friend in ours:
                     d = row[friend]
-                    if d and smallest <= d <= cells[friend] * sign:  # we could recapture
+                    if d and smallest <= d <= cells[friend] * sign:  # we could retake
                         worth -= smallest * CHECKER
                         break
                 if worth > 0:
@@ -187,23 +198,12 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
             else:
                 gains.sort(reverse=True)
                 score -= gains[0] // THREAT_FIRST + gains[1] // THREAT_SECOND
-        score = max(-limit, min(limit, score))
-        if not captures:
-            return score, []
-        if len(captures) > 1:
-            captures.sort(key=_first, reverse=True)
-        tactical = []
-        for _, a, move in captures:
-            gain = -value[a][cells[a]] * sign
-            d = move.count
-            row = distance[a]
-            for b in theirs:  # can they retake the d checkers that land on a?
-                e = row[b]
-                if e and d <= e <= -cells[b] * sign:
-                    gain -= d * CHECKER
-                    break
-            if gain >= 0:
-                tactical.append((gain, move))
+        if score > limit:
+            score = limit
+        elif score < -limit:
+            score = -limit
+        if len(tactical) > 1:
+            tactical.sort(key=_first, reverse=True)
         return score, tactical
 
     def evaluate() -> int:
@@ -216,8 +216,7 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
     return GameHooks(evaluate, quiesce, order_values)
 
 
-def _first(item: tuple[Any, ...]) -> Any:
-    return item[0]
+_first = itemgetter(0)
 
 
 register_game(DipoleBoard.game, bind_dipole)

@@ -139,6 +139,8 @@ class Searcher:
         self._killers: list[list[Move | None]] = []
         self._history: dict[int, int] = {}
         self._pv: list[list[Move]] = []
+        self._tt_table = tt.table
+        self._tt_mask = tt.mask
 
     def stop(self) -> None:
         """Ask the running search to finish now (harmless when none runs)."""
@@ -169,6 +171,8 @@ class Searcher:
         soft_deadline = None if time_plan.soft_ms is None else start + time_plan.soft_ms / 1000
         self._next_check = 0  # the first node checks the limits (and an early stop())
         self.tt.new_search()
+        self._tt_table = self.tt.table  # bound for the hot path: the engine never resizes
+        self._tt_mask = self.tt.mask    # the table while a search runs
 
         root_moves = board.legal_moves()
         if not root_moves:
@@ -213,12 +217,22 @@ class Searcher:
             board.pop()
 
     def _fallback_move(self, moves: list[Move]) -> Move:
-        """The move to play if not even depth 1 completes: the TT move or the best tactical one."""
-        entry = self.tt.probe(self._board.key)  # type: ignore[union-attr]
+        """The move to play if not even depth 1 completes: the TT move, else the move with the
+        best static score one ply on (a few microseconds a move, no limits checked)."""
+        board = self._board
+        assert board is not None
+        entry = self.tt.probe(board.key)
         if entry is not None and any(entry[4] is move for move in moves):
             return entry[4]
-        values = self._order_values(moves)
-        return moves[max(range(len(moves)), key=values.__getitem__)]
+        best_move, best = moves[0], -INFINITE
+        for move in moves:
+            board.push(move)
+            winner = board.winner()
+            score = -self._evaluate() if winner is None else MATE if winner != board.turn else -MATE
+            board.pop()
+            if score > best:
+                best_move, best = move, score
+        return best_move
 
     def _checkup(self) -> None:
         """Called every CHECK_EVERY nodes (and at once after stop()): abort on any limit."""
@@ -321,9 +335,8 @@ class Searcher:
             if alpha >= beta:
                 return alpha
 
-        tt = self.tt
         key = board.key  # type: ignore[union-attr]
-        entry = tt.table[key & tt.mask]
+        entry = self._tt_table[key & self._tt_mask]
         tt_move = None
         if entry is not None and entry[0] == key:
             tt_move = entry[4]
@@ -396,8 +409,8 @@ class Searcher:
                     if pv_node:
                         child_pv[ply] = [move] + (child_pv[ply + 1] if depth > 1 else [])
 
-        tt.store(key, depth, best, EXACT if best > original_alpha else UPPER,
-                 best_move if best > original_alpha else None, ply)
+        self.tt.store(key, depth, best, EXACT if best > original_alpha else UPPER,
+                      best_move if best > original_alpha else None, ply)
         return best
 
     def _store_cutoff(self, key: int, depth: int, score: int, move: Move, ply: int, quiet: bool) -> None:
@@ -431,9 +444,8 @@ class Searcher:
         winner = board.winner()  # type: ignore[union-attr]
         if winner is not None:
             return MATE - ply if winner == board.turn else ply - MATE  # type: ignore[union-attr]
-        tt = self.tt
         key = board.key  # type: ignore[union-attr]
-        entry = tt.table[key & tt.mask]
+        entry = self._tt_table[key & self._tt_mask]
         if entry is not None and entry[0] == key:  # any entry is at least as deep as this
             tt_score = score_from_tt(entry[2], ply)
             bound = entry[3]
@@ -459,8 +471,8 @@ class Searcher:
                 best = score
                 if score > alpha:
                     if score >= beta:
-                        tt.store(key, 0, score, LOWER, move, ply)
+                        self.tt.store(key, 0, score, LOWER, move, ply)
                         return score
                     alpha = score
-        tt.store(key, 0, best, EXACT if best > original_alpha else UPPER, None, ply)
+        self.tt.store(key, 0, best, EXACT if best > original_alpha else UPPER, None, ply)
         return best
