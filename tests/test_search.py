@@ -252,6 +252,10 @@ def test_respects_depth_and_node_limits() -> None:
     _, infos, _ = search(board, depth=4)
     assert [info.depth for info in infos] == [1, 2, 3, 4]
     assert all(info.pv and info.nodes > 0 and info.seldepth >= info.depth for info in infos)
+    for info in infos:  # each principal variation is a legal line of play
+        line = board.copy()
+        for text in info.pv:
+            line.push_text(text)
     for limit in (1, 50, 777, 5000):
         move, infos, nodes = search(board, nodes=limit)
         assert nodes <= limit and all(info.nodes <= limit for info in infos)
