@@ -9,8 +9,8 @@ The positions are each variant's start and middlegames from engine games.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .rules import new_board
 from .search import Limits, Searcher, mate_moves

@@ -24,10 +24,11 @@ import sys
 import threading
 import time
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .rules import Board, new_board
-from .search import Limits, SearchInfo, Searcher
+from .search import Limits, Searcher, SearchInfo
 from .timeman import plan
 from .tt import TranspositionTable
 
@@ -144,7 +145,7 @@ class Engine:
             try:
                 result = searcher.search(board, limits, time_plan, start, on_info)
                 best = None if result.best_move is None else str(result.best_move)
-            except Exception:  # a bug must not leave the host without a bestmove
+            except Exception:  # noqa: BLE001  (a bug must not leave the host without a bestmove)
                 traceback.print_exc(file=sys.stderr)
                 moves = board.legal_moves()
                 best = str(moves[0]) if moves else None

@@ -30,11 +30,12 @@ Captures available to the side to move are not scored here: quiescence search pl
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from itertools import compress
 from operator import itemgetter
-from typing import Any, Callable
+from typing import Any
 
 from .rules import Board, DipoleBoard, MoveKind
 from .rules.geometry import Geometry, geometry
@@ -49,9 +50,10 @@ class GameHooks:
 
     * ``evaluate()``: the static score for the side to move, strictly inside +-MATE_BOUND.
     * ``quiesce()``: ``(evaluate(), tactical)`` in one go, where ``tactical`` lists the moves
-      quiescence search plays (for Dipole, the captures) as ``(gain, move)`` pairs, most
-      promising first; ``gain`` is an optimistic estimate of the score the move wins, used to
-      skip hopeless ones (delta pruning).
+      quiescence search plays as ``(gain, move)`` pairs, largest gain first; ``gain`` is an
+      estimate (>= 0) of the score the move wins, used to skip hopeless ones (delta pruning).
+      For Dipole: the captures, each worth the captured stack less the checkers moved when
+      the enemy can retake them on the landing square; captures that lose are left out.
     * ``order_values(moves)``: one int per move of a ``legal_moves()`` list: > 0 for a tactical
       move (larger = search earlier), 0 for a quiet one.
     """

@@ -12,7 +12,8 @@ from the hooks in :mod:`dipole_engine.evaluate`.
 * Transposition table (:mod:`dipole_engine.tt`): cutoffs at non-PV nodes, its move first.
 * Move ordering: TT move, tactical moves by their hook value (captures: biggest victim, then
   smallest attacker), two killer moves per ply, then the history heuristic.
-* Quiescence search over tactical moves with stand-pat and delta pruning.
+* Quiescence search over tactical moves with stand-pat, delta pruning, the transposition
+  table, and a cap of QS_MAX_PLIES tactical plies.
 * Scores (see :mod:`dipole_engine.tt`): centipawns for the side to move; a finished game is a
   mate score counted in plies from the root.  There are no draws in these games.
 
@@ -27,13 +28,24 @@ deterministic (nothing depends on time, randomness, or object addresses' order).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .evaluate import hooks_for
 from .rules import Board
 from .timeman import UNTIMED, TimePlan
-from .tt import EXACT, INFINITE, LOWER, MATE, MATE_BOUND, MAX_PLY, UPPER, TranspositionTable, score_from_tt
+from .tt import (
+    EXACT,
+    INFINITE,
+    LOWER,
+    MATE,
+    MATE_BOUND,
+    MAX_PLY,
+    UPPER,
+    TranspositionTable,
+    score_from_tt,
+)
 
 Move = Any
 
@@ -438,7 +450,7 @@ class Searcher:
         self.nodes += 1
         if self.nodes >= self._next_check:
             self._checkup()
-        if ply > self.seldepth:
+        if ply > self.seldepth:  # noqa: PLR1730  (hot path: a test is cheaper than max())
             self.seldepth = ply
         board = self._board
         winner = board.winner()  # type: ignore[union-attr]
@@ -455,7 +467,7 @@ class Searcher:
         if best >= beta or ply >= MAX_PLY - 1 or depth <= -QS_MAX_PLIES:
             return best
         original_alpha = alpha
-        if best > alpha:
+        if best > alpha:  # noqa: PLR1730  (hot path: a test is cheaper than max())
             alpha = best
         floor = alpha - DELTA_MARGIN - best  # a move must be expected to gain more than this
         push = board.push  # type: ignore[union-attr]

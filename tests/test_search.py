@@ -17,7 +17,15 @@ from dipole_engine.evaluate import evaluate, hooks_for
 from dipole_engine.rules import BLACK, WHITE, Board, MoveKind, all_variants, new_board
 from dipole_engine.search import Searcher, mate_moves
 from dipole_engine.timeman import plan
-from dipole_engine.tt import EXACT, LOWER, MATE, MATE_BOUND, UPPER, TranspositionTable, entries_for
+from dipole_engine.tt import (
+    EXACT,
+    LOWER,
+    MATE,
+    MATE_BOUND,
+    UPPER,
+    TranspositionTable,
+    entries_for,
+)
 
 BENCH_NODES = 293437
 """`dipole-engine bench` at its default depth: changes exactly when the search's behaviour does."""
