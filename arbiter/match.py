@@ -4,21 +4,25 @@ Games are played in colour-reversed pairs: games 2k-1 and 2k start from the same
 (opening k, cycling through the list), the first engine White in the first game of the pair
 and Black in the second.  Every finished game is written to the PGN file at once and reported
 (``Finished game N ...``); the summary comes at the end.
+
+With an SPRT the first engine is tested against the second on the pairs, counted in schedule
+order (:mod:`arbiter.sequential`); the match stops taking new games once the test is decided
+(games already running finish and are recorded), and ``games`` is then the most it plays.
 """
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 from typing import TextIO
 
 from .engines import EngineSpec
 from .game import GameJob, RefereeSettings
 from .openings import Opening
-from .pgn import PgnWriter
 from .progress import Progress
 from .records import GameRecord
-from .runner import EngineLogs, GamePool
+from .runner import RecordedRun
+from .sequential import SprtMonitor, consecutive_pairs
+from .sprt import SprtParams
 from .stats import MatchStats
 
 
@@ -49,40 +53,47 @@ class MatchConfig:
     recover: bool = False
     pgn: str | None = None
     log_dir: str | None = None
+    sprt: SprtParams | None = None
 
 
 @dataclass
 class MatchOutcome:
+    """``decision`` is the SPRT's, when one was reached (then ``stop_reason`` says so too)."""
+
     records: list[GameRecord]
     stats: MatchStats
     stop_reason: str | None
     interrupted: bool
+    decision: str | None = None
 
 
-class Match:
+class Match(RecordedRun):
     """Runs a :class:`MatchConfig`, printing progress to ``out`` and warnings to ``err``."""
 
     def __init__(self, config: MatchConfig, out: TextIO, err: TextIO, *, tty: bool) -> None:
+        super().__init__(config.variant, config.referee, concurrency=config.concurrency, recover=config.recover,
+                         pgn=config.pgn, log_dir=config.log_dir)
         self.config = config
         self.out = out
         self.stats = MatchStats([config.first.name, config.second.name])
         self.records: list[GameRecord] = []
-        self.writer = PgnWriter(config.pgn) if config.pgn else None
-        self.logs = EngineLogs(config.log_dir) if config.log_dir else None
         first, second = config.first.name, config.second.name
+        self.sprt = (SprtMonitor(config.sprt, first, consecutive_pairs(config.games))
+                     if config.sprt is not None else None)
         self.progress = Progress(
             config.games, out, err, tty=tty,
             score_text=lambda: self._score_text(),
-            score_lines=lambda: [self.stats.score_line(first, second)],
+            score_lines=lambda: [self.stats.score_line(first, second), *self._sprt_lines()],
         )
-        self.pool = GamePool(config.variant, config.referee, concurrency=config.concurrency,
-                             recover=config.recover, logs=self.logs,
-                             notify=lambda line: self.progress.message(f"Warning: {line}"))
 
     def _score_text(self) -> str:
         first, second = self.config.first.name, self.config.second.name
         tally = self.stats.pair(first, second)
-        return f"{first} {tally.wins} - {tally.losses} {second}"
+        text = f"{first} {tally.wins} - {tally.losses} {second}"
+        return f"{text}  {self.sprt.progress()}" if self.sprt is not None else text
+
+    def _sprt_lines(self) -> list[str]:
+        return [f"SPRT: {self.sprt.state.progress()}"] if self.sprt is not None else []
 
     def header(self) -> list[str]:
         config = self.config
@@ -95,10 +106,9 @@ class Match:
             f"Engine {config.second.describe()}",
             f"Openings: {config.openings_note}",
         ]
-        if config.pgn:
-            lines.append(f"PGN: {shlex.quote(config.pgn)}")
-        if config.log_dir:
-            lines.append(f"Engine logs: {shlex.quote(config.log_dir)}")
+        lines += self.files_lines()
+        if config.sprt is not None:
+            lines.append(f"SPRT: {config.sprt.text()}, testing {config.first.name}; at most {config.games} games")
         return lines
 
     def _finished(self, record: GameRecord) -> None:
@@ -106,6 +116,8 @@ class Match:
             self.writer.write(record)
         self.records.append(record)
         self.stats.add(record)
+        if self.sprt is not None and (decision := self.sprt.add(record)) is not None:
+            self.pool.request_stop(f"SPRT {decision}")
         self.progress.finished(record)
 
     def run(self) -> MatchOutcome:
@@ -115,23 +127,10 @@ class Match:
             self.out.write(line + "\n")
         self.out.flush()
         jobs = schedule(config.first, config.second, config.games, list(config.openings), config.variant)
-        try:
-            self.pool.run(jobs, self.progress.started, self._finished)
-        finally:
-            if self.pool.interrupted:
-                self.pool.settle()
-            self.progress.close()
-            if self.writer is not None:
-                self.writer.close()
-            if self.logs is not None:
-                self.logs.close()
-        return MatchOutcome(self.records, self.stats, self.pool.stop_reason, self.pool.interrupted)
-
-    def interrupt(self) -> None:
-        """From a signal handler: no more records, no engine left running."""
-        self.pool.interrupt()
-        if self.writer is not None:
-            self.writer.seal()
+        self.play(jobs, self._finished)
+        decision = self.sprt.decision if self.sprt is not None else None
+        return MatchOutcome(self.records, self.stats, self.pool.stop_reason, self.pool.interrupted, decision)
 
     def summary(self) -> list[str]:
-        return self.stats.summary(self.config.first.name, self.config.second.name)
+        lines = self.stats.summary(self.config.first.name, self.config.second.name)
+        return lines + self.sprt.summary() if self.sprt is not None else lines

@@ -24,26 +24,30 @@ def format_duration(seconds: float) -> str:
 
 class Progress:
     """Reports a run of ``total`` games to ``stream``; ``score_text()`` gives the running score
-    (``alpha 4 - 3 beta``) and ``score_lines()`` the plain-mode lines after each game."""
+    (``alpha 4 - 3 beta``) and ``score_lines()`` the plain-mode lines after each game.
+    ``done_before`` games were finished by an earlier run (a resumed event): they count as
+    done, and the ETA comes from the pace of this run alone."""
 
     def __init__(self, total: int, stream: TextIO, messages: TextIO, *, tty: bool,
-                 score_text: Callable[[], str], score_lines: Callable[[], list[str]]) -> None:
+                 score_text: Callable[[], str], score_lines: Callable[[], list[str]],
+                 done_before: int = 0) -> None:
         self.total = total
         self.stream = stream
         self.messages = messages
         self.tty = tty
         self.score_text = score_text
         self.score_lines = score_lines
-        self.done = 0
+        self.done = self.done_before = done_before
         self.started_at = time.monotonic()
         self._lock = threading.RLock()
         self._bar_shown = False
 
     def eta(self) -> str:
-        if self.done == 0:
+        played = self.done - self.done_before
+        if played <= 0:
             return "?"
         elapsed = time.monotonic() - self.started_at
-        return format_duration(elapsed / self.done * (self.total - self.done))
+        return format_duration(elapsed / played * (self.total - self.done))
 
     def _emit(self, lines: list[str], stream: TextIO | None = None) -> None:
         """Print ``lines`` (to ``stream``, default the main one) above the bar on a terminal."""

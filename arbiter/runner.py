@@ -12,12 +12,16 @@ interruption cut short.  An engine that crashed or was killed is restarted for i
 when ``recover`` is set; otherwise the pool stops taking new games (those already running
 finish and are reported) and ``stop_reason`` says why; :meth:`GamePool.request_stop` stops
 the same way for any other reason.
+
+:class:`RecordedRun` is what a match and a tournament share around their pool: the PGN
+writer, the engine logs, the progress display, and the clean start and stop of a run.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -30,6 +34,8 @@ from protocol.client import kill_all
 from .engines import EngineSpec
 from .errors import ArbiterError
 from .game import EngineSlot, GameJob, Notify, RefereeSettings, play_game
+from .pgn import PgnWriter
+from .progress import Progress
 from .records import GameRecord
 
 
@@ -222,3 +228,45 @@ class GamePool:
             return
         with ThreadPoolExecutor(max_workers=len(slots)) as executor:
             list(executor.map(EngineSlot.quit, slots))
+
+
+class RecordedRun:
+    """A :class:`GamePool` with the PGN file (``pgn``), the engine logs (``log_dir``) and the
+    progress display every event keeps beside it.  A subclass sets ``progress`` in its
+    constructor and says what a finished game does (its ``on_finish``)."""
+
+    progress: Progress
+
+    def __init__(self, variant: str, referee: RefereeSettings, *, concurrency: int, recover: bool,
+                 pgn: str | None, log_dir: str | None) -> None:
+        self.writer = PgnWriter(pgn) if pgn else None
+        self.logs = EngineLogs(log_dir) if log_dir else None
+        self.pool = GamePool(variant, referee, concurrency=concurrency, recover=recover, logs=self.logs,
+                             notify=lambda line: self.progress.message(f"Warning: {line}"))
+
+    def files_lines(self) -> list[str]:
+        """The header lines naming where records and logs go."""
+        lines = [f"PGN: {shlex.quote(self.writer.path)}"] if self.writer is not None else []
+        if self.logs is not None:
+            lines.append(f"Engine logs: {shlex.quote(self.logs.directory)}")
+        return lines
+
+    def play(self, jobs: Iterable[GameJob], on_finish: Callable[[GameRecord], None]) -> None:
+        """Play ``jobs``; however the run ends, settle the engines after an interruption and
+        close the progress display, the PGN file and the logs."""
+        try:
+            self.pool.run(jobs, self.progress.started, on_finish)
+        finally:
+            if self.pool.interrupted:
+                self.pool.settle()
+            self.progress.close()
+            if self.writer is not None:
+                self.writer.close()
+            if self.logs is not None:
+                self.logs.close()
+
+    def interrupt(self) -> None:
+        """From a signal handler: no more records, no engine left running."""
+        self.pool.interrupt()
+        if self.writer is not None:
+            self.writer.seal()

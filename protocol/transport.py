@@ -7,17 +7,24 @@ and still time an answer from the moment it came in.
 :class:`ProcessTransport` runs the engine in its own process group (session), with one reader
 thread per output stream; every group it starts is kept in a registry until it is gone, and
 :func:`kill_all` (run at exit, and safe in a signal handler) kills whatever is left, so no
-engine outlives its host.  :class:`MemoryTransport` is an engine played by a Python callable,
-for unit tests of hosts.
+engine outlives its host.  When the host cannot run that clean-up (it was killed with
+SIGKILL), Linux does it: each engine is started with a parent-death signal (``prctl
+PR_SET_PDEATHSIG``, SIGKILL), elsewhere this is silently skipped.  The kernel sends that signal
+when the *thread* that started the engine exits, so start engines from a thread that lives as
+long as they are needed (the main thread, or a worker that owns its engines, as the arbiter's
+do), or pass ``die_with_parent=False``.  :class:`MemoryTransport` is an engine played by a
+Python callable, for unit tests of hosts.
 """
 
 from __future__ import annotations
 
 import atexit
+import ctypes
 import os
 import queue
 import signal
 import subprocess
+import sys
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -52,6 +59,41 @@ def kill_all() -> None:
 
 
 atexit.register(kill_all)
+
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+def _load_prctl() -> Callable[..., int] | None:
+    """libc's ``prctl``, bound once in the parent (the child must not look anything up), or None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    prctl.restype = ctypes.c_int
+    return prctl
+
+
+_prctl = _load_prctl()
+
+
+def _parent_death_signal() -> Callable[[], None] | None:
+    """The ``preexec_fn`` that makes the child get SIGKILL when its parent thread dies, or None
+    where that is unavailable.  It runs in the forked child before ``exec``: one foreign call
+    and no lock taken, so it is safe although the host has threads.  If the parent died before
+    the request took effect (the child was already re-parented), the child kills itself."""
+    prctl = _prctl
+    if prctl is None:
+        return None
+    parent = os.getpid()
+
+    def request() -> None:
+        if prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0 and os.getppid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return request
 
 
 class Transport(ABC):
@@ -130,13 +172,18 @@ def _pump(stream: IO[bytes], take: Callable[[str], None]) -> None:
 
 
 class ProcessTransport(Transport):
-    """An engine process in its own process group, with a reader thread per output stream."""
+    """An engine process in its own process group, with a reader thread per output stream.
+
+    ``die_with_parent`` (default on) asks Linux to SIGKILL the engine when the thread that
+    started it exits, even if the host is killed outright (see the module docstring).
+    """
 
     def __init__(self, command: Sequence[str], cwd: str | None = None,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, *, die_with_parent: bool = True) -> None:
         self.command = list(command)
         self.cwd = cwd
         self.env = env
+        self.die_with_parent = die_with_parent
         self._process: subprocess.Popen[bytes] | None = None
         self._lines = _LineQueue()
         self._write_lock = threading.Lock()
@@ -153,7 +200,8 @@ class ProcessTransport(Transport):
             raise OSError("empty command")
         self._process = subprocess.Popen(
             self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=self.cwd, env=self.env, start_new_session=True)
+            cwd=self.cwd, env=self.env, start_new_session=True,
+            preexec_fn=_parent_death_signal() if self.die_with_parent else None)  # noqa: PLW1509 (see there)
         _live_groups[self._process.pid] = None  # a new session's id is its leader's pid
         assert self._process.stdout is not None and self._process.stderr is not None
         for target, stream in ((self._read_stdout, self._process.stdout),

@@ -1,0 +1,216 @@
+"""The event commands of ``dipole-arbiter``: ``tournament``, ``resume``, ``export`` and ``ratings``.
+
+``tournament`` plans an event, stores it in a new SQLite database (:mod:`arbiter.event`) and
+plays it (:mod:`arbiter.tournament`); ``resume DB`` plays what is left of it with the settings
+stored in the database; ``export DB --pgn FILE`` writes its games as PGN; ``ratings`` fits
+ratings to games from event databases and PGN files, and can write the HTML report.
+
+Exit status: 0 when the event is complete (or its SPRT decided), 1 when it stopped early
+because an engine could no longer play (``--no-recover``), 128 + N after signal N (the event
+can be resumed), 2 for bad input (one line).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import shlex
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .cli_options import (
+    EngineWordsCommand,
+    EventOptions,
+    Interrupted,
+    anchor_value,
+    conclude,
+    event_options,
+    run_interruptible,
+)
+from .errors import ArbiterError
+from .event import FORMATS, EventConfig, EventStore, is_event_file
+from .pgn import format_game, read_pgn_file
+from .ratings import RatingError, fit_ratings
+from .records import GameRecord
+from .report import write_report
+from .tournament import Tournament, check_config, make_schedule, openings_needed
+
+DEMO_ENGINES = (("dipole-d3", "3"), ("dipole-d2", "2"), ("dipole-d1", "1"))  # the demo: (name, depth)
+DEFAULT_GAMES_PER_PAIRING = 2
+
+
+def default_db_path() -> str:
+    """``tournament-<date>-<time>.db`` in the working directory (``-2``, ``-3``... if taken)."""
+    stem = datetime.datetime.now().strftime("tournament-%Y%m%d-%H%M%S")
+    path, number = f"{stem}.db", 1
+    while os.path.exists(path):
+        number += 1
+        path = f"{stem}-{number}.db"
+    return path
+
+
+def _absolute(path: str | None) -> str | None:
+    """Paths are stored absolute, so ``resume`` works from any directory."""
+    return os.path.abspath(path) if path else None
+
+
+@click.command("tournament", cls=EngineWordsCommand)
+@event_options(event="dipole-arbiter tournament", recover=True)
+@click.option("--format", "format_", type=click.Choice(FORMATS), default="round-robin", show_default=True,
+              help="round-robin: every engine meets every other; gauntlet: the first engine meets each other.")
+@click.option("--rounds", type=click.IntRange(min=1), default=1, show_default=True, help="Rounds of the schedule.")
+@click.option("--games", type=click.IntRange(min=1), default=DEFAULT_GAMES_PER_PAIRING, show_default=True,
+              help="Games each pairing plays per round, as colour-reversed pairs sharing an opening.")
+@click.option("--db", "db_path", metavar="FILE",
+              help="The event database (created; must not exist) [default: tournament-<date>-<time>.db here].")
+@click.option("--report", "report_path", metavar="FILE.html", help="Write the HTML report here at the end.")
+@click.option("--anchor", callback=anchor_value, metavar="NAME=RATING", help="Fix that engine's rating (scale).")
+def tournament_command(**values: Any) -> int:
+    """Play a tournament between N engines, kept in an SQLite event database.
+
+    Crashed engines are restarted and the event goes on (--no-recover to stop instead).  An
+    interrupted event continues with `dipole-arbiter resume DB`.  With no engines, the
+    project's own engine plays a round-robin at depths 3, 2 and 1 (a demo).
+    """
+    options = EventOptions.take(values)
+    format_: str = values["format_"]
+    rounds: int = values["rounds"]
+    games: int = values["games"]
+    specs, demo = options.specs(DEMO_ENGINES)
+    openings, note = options.openings(openings_needed(rounds, games), demo)
+    config = EventConfig(
+        format=format_, variant=options.variant, engines=tuple(specs), rounds=rounds, games_per_pairing=games,
+        openings=tuple(openings), openings_note=note, referee=options.referee(),
+        concurrency=options.concurrency, recover=options.recover, pgn=_absolute(options.pgn_path),
+        log_dir=_absolute(options.log_dir), report=_absolute(values["report_path"]), anchor=values["anchor"],
+        sprt=options.sprt, command_line=shlex.join(["dipole-arbiter", *sys.argv[1:]]))
+    check_config(config)
+    schedule = make_schedule(format_, len(specs), rounds, games, len(openings))
+    store = EventStore.create(values["db_path"] or default_db_path(), config, schedule)
+    return run_event(store, None, created=True)
+
+
+@click.command("resume")
+@click.argument("db_path", metavar="DB")
+@click.option("--concurrency", type=click.IntRange(min=1), help="Games at once [default: as the event was started].")
+def resume_command(db_path: str, concurrency: int | None) -> int:
+    """Continue an interrupted event from its database, with the settings stored in it.
+
+    Finished games are kept; games that were in progress are played again.
+    """
+    return run_event(EventStore.open(db_path, write=True), concurrency, created=False)
+
+
+def run_event(store: EventStore, concurrency: int | None, *, created: bool) -> int:
+    """Play ``store``'s event with signal handling; prints the summary; the exit status.
+
+    When the very first run of an event fails before any game is recorded (an engine that
+    cannot be set up as asked), the new database is removed, so the same command can be
+    given again once fixed."""
+    try:
+        tournament = Tournament(store, sys.stdout, sys.stderr, tty=sys.stdout.isatty(), concurrency=concurrency)
+        outcome = run_interruptible(tournament.run, tournament.interrupt)
+        summary = tournament.summary()
+    except ArbiterError:
+        unplayed = created and not store.finished()
+        store.close()
+        if unplayed:
+            _remove_database(store.path)
+        raise
+    store.close()
+    resume = f"continue with: dipole-arbiter resume {shlex.quote(store.path)}"
+    done, total = tournament.finished_before + tournament.played, len(store.schedule)
+    if isinstance(outcome, Interrupted):
+        return conclude(f"Interrupted by {outcome}: {done} of {total} games finished; the game(s) in progress "
+                        f"were abandoned; {resume}", summary, interrupted=outcome, stopped_early=True, done="")
+    headline = None
+    if outcome.stop_reason:
+        more = "" if outcome.decision else f"; {resume}"
+        headline = f"Tournament stopped after {done} of {total} games: {outcome.stop_reason}{more}"
+    failed = outcome.stop_reason is not None and outcome.decision is None
+    return conclude(headline, summary, interrupted=None, stopped_early=failed, done="Finished tournament")
+
+
+def _remove_database(path: str) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(path + suffix).unlink(missing_ok=True)
+
+
+@click.command("export")
+@click.argument("db_path", metavar="DB")
+@click.option("--pgn", "pgn_path", required=True, metavar="FILE", help="The PGN file to write ('-': standard output).")
+def export_command(db_path: str, pgn_path: str) -> int:
+    """Write every finished game of an event database as PGN, in game order.
+
+    The file is replaced as a whole (written beside it, then renamed), never left half written.
+    """
+    store = EventStore.open(db_path, write=False)
+    try:
+        records = store.records()
+        total = len(store.schedule)
+    finally:
+        store.close()
+    text = "".join(format_game(record) for record in records)
+    if pgn_path == "-":
+        sys.stdout.write(text)
+        return 0
+    target = Path(pgn_path)
+    temporary = target.with_name(target.name + ".tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, target)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise ArbiterError(f"PGN file {pgn_path}: {error.strerror or error}") from None
+    print(f"Exported {len(records)} of {total} scheduled games to {pgn_path}")
+    return 0
+
+
+def _read_games(path: str) -> tuple[list[GameRecord], list[str]]:
+    """The games of an event database or a PGN file, and the engine names it knows of."""
+    if is_event_file(path):
+        store = EventStore.open(path, write=False)
+        try:
+            return store.records(), [spec.name for spec in store.config.engines]
+        finally:
+            store.close()
+    records = [game.to_record() for game in read_pgn_file(path)]
+    return records, []
+
+
+@click.command("ratings")
+@click.argument("inputs", nargs=-1, required=True, metavar="FILE...")
+@click.option("--anchor", callback=anchor_value, metavar="NAME=RATING", help="Fix that engine's rating (scale).")
+@click.option("--report", "report_path", metavar="FILE.html", help="Also write the self-contained HTML report.")
+def ratings_command(inputs: tuple[str, ...], anchor: tuple[str, float] | None, report_path: str | None) -> int:
+    """Rate engines from their games: event databases and/or PGN files.
+
+    Prints the standings (rating, 95% interval, games, score, flags), the White advantage, the
+    crosstable with per-colour results and the likelihood-of-superiority matrix.
+    """
+    records: list[GameRecord] = []
+    engines: list[str] = []
+    for path in inputs:
+        games, names = _read_games(path)
+        records += games
+        engines += names
+    try:
+        table = fit_ratings(records, engines=list(dict.fromkeys(engines)), anchor=anchor)
+    except RatingError as error:
+        raise ArbiterError(str(error)) from None
+    terminations = Counter(record.termination.label for record in records)
+    counts = ", ".join(f"{label} {count}" for label, count in terminations.most_common())
+    sys.stdout.write(table.text())
+    print(f"\nTerminations: {counts or 'none'}")
+    if report_path:
+        details = [("Games from", ", ".join(inputs)), ("Games", str(len(records)))]
+        try:
+            write_report(report_path, table, terminations, title="Ratings", details=details)
+        except OSError as error:
+            raise ArbiterError(f"report {report_path}: {error.strerror or error}") from None
+        print(f"Report: {report_path}")
+    return 0

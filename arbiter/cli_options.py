@@ -1,0 +1,265 @@
+"""What the ``dipole-arbiter`` commands that play games share: their options, defined once.
+
+:func:`event_options` is the click decorator with every option of ``match`` and
+``tournament`` alike (engines, variant, limits, concurrency, openings, records, recovery,
+timeouts, SPRT); :class:`EventOptions` is their parsed values.  Also here: the grouping of
+cutechess-style ``--engine key=value ...`` words, the choice of openings, and the signal
+handling that turns Ctrl-C/SIGTERM/SIGHUP into a clean stop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime
+import secrets
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import click
+
+from dipole_engine.rules import all_variants
+
+from .engines import EngineSpec, load_config, own_engine_command, resolve_engines
+from .errors import ArbiterError
+from .game import RefereeSettings
+from .openings import START, Opening, generate_openings, load_openings
+from .ratings import RatingError, parse_anchor
+from .sprt import SprtError, SprtParams
+
+VARIANT_NAMES = [variant.name for variant in all_variants()]
+GROUPED_FLAGS = ("--engine", "--each")
+SEPARATOR = "\x00"  # joins the key=value tokens of one --engine/--each (never in an argument)
+INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+DEMO_OPENING_PLIES = 4
+
+F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
+
+
+class EngineWordsCommand(click.Command):
+    """Lets ``--engine`` and ``--each`` take several ``key=value`` words, as cutechess-cli does."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, group_settings(args))
+
+
+def group_settings(args: list[str]) -> list[str]:
+    """``--engine a=1 b=2 --games 4`` -> ``--engine 'a=1<SEP>b=2' --games 4``."""
+    grouped: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        grouped.append(arg)
+        index += 1
+        if arg == "--":
+            grouped.extend(args[index:])
+            break
+        if arg in GROUPED_FLAGS:
+            words = []
+            while index < len(args) and "=" in args[index] and not args[index].startswith("-"):
+                words.append(args[index])
+                index += 1
+            if words:
+                grouped.append(SEPARATOR.join(words))
+    return grouped
+
+
+def _sprt_value(ctx: click.Context, param: click.Parameter, value: str | None) -> SprtParams | None:
+    if value is None:
+        return None
+    try:
+        return SprtParams.parse(value)
+    except SprtError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+def anchor_value(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, float] | None:
+    """The ``--anchor NAME=RATING`` callback (a bad value is a one-line usage error)."""
+    if value is None:
+        return None
+    try:
+        return parse_anchor(value)
+    except RatingError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+def engine_help() -> str:
+    return ("An engine: key=value words, cutechess-cli style (cmd=, name=, dir=, option.NAME=, "
+            "tc=, st=, depth=, nodes=, timemargin=, conf=). Repeat for each engine.")
+
+
+def event_options(*, event: str, recover: bool) -> Callable[[F], F]:
+    """The options every game-playing command has; ``event`` is the default PGN Event tag and
+    ``recover`` whether crashed engines are restarted by default."""
+    recover_help = ("Restart an engine that crashed or was killed, and go on (--no-recover: stop "
+                    "taking new games instead).")
+    options = [
+        click.option("--engine", "engines", multiple=True, metavar="KEY=VALUE...", help=engine_help()),
+        click.option("--each", "each", metavar="KEY=VALUE...", help="Settings for every engine (an engine's own win)."),
+        click.option("--config", "config_path", metavar="FILE",
+                     help="JSON file of engines ({\"engines\": [...], \"each\": {...}})."),
+        click.option("--variant", type=click.Choice(VARIANT_NAMES), default="dipole", show_default=True),
+        click.option("--tc", metavar="[MOVES/]SECONDS[+INC]",
+                     help="Time control for every engine, e.g. 10+0.1, 40/60, inf."),
+        click.option("--st", metavar="SECONDS", help="Fixed time per move."),
+        click.option("--depth", metavar="N", help="Search depth per move."),
+        click.option("--nodes", metavar="N", help="Nodes per move."),
+        click.option("--timemargin", metavar="MS", help="Milliseconds an engine may overrun its time without losing."),
+        click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="Games played at once."),
+        click.option("--openings", "openings_file", metavar="FILE",
+                     help="Openings, one a line: a FEN, a FEN then moves, or moves from the start."),
+        click.option("--opening-plies", type=click.IntRange(min=1), help="Generate openings of N random plies."),
+        click.option("--seed", type=click.IntRange(min=0), help="Seed for generated openings (printed when not given)."),
+        click.option("--pgn", "pgn_path", metavar="FILE", help="Append every finished game to this PGN file."),
+        click.option("--log", "log_dir", metavar="DIR", help="Keep each engine's whole I/O, timestamped, in DIR."),
+        click.option("--recover/--no-recover", default=recover, show_default=True, help=recover_help),
+        click.option("--event", default=event, show_default=True, help="The PGN Event tag."),
+        click.option("--handshake-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0,
+                     show_default=True, metavar="SECONDS", help="Time to start an engine, and for each isready."),
+        click.option("--stall-timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
+                     show_default=True, metavar="SECONDS",
+                     help="Longest wait for a move without a clock or a time per move."),
+        click.option("--sprt", callback=_sprt_value, metavar="'elo0=A elo1=B alpha=X beta=Y'",
+                     help="Stop when a sequential probability ratio test of the first engine against the "
+                          "second is decided (colour-reversed pairs, counted in schedule order)."),
+    ]
+
+    def apply(function: F) -> F:
+        for option in reversed(options):
+            function = option(function)
+        return function
+
+    return apply
+
+
+@dataclass(frozen=True)
+class EventOptions:
+    """The values of :func:`event_options`, by their parameter names."""
+
+    engines: tuple[str, ...]
+    each: str | None
+    config_path: str | None
+    variant: str
+    tc: str | None
+    st: str | None
+    depth: str | None
+    nodes: str | None
+    timemargin: str | None
+    concurrency: int
+    openings_file: str | None
+    opening_plies: int | None
+    seed: int | None
+    pgn_path: str | None
+    log_dir: str | None
+    recover: bool
+    event: str
+    handshake_timeout: float
+    stall_timeout: float
+    sprt: SprtParams | None
+
+    @classmethod
+    def take(cls, values: dict[str, Any]) -> EventOptions:
+        """Take this class's fields out of a command's keyword arguments (the rest stay)."""
+        return cls(**{field.name: values.pop(field.name) for field in dataclasses.fields(cls)})
+
+    def specs(self, demo: Sequence[tuple[str, str]]) -> tuple[list[EngineSpec], bool]:
+        """The engines, and whether this is the demo: with no ``--engine`` and no ``--config``,
+        the project's own engine at each (name, depth) of ``demo``."""
+        flags = {"tc": self.tc, "st": self.st, "depth": self.depth, "nodes": self.nodes,
+                 "timemargin": self.timemargin}
+        config = load_config(self.config_path) if self.config_path else None
+        words = [value.split(SEPARATOR) for value in self.engines]
+        is_demo = not words and config is None
+        if is_demo:
+            command = " ".join(own_engine_command())
+            words = [[f"cmd={command}", f"name={name}", f"depth={depth}"] for name, depth in demo]
+        each = self.each.split(SEPARATOR) if self.each else []
+        settings = {key: value for key, value in flags.items() if value is not None}
+        return resolve_engines(words, each, settings, config), is_demo
+
+    def openings(self, count: int, demo: bool) -> tuple[list[Opening], str]:
+        """``count`` openings as the flags ask (the demo generates 4-ply ones by default)."""
+        plies = self.opening_plies
+        if demo and plies is None and self.openings_file is None:
+            plies = DEMO_OPENING_PLIES
+        return choose_openings(self.variant, count, self.openings_file, plies, self.seed)
+
+    def referee(self) -> RefereeSettings:
+        return RefereeSettings(handshake_timeout=self.handshake_timeout, stall_timeout=self.stall_timeout,
+                               event=self.event, date=datetime.date.today().strftime("%Y.%m.%d"))
+
+
+def choose_openings(variant: str, count: int, path: str | None, plies: int | None,
+                    seed: int | None) -> tuple[list[Opening], str]:
+    """The openings of an event (``count`` are generated) and a note saying how to get the
+    same ones again."""
+    if path is not None and plies is not None:
+        raise ArbiterError("give --openings FILE or --opening-plies N, not both")
+    if seed is not None and plies is None:
+        raise ArbiterError("--seed applies to generated openings; give --opening-plies N too")
+    if path is not None:
+        openings = load_openings(path, variant)
+        return openings, f"{len(openings)} from {path}, in file order"
+    if plies is not None:
+        seed = secrets.randbelow(2**32) if seed is None else seed
+        openings = generate_openings(variant, plies, count, seed)
+        return openings, f"{plies} random plies, seed {seed} (repeat with --opening-plies {plies} --seed {seed})"
+    return [START], "the start position"
+
+
+class Interrupted(Exception):
+    """Raised in the main thread by the signal handler, once the engines are dead."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def interrupt_on_signals(on_signal: Callable[[], None]) -> Iterator[None]:
+    """While active, Ctrl-C/SIGTERM/SIGHUP run ``on_signal`` then raise :class:`Interrupted`;
+    a repeated signal during the clean-up is ignored."""
+
+    def ignore(signum: int, frame: object) -> None:
+        pass
+
+    def handler(signum: int, frame: object) -> None:
+        for number in INTERRUPT_SIGNALS:
+            signal.signal(number, ignore)
+        on_signal()
+        raise Interrupted(signum)
+
+    previous = {number: signal.signal(number, handler) for number in INTERRUPT_SIGNALS}
+    try:
+        yield
+    finally:
+        for number, old in previous.items():
+            signal.signal(number, old)
+
+
+def run_interruptible(run: Callable[[], T], on_signal: Callable[[], None]) -> T | Interrupted:
+    """``run()`` with Ctrl-C/SIGTERM/SIGHUP handled (``on_signal`` first): its result, or the
+    :class:`Interrupted` that cut it short."""
+    with interrupt_on_signals(on_signal):
+        try:
+            return run()
+        except Interrupted as raised:
+            return raised
+
+
+def conclude(headline: str | None, summary: list[str], *, interrupted: Interrupted | None,
+             stopped_early: bool, done: str) -> int:
+    """Print how the run ended (``headline``) and its summary; the exit status: 128 + N after
+    signal N, 1 when it ``stopped_early`` (an engine that could not go on), else 0 after ``done``."""
+    for line in ([headline] if headline else []) + ["", *summary]:
+        print(line)
+    if interrupted is not None:
+        return 128 + interrupted.signum
+    if stopped_early:
+        return 1
+    print(done)
+    return 0

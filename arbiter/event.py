@@ -1,0 +1,495 @@
+"""An event (a tournament) kept in an SQLite database: what was planned, and every game played.
+
+The database is the event's single source of truth, so an interrupted event can be resumed
+from it alone.  It holds:
+
+- ``schema_version``: one row, the layout version (:data:`SCHEMA_VERSION`); the file's SQLite
+  ``application_id`` is :data:`APPLICATION_ID`, so a database that is not ours is recognised;
+- ``event``: one row, every setting of the event (format, variant, rounds, games per pairing,
+  referee timeouts, concurrency, recover, PGN/log/report paths, SPRT, anchor), as given;
+- ``engines``: each engine's name, command, working directory, options and limits;
+- ``openings``: the openings, in order; ``schedule``: every game, planned up front: its number,
+  round, pairing, colour-reversed pair, White, Black and opening;
+- ``games`` and ``moves``: every finished game, the whole record (result, termination, reason,
+  time controls, tags) and each ply with its annotation, the time it took, and the mover's
+  clock after it.
+
+A game is finished exactly when its ``games`` row exists.  It is written, with its moves, in
+one transaction the moment the game ends; SQLite's commit is atomic, so a crash (even SIGKILL)
+leaves a game either wholly recorded or not at all, and resuming replays exactly the games
+that are not.
+
+Durability: WAL journal with ``synchronous=FULL``, so a commit is on disk (the WAL is
+fsynced) before the game is reported; ``NORMAL`` would survive a crash of the arbiter but not
+of the machine (a power cut could lose the last games).  A game takes seconds of engine time
+and its commit about a millisecond (``benchmarks/event_bench.py``), so FULL costs nothing
+that matters.
+
+One arbiter at a time runs an event: a writer holds an exclusive ``flock`` on the database
+file for as long as it has it open (the kernel drops it when the process dies, however it
+dies).  Readers (``export``, ``ratings``) take no lock and may read while the event runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import fcntl
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from dipole_engine.rules import WHITE, new_board
+
+from .engines import EngineSpec, limits_from_settings
+from .errors import ArbiterError
+from .game import GameJob, RefereeSettings
+from .openings import Opening
+from .records import GameRecord, MoveRecord, MoveSource, Termination
+from .sprt import SprtParams
+from .timecontrol import Clock, SearchLimits
+
+SCHEMA_VERSION = 1
+APPLICATION_ID = 0x44504C41  # "DPLA": what PRAGMA application_id says in our databases
+SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
+FORMATS = ("round-robin", "gauntlet")
+
+_SCHEMA = """
+CREATE TABLE schema_version (version INTEGER NOT NULL);
+CREATE TABLE event (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    format TEXT NOT NULL,
+    variant TEXT NOT NULL,
+    rounds INTEGER NOT NULL,
+    games_per_pairing INTEGER NOT NULL,
+    openings_note TEXT NOT NULL,
+    settings TEXT NOT NULL,          -- JSON: referee, concurrency, recover, pgn, log, report, anchor, sprt
+    command_line TEXT NOT NULL,
+    created TEXT NOT NULL,           -- ISO time the event was created
+    owner_pid INTEGER                -- the arbiter that last opened it to play
+);
+CREATE TABLE engines (
+    id INTEGER PRIMARY KEY,          -- the engine's position in the event (0 is the first)
+    name TEXT NOT NULL UNIQUE,
+    command TEXT NOT NULL,           -- JSON list of arguments
+    cwd TEXT NOT NULL,               -- absolute: the engine's dir=, else where the event began
+    options TEXT NOT NULL,           -- JSON list of [name, value]
+    limits TEXT NOT NULL             -- JSON object of tc/st/depth/nodes/timemargin settings
+);
+CREATE TABLE openings (
+    id INTEGER PRIMARY KEY,          -- position in the event's list (0 is the first)
+    fen TEXT,                        -- NULL: the variant's start
+    moves TEXT NOT NULL,             -- book moves, space-separated
+    source TEXT NOT NULL
+);
+CREATE TABLE schedule (
+    number INTEGER PRIMARY KEY,      -- the game number (PGN Round, "Finished game N")
+    round INTEGER NOT NULL,          -- 1-based
+    pairing INTEGER NOT NULL,        -- 0-based index of the pairing (two engines) in the format
+    pair INTEGER NOT NULL,           -- the colour-reversed pair: its two games share an opening
+    white INTEGER NOT NULL REFERENCES engines(id),
+    black INTEGER NOT NULL REFERENCES engines(id),
+    opening INTEGER NOT NULL REFERENCES openings(id)
+);
+CREATE TABLE games (
+    number INTEGER PRIMARY KEY REFERENCES schedule(number),
+    white TEXT NOT NULL,
+    black TEXT NOT NULL,
+    variant TEXT NOT NULL,
+    fen TEXT,
+    result TEXT NOT NULL,
+    termination TEXT NOT NULL,       -- the Termination member's name (NORMAL, TIME_FORFEIT, ...)
+    reason TEXT NOT NULL,
+    white_tc TEXT NOT NULL,
+    black_tc TEXT NOT NULL,
+    opening TEXT NOT NULL,
+    event TEXT NOT NULL,
+    site TEXT NOT NULL,
+    date TEXT NOT NULL,
+    plies INTEGER NOT NULL,
+    white_time REAL NOT NULL,        -- seconds White's engine thought in this game
+    black_time REAL NOT NULL,
+    finished TEXT NOT NULL,          -- ISO time the game ended
+    pgn_written INTEGER NOT NULL DEFAULT 0  -- 1 once appended to the event's PGN file
+);
+CREATE TABLE moves (
+    game INTEGER NOT NULL REFERENCES games(number),
+    ply INTEGER NOT NULL,            -- 1-based, book moves included
+    text TEXT NOT NULL,
+    source TEXT NOT NULL,            -- engine, book or forced
+    score_cp INTEGER,
+    score_mate INTEGER,
+    depth INTEGER,
+    time REAL,                       -- seconds the arbiter charged
+    clock REAL,                      -- the mover's clock after the move (NULL: no clock, or a book move)
+    PRIMARY KEY (game, ply)
+) WITHOUT ROWID;
+"""
+
+
+class EventError(ArbiterError):
+    """An event database that cannot be used; one line naming the file."""
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    """One planned game.  ``white``/``black`` index the event's engines, ``opening`` its
+    openings; the two games of a colour-reversed ``pair`` share the opening."""
+
+    number: int
+    round: int
+    pairing: int
+    pair: int
+    white: int
+    black: int
+    opening: int
+
+
+@dataclass(frozen=True)
+class EventConfig:
+    """Everything an event needs, and all that is stored to resume it."""
+
+    format: str
+    variant: str
+    engines: tuple[EngineSpec, ...]
+    rounds: int
+    games_per_pairing: int
+    openings: tuple[Opening, ...]
+    openings_note: str
+    referee: RefereeSettings
+    concurrency: int = 1
+    recover: bool = True
+    pgn: str | None = None
+    log_dir: str | None = None
+    report: str | None = None
+    anchor: tuple[str, float] | None = None
+    sprt: SprtParams | None = None
+    command_line: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.referee.event
+
+    def job(self, game: ScheduledGame) -> GameJob:
+        return GameJob(game.number, self.engines[game.white], self.engines[game.black],
+                       self.openings[game.opening], self.variant)
+
+    def with_concurrency(self, concurrency: int) -> EventConfig:
+        return dataclasses.replace(self, concurrency=concurrency)
+
+
+def _limits_settings(limits: SearchLimits) -> dict[str, str]:
+    """The ``tc``/``st``/``depth``/``nodes``/``timemargin`` settings that give ``limits`` back."""
+    settings = {}
+    if limits.clock is not None:
+        settings["tc"] = str(limits.clock)
+    if limits.movetime is not None:
+        settings["st"] = repr(limits.movetime)
+    if limits.depth is not None:
+        settings["depth"] = str(limits.depth)
+    if limits.nodes is not None:
+        settings["nodes"] = str(limits.nodes)
+    if limits.margin:
+        settings["timemargin"] = str(round(limits.margin * 1000))
+    return settings
+
+
+def _settings_json(config: EventConfig) -> str:
+    sprt = config.sprt
+    return json.dumps({
+        "referee": dataclasses.asdict(config.referee),
+        "concurrency": config.concurrency,
+        "recover": config.recover,
+        "pgn": config.pgn, "log_dir": config.log_dir, "report": config.report,
+        "anchor": list(config.anchor) if config.anchor else None,
+        "sprt": [sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta] if sprt else None,
+    }, sort_keys=True)
+
+
+def _clocks(record: GameRecord, limits: dict[str, SearchLimits]) -> list[float | None]:
+    """Each mover's clock after each ply, by the arbiter's own :class:`Clock` arithmetic."""
+    turn = new_board(record.variant, record.fen).turn
+    none = SearchLimits()
+    sides = {WHITE: limits.get(record.white, none), -WHITE: limits.get(record.black, none)}
+    clocks = {color: Clock(side.clock) for color, side in sides.items()}
+    after: list[float | None] = []
+    for move in record.moves:
+        clock = clocks[turn]
+        if move.source is MoveSource.ENGINE and move.time is not None:
+            clock.spend(move.time, sides[turn].margin)
+        elif move.source is MoveSource.FORCED:
+            clock.credit_forced_move()
+        after.append(round(clock.remaining, 3) if clock.control and move.source is not MoveSource.BOOK else None)
+        turn = -turn
+    return after
+
+
+def _sqlite_uri(path: str, mode: str) -> str:
+    return f"file:{quote(os.path.abspath(path))}?mode={mode}"
+
+
+def is_event_file(path: str) -> bool:
+    """True when ``path`` starts like an SQLite database (so it is read as an event, not PGN)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+class EventStore:
+    """An open event database (see the module docstring).  Create one with :meth:`create`,
+    open one with :meth:`open`; ``config`` and ``schedule`` are read once, games are
+    committed with :meth:`commit` (thread-safe) and read back with :meth:`records`."""
+
+    def __init__(self, path: str, connection: sqlite3.Connection, lock_fd: int | None) -> None:
+        self.path = path
+        self._db = connection
+        self._lock_fd = lock_fd
+        self._lock = threading.Lock()
+        self.config, self.schedule = self._load()
+        self._limits = {spec.name: spec.limits for spec in self.config.engines}
+
+    # -- creating and opening --------------------------------------------------------------
+    @classmethod
+    def create(cls, path: str, config: EventConfig, schedule: Iterable[ScheduledGame]) -> EventStore:
+        """A new event database at ``path`` (which must not exist), locked for this process."""
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            hint = (f"continue its event with: dipole-arbiter resume {path}" if is_event_file(path)
+                    else "it is not overwritten; give another --db")
+            raise EventError(f"event database {path} already exists; {hint}") from None
+        except OSError as error:
+            raise EventError(f"event database {path}: {error.strerror or error}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            connection = cls._connect(path, "rw")
+            connection.execute("PRAGMA journal_mode=WAL")
+            cls._initialise(connection, config, list(schedule))
+            return cls(path, connection, fd)
+        except BaseException as error:
+            os.close(fd)
+            Path(path).unlink(missing_ok=True)
+            for suffix in ("-wal", "-shm"):
+                Path(path + suffix).unlink(missing_ok=True)
+            if isinstance(error, sqlite3.Error):
+                raise EventError(f"event database {path}: {error}") from None
+            raise
+
+    @classmethod
+    def open(cls, path: str, *, write: bool) -> EventStore:
+        """An existing event database.  ``write``: to play it (takes the lock; fails if another
+        arbiter has it); else to read it, alongside a running event."""
+        if not os.path.exists(path):
+            raise EventError(f"event database {path}: no such file")
+        if os.path.isdir(path):
+            raise EventError(f"event database {path}: is a directory")
+        try:
+            with open(path, "rb") as handle:
+                header = handle.read(len(SQLITE_MAGIC))
+        except OSError as error:
+            raise EventError(f"event database {path}: {error.strerror or error}") from None
+        if header and header != SQLITE_MAGIC:
+            raise EventError(f"{path} is not an event database (not an SQLite database at all)")
+        lock_fd = None
+        try:
+            if write:
+                try:
+                    lock_fd = os.open(path, os.O_RDWR)
+                except OSError as error:
+                    raise EventError(f"event database {path}: {error.strerror or error}") from None
+            mode = "rw" if os.access(path, os.W_OK) else "ro"
+            connection = cls._connect(path, mode)
+            cls._check(path, connection)
+            if lock_fd is not None:
+                try:
+                    fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    row = connection.execute("SELECT owner_pid FROM event").fetchone()
+                    owner = f" (pid {row[0]})" if row and row[0] else ""
+                    connection.close()
+                    raise EventError(f"event database {path} is in use by another running arbiter{owner}") from None
+                connection.execute("UPDATE event SET owner_pid = ?", (os.getpid(),))
+            return cls(path, connection, lock_fd)
+        except BaseException:
+            if lock_fd is not None:
+                os.close(lock_fd)
+            raise
+
+    @staticmethod
+    def _connect(path: str, mode: str) -> sqlite3.Connection:
+        try:
+            connection = sqlite3.connect(_sqlite_uri(path, mode), uri=True, isolation_level=None,
+                                         check_same_thread=False, timeout=10.0)
+            connection.execute("PRAGMA foreign_keys=ON")
+            if mode == "rw":
+                connection.execute("PRAGMA synchronous=FULL")
+        except sqlite3.Error as error:
+            raise EventError(f"event database {path}: {error}") from None
+        return connection
+
+    @staticmethod
+    def _check(path: str, connection: sqlite3.Connection) -> None:
+        """One clear line unless this is one of our event databases, of this schema version."""
+        try:
+            application = connection.execute("PRAGMA application_id").fetchone()[0]
+            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as error:
+            connection.close()
+            if "not a database" in str(error):
+                raise EventError(f"{path} is not an event database (not an SQLite database at all)") from None
+            raise EventError(f"event database {path}: {error}") from None
+        if application != APPLICATION_ID or "schema_version" not in tables:
+            connection.close()
+            what = "an empty SQLite database" if not tables else "an SQLite database of some other program"
+            raise EventError(f"{path} is not a dipole-arbiter event database ({what})")
+        row = connection.execute("SELECT version FROM schema_version").fetchone()
+        if row is None or row[0] != SCHEMA_VERSION:
+            connection.close()
+            found = "no version" if row is None else f"version {row[0]}"
+            raise EventError(f"event database {path} has schema {found}; this dipole-arbiter reads "
+                             f"version {SCHEMA_VERSION}")
+
+    @staticmethod
+    def _initialise(connection: sqlite3.Connection, config: EventConfig, schedule: list[ScheduledGame]) -> None:
+        """Write the schema, the settings, the engines, the openings and the schedule at once."""
+        cwd = os.getcwd()
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    connection.execute(statement)
+            connection.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            connection.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
+            connection.execute(
+                "INSERT INTO event (id, format, variant, rounds, games_per_pairing, openings_note, settings, "
+                "command_line, created, owner_pid) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (config.format, config.variant, config.rounds, config.games_per_pairing, config.openings_note,
+                 _settings_json(config), config.command_line,
+                 datetime.datetime.now().isoformat(timespec="seconds"), os.getpid()))
+            connection.executemany(
+                "INSERT INTO engines VALUES (?, ?, ?, ?, ?, ?)",
+                [(index, spec.name, json.dumps(list(spec.command)), os.path.abspath(spec.cwd or cwd),
+                  json.dumps([list(option) for option in spec.options]), json.dumps(_limits_settings(spec.limits)))
+                 for index, spec in enumerate(config.engines)])
+            connection.executemany(
+                "INSERT INTO openings VALUES (?, ?, ?, ?)",
+                [(index, opening.fen, " ".join(opening.moves), opening.source)
+                 for index, opening in enumerate(config.openings)])
+            connection.executemany(
+                "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(g.number, g.round, g.pairing, g.pair, g.white, g.black, g.opening) for g in schedule])
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+
+    def _load(self) -> tuple[EventConfig, list[ScheduledGame]]:
+        db = self._db
+        (format_, variant, rounds, games, note, settings_text, command_line) = db.execute(
+            "SELECT format, variant, rounds, games_per_pairing, openings_note, settings, command_line FROM event"
+        ).fetchone()
+        settings: dict[str, Any] = json.loads(settings_text)
+        engines = tuple(
+            EngineSpec(name, tuple(json.loads(command)), limits_from_settings(json.loads(limits), f"engine {name!r}"),
+                       cwd, tuple((option, value) for option, value in json.loads(options)))
+            for name, command, cwd, options, limits in db.execute(
+                "SELECT name, command, cwd, options, limits FROM engines ORDER BY id"))
+        openings = tuple(
+            Opening(fen, tuple(moves.split()), source)
+            for fen, moves, source in db.execute("SELECT fen, moves, source FROM openings ORDER BY id"))
+        schedule = [ScheduledGame(*row) for row in db.execute(
+            "SELECT number, round, pairing, pair, white, black, opening FROM schedule ORDER BY number")]
+        anchor = settings["anchor"]
+        sprt = settings["sprt"]
+        config = EventConfig(
+            format=format_, variant=variant, engines=engines, rounds=rounds, games_per_pairing=games,
+            openings=openings, openings_note=note, referee=RefereeSettings(**settings["referee"]),
+            concurrency=settings["concurrency"], recover=settings["recover"], pgn=settings["pgn"],
+            log_dir=settings["log_dir"], report=settings["report"],
+            anchor=(anchor[0], float(anchor[1])) if anchor else None,
+            sprt=SprtParams(*sprt) if sprt else None, command_line=command_line)
+        return config, schedule
+
+    def close(self) -> None:
+        """Close the database, then drop the lock (in that order: closing any descriptor of the
+        file drops the POSIX locks SQLite holds on it, so ours goes last)."""
+        with self._lock:
+            self._db.close()
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)
+                self._lock_fd = None
+
+    # -- games -------------------------------------------------------------------------
+    def commit(self, record: GameRecord) -> None:
+        """Record a finished game and its moves in one transaction (durable on return)."""
+        clocks = _clocks(record, self._limits)
+        times = {True: 0.0, False: 0.0}
+        white_first = new_board(record.variant, record.fen).turn == WHITE
+        for ply, move in enumerate(record.moves):
+            if move.source is MoveSource.ENGINE and move.time is not None:
+                times[(ply % 2 == 0) == white_first] += move.time
+        with self._lock:
+            db = self._db
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    db.execute(
+                        "INSERT INTO games (number, white, black, variant, fen, result, termination, reason, "
+                        "white_tc, black_tc, opening, event, site, date, plies, white_time, black_time, finished) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (record.number, record.white, record.black, record.variant, record.fen, record.result,
+                         record.termination.name, record.reason, record.white_tc, record.black_tc, record.opening,
+                         record.event, record.site, record.date, record.plies, round(times[True], 3),
+                         round(times[False], 3), datetime.datetime.now().isoformat(timespec="milliseconds")))
+                    db.executemany(
+                        "INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [(record.number, ply, move.text, move.source.value, move.score_cp, move.score_mate,
+                          move.depth, move.time, clock)
+                         for ply, (move, clock) in enumerate(zip(record.moves, clocks), 1)])
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as error:
+                raise EventError(f"event database {self.path}: cannot record game {record.number}: {error}") from None
+
+    def mark_pgn_written(self, numbers: Iterable[int]) -> None:
+        with self._lock:
+            self._db.executemany("UPDATE games SET pgn_written = 1 WHERE number = ?", [(n,) for n in numbers])
+
+    def pgn_pending(self) -> list[int]:
+        """Finished games not yet known to be in the event's PGN file."""
+        with self._lock:
+            return [row[0] for row in self._db.execute(
+                "SELECT number FROM games WHERE pgn_written = 0 ORDER BY number")]
+
+    def finished(self) -> set[int]:
+        with self._lock:
+            return {row[0] for row in self._db.execute("SELECT number FROM games")}
+
+    def records(self, numbers: Iterable[int] | None = None) -> list[GameRecord]:
+        """The finished games (all, or those ``numbers``), by game number."""
+        with self._lock:
+            moves: dict[int, list[MoveRecord]] = {}
+            for game, text, source, cp, mate, depth, time in self._db.execute(
+                    "SELECT game, text, source, score_cp, score_mate, depth, time FROM moves ORDER BY game, ply"):
+                moves.setdefault(game, []).append(MoveRecord(text, MoveSource(source), cp, mate, depth, time))
+            rows = self._db.execute(
+                "SELECT number, white, black, variant, fen, result, termination, reason, white_tc, black_tc, "
+                "opening, event, site, date FROM games ORDER BY number").fetchall()
+        wanted = None if numbers is None else set(numbers)
+        return [
+            GameRecord(number, white, black, variant, fen, tuple(moves.get(number, ())), result,
+                       Termination[termination], reason, white_tc, black_tc, opening, event, site, date)
+            for (number, white, black, variant, fen, result, termination, reason, white_tc, black_tc,
+                 opening, event, site, date) in rows
+            if wanted is None or number in wanted
+        ]

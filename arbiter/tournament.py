@@ -1,0 +1,268 @@
+"""Tournaments between N engines: the schedule, and the run that plays it from its database.
+
+Schedule
+    ``round-robin``: every engine meets every other; ``gauntlet``: the first engine meets each
+    of the others.  Each round, each pairing plays ``games_per_pairing`` games as colour-reversed
+    pairs: the two games of a pair start from the same opening, the pairing's first engine
+    White in the first.  (An odd last game is a single game; its first engine is White in odd
+    rounds and Black in even ones.)  Rounds come one after another; within a round the pairs
+    are interleaved, pair 1 of every pairing, then pair 2 of every pairing..., so every engine
+    advances at the same pace.  Every pairing of a round uses the same openings: pair ``k`` of
+    round ``r`` (both from 0) takes opening ``r * pairs_per_round + k``, cycling through the list.
+    Games are numbered 1.. in that order.
+
+Running
+    :class:`Tournament` plays the games of an :class:`~arbiter.event.EventStore` that have not
+    finished, on a :class:`~arbiter.runner.GamePool`.  Each finished game is committed to the
+    database first, then appended to the PGN file (if any) and reported, so the database never
+    lacks a game that was reported.  A game committed but not yet in the PGN file when the
+    arbiter died is appended when the event is resumed (unless the file already holds it).
+    With an SPRT (two engines only), the first engine is tested (see :mod:`arbiter.sequential`)
+    and the event ends when the test is decided.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass
+from typing import TextIO
+
+from .errors import ArbiterError
+from .event import EventConfig, EventStore, ScheduledGame
+from .pgn import format_game
+from .progress import Progress
+from .ratings import RatingError, RatingTable, fit_ratings
+from .records import GameRecord
+from .report import write_report
+from .runner import RecordedRun
+from .sequential import SprtMonitor
+from .stats import MatchStats
+
+
+def pairings(format_: str, engines: int) -> list[tuple[int, int]]:
+    """The pairings of a format, as (first, second) engine indexes."""
+    if format_ == "gauntlet":
+        return [(0, other) for other in range(1, engines)]
+    if format_ == "round-robin":
+        return [(first, second) for first in range(engines) for second in range(first + 1, engines)]
+    raise ArbiterError(f"unknown tournament format {format_!r} (round-robin or gauntlet)")
+
+
+def pairs_per_round(games_per_pairing: int) -> int:
+    """Colour-reversed pairs (an odd last game counting as one) each pairing plays per round."""
+    return (games_per_pairing + 1) // 2
+
+
+def make_schedule(format_: str, engines: int, rounds: int, games_per_pairing: int,
+                  openings: int | None = None) -> list[ScheduledGame]:
+    """Every game of the event, in playing order (see the module docstring); ``openings`` is
+    the length of the openings list (default: as many as :func:`openings_needed`)."""
+    count = openings or openings_needed(rounds, games_per_pairing)
+    games: list[ScheduledGame] = []
+    pair_id = 0
+    per_round = pairs_per_round(games_per_pairing)
+    for round_ in range(rounds):
+        for k in range(per_round):
+            opening = (round_ * per_round + k) % count
+            in_pair = 2 if 2 * k + 1 < games_per_pairing else 1
+            for pairing, (first, second) in enumerate(pairings(format_, engines)):
+                pair_id += 1
+                orders = [(first, second), (second, first)]
+                if in_pair == 1 and round_ % 2 == 1:
+                    orders.reverse()
+                for white, black in orders[:in_pair]:
+                    games.append(ScheduledGame(len(games) + 1, round_ + 1, pairing, pair_id, white, black, opening))
+    return games
+
+
+def openings_needed(rounds: int, games_per_pairing: int) -> int:
+    return rounds * pairs_per_round(games_per_pairing)
+
+
+def colour_reversed_pairs(schedule: list[ScheduledGame]) -> list[tuple[int, int]]:
+    """The game numbers of every two-game pair, in schedule order."""
+    members: dict[int, list[int]] = {}
+    for game in schedule:
+        members.setdefault(game.pair, []).append(game.number)
+    return [(numbers[0], numbers[1]) for numbers in members.values() if len(numbers) == 2]
+
+
+def check_config(config: EventConfig) -> None:
+    """The event makes sense: engines for the format, SPRT only between two, a known anchor."""
+    names = [spec.name for spec in config.engines]
+    if len(names) < 2:
+        raise ArbiterError(f"a tournament needs at least two engines; {len(names)} given")
+    if config.sprt is not None and len(names) != 2:
+        raise ArbiterError(f"--sprt tests one engine against another: give exactly two engines, not {len(names)}")
+    if config.anchor is not None and config.anchor[0] not in names:
+        raise ArbiterError(f"--anchor {config.anchor[0]}: no engine of that name (the engines: {', '.join(names)})")
+
+
+@dataclass
+class TournamentOutcome:
+    """How a run ended: ``stop_reason`` when it stopped early (an SPRT decision, or an engine
+    that may not be restarted), ``interrupted`` after a signal."""
+
+    finished: int
+    total: int
+    stop_reason: str | None
+    decision: str | None
+    interrupted: bool
+
+
+class Tournament(RecordedRun):
+    """Plays the unfinished games of ``store``'s event (see the module docstring), printing
+    progress to ``out`` and warnings to ``err``.  ``concurrency`` overrides the stored one."""
+
+    def __init__(self, store: EventStore, out: TextIO, err: TextIO, *, tty: bool,
+                 concurrency: int | None = None) -> None:
+        self.store = store
+        config = store.config if concurrency is None else store.config.with_concurrency(concurrency)
+        super().__init__(config.variant, config.referee, concurrency=config.concurrency, recover=config.recover,
+                         pgn=config.pgn, log_dir=config.log_dir)
+        self.config = config
+        self.out = out
+        self.names = [spec.name for spec in config.engines]
+        self.stats = MatchStats(self.names)
+        self.sprt = (SprtMonitor(config.sprt, self.names[0], colour_reversed_pairs(store.schedule))
+                     if config.sprt is not None else None)
+        earlier = store.records()
+        for record in earlier:
+            self._count(record)
+        self.finished_before = len(earlier)
+        self.played = 0
+        self.last: tuple[str, str] | None = None
+        self.progress = Progress(len(store.schedule), out, err, tty=tty, score_text=self._score_text,
+                                 score_lines=self._score_lines, done_before=len(earlier))
+
+    # -- what the user sees ---------------------------------------------------------------
+    def _score_text(self) -> str:
+        if len(self.names) == 2:
+            first, second = self.names
+            tally = self.stats.pair(first, second)
+            text = f"{first} {tally.wins} - {tally.losses} {second}"
+        else:
+            leader = max(self.names, key=lambda name: self.stats.engines[name].total.score)
+            total = self.stats.engines[leader].total
+            text = f"leader {leader} {total.score:g}/{total.games}"
+        return f"{text}  {self.sprt.progress()}" if self.sprt is not None else text
+
+    def _score_lines(self) -> list[str]:
+        lines = [self.stats.score_line(*self.last)] if self.last is not None else []
+        if self.sprt is not None:
+            lines.append(f"SPRT: {self.sprt.state.progress()}")
+        return lines
+
+    def header(self) -> list[str]:
+        config = self.config
+        total = len(self.store.schedule)
+        rounds = f"{config.rounds} round{'s' if config.rounds != 1 else ''}"
+        games = f"{config.games_per_pairing} game{'s' if config.games_per_pairing != 1 else ''}"
+        recover = "" if config.recover else ", no recover"
+        resume = f"dipole-arbiter resume {shlex.quote(self.store.path)}"
+        lines = [
+            (f"Tournament: {config.format}, {len(self.names)} engines, {rounds} of {games} per pairing, "
+             f"{total} games, variant {config.variant}, concurrency {config.concurrency}{recover}"),
+            *(f"Engine {spec.describe()}" for spec in config.engines),
+            f"Openings: {config.openings_note}",
+            f"Event database: {self.store.path} (continue an interrupted run with: {resume})",
+        ]
+        lines += self.files_lines()
+        if self.sprt is not None:
+            lines.append(f"SPRT: {self.sprt.state.params.text()}, testing {self.names[0]} against {self.names[1]} "
+                         f"on colour-reversed pairs in schedule order")
+        if self.finished_before:
+            lines.append(f"Resuming: {self.finished_before} of {total} games already finished")
+        return lines
+
+    # -- running ----------------------------------------------------------------------------
+    def _count(self, record: GameRecord) -> None:
+        self.stats.add(record)
+        if self.sprt is not None:
+            self.sprt.add(record)
+
+    def _finished(self, record: GameRecord) -> None:
+        self.store.commit(record)
+        if self.writer is not None and self.writer.write(record):
+            self.store.mark_pgn_written([record.number])
+        self.played += 1
+        first, second = sorted((record.white, record.black), key=self.names.index)
+        self.last = (first, second)
+        self.stats.add(record)
+        if self.sprt is not None and (decision := self.sprt.add(record)) is not None:
+            self.pool.request_stop(f"SPRT {decision}")
+        self.progress.finished(record)
+
+    def _append_missing_pgn(self) -> None:
+        """Games committed before the last run died, but maybe not yet in the PGN file."""
+        pending = self.store.pgn_pending()
+        if self.writer is None or not pending:
+            return
+        try:
+            with open(self.writer.path, encoding="utf-8") as handle:
+                text = handle.read()
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        for record in self.store.records(pending):
+            if format_game(record) not in text:
+                self.writer.write(record)
+        self.store.mark_pgn_written(pending)
+
+    def run(self) -> TournamentOutcome:
+        """Play every unfinished game; returns when all are done, the SPRT decided, the pool
+        stopped, or a signal interrupted it (see :meth:`interrupt`)."""
+        for line in self.header():
+            self.out.write(line + "\n")
+        self.out.flush()
+        finished = self.store.finished()
+        decided = self.sprt is not None and self.sprt.decision is not None
+        jobs = [] if decided else [self.config.job(game) for game in self.store.schedule
+                                   if game.number not in finished]
+        self._append_missing_pgn()
+        self.play(jobs, self._finished)
+        decision = self.sprt.decision if self.sprt is not None else None
+        stop_reason = self.pool.stop_reason or (f"SPRT {decision}" if decision and not jobs else None)
+        return TournamentOutcome(self.finished_before + self.played, len(self.store.schedule), stop_reason,
+                                 decision, self.pool.interrupted)
+
+    # -- the end ------------------------------------------------------------------------------
+    def ratings(self) -> RatingTable:
+        """The ratings of every finished game of the event (this run's and earlier ones)."""
+        records = self.store.records()
+        try:
+            return fit_ratings(records, engines=self.names, anchor=self.config.anchor)
+        except RatingError:  # the anchor engine has no finished game yet
+            return fit_ratings(records, engines=self.names)
+
+    def summary(self) -> list[str]:
+        """The ratings table, the termination counts, the SPRT's decision; writes the report."""
+        table = self.ratings()
+        lines = table.text().rstrip("\n").split("\n")
+        lines += ["", self.stats.termination_line()]
+        if self.stats.unfinished:
+            lines.append(f"Unfinished games (not rated): {self.stats.unfinished}")
+        if self.sprt is not None:
+            lines += self.sprt.summary()
+        if self.config.report:
+            lines.append(self.write_report(table))
+        return lines
+
+    def write_report(self, table: RatingTable) -> str:
+        config = self.config
+        done = self.finished_before + self.played
+        shape = f"{config.format}, {config.rounds} round(s) of {config.games_per_pairing} game(s) per pairing"
+        details = [("Format", shape),
+                   ("Variant", config.variant), ("Date", config.referee.date),
+                   ("Games", f"{done} of {len(self.store.schedule)} finished"),
+                   ("Openings", config.openings_note),
+                   *((f"Engine {spec.name}", spec.describe().partition(": ")[2]) for spec in config.engines)]
+        if self.sprt is not None:
+            details.append(("SPRT", self.sprt.state.summary()))
+        path = config.report
+        assert path is not None
+        try:
+            write_report(path, table, self.stats.terminations, title=config.name, details=details)
+        except OSError as error:
+            return f"Warning: cannot write the report {path}: {error.strerror or error}"
+        return f"Report: {os.path.abspath(path)}"
