@@ -9,7 +9,11 @@ through the rules core.  The pieces, bottom up:
   :mod:`.replay` checking records against the rules; :mod:`.stats` Elo, confidence, LOS;
 - :mod:`.game` one refereed game (:func:`play_game`); :mod:`.runner` the worker pool that
   plays any list of games (:class:`GamePool`); :mod:`.match` a two-engine match;
-- :mod:`.cli` the ``dipole-arbiter`` command.
+- :mod:`.ratings` Bradley-Terry ratings, :mod:`.sprt` the SPRT, :mod:`.sequential` the SPRT
+  during an event, :mod:`.report` the HTML report;
+- :mod:`.event` an event in its SQLite database; :mod:`.tournament` schedules and the run;
+- :mod:`.cli` the ``dipole-arbiter`` command (:mod:`.cli_options` the options shared by
+  ``match`` and ``tournament``, :mod:`.cli_events` ``tournament``/``resume``/``export``/``ratings``).
 """
 
 from .engines import EngineSpec, load_config, resolve_engines

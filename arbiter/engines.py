@@ -177,6 +177,11 @@ def _resolve_program(program: str, cwd: str | None, where: str) -> None:
         raise ArbiterError(f"{where}: engine program {program!r} not found on PATH")
 
 
+def check_program(spec: EngineSpec) -> None:
+    """Fail with one clear line if ``spec``'s program is gone (e.g. before resuming an event)."""
+    _resolve_program(spec.command[0], spec.cwd, f"engine {spec.name!r}")
+
+
 def build_spec(settings: Mapping[str, str], where: str) -> EngineSpec:
     """An EngineSpec from merged settings; every value is checked here."""
     command_text = settings.get("cmd", "")

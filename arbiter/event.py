@@ -22,8 +22,8 @@ that are not.
 Durability: WAL journal with ``synchronous=FULL``, so a commit is on disk (the WAL is
 fsynced) before the game is reported; ``NORMAL`` would survive a crash of the arbiter but not
 of the machine (a power cut could lose the last games).  A game takes seconds of engine time
-and its commit about a millisecond (``benchmarks/event_bench.py``), so FULL costs nothing
-that matters.
+and its commit a few milliseconds (one fsync; ``benchmarks/event_bench.py``), made by the
+worker whose game ended while the other games go on, so FULL costs nothing that matters.
 
 One arbiter at a time runs an event: a writer holds an exclusive ``flock`` on the database
 file for as long as it has it open (the kernel drops it when the process dies, however it

@@ -28,6 +28,7 @@ import shlex
 from dataclasses import dataclass
 from typing import TextIO
 
+from .engines import check_program
 from .errors import ArbiterError
 from .event import EventConfig, EventStore, ScheduledGame
 from .pgn import format_game
@@ -219,6 +220,8 @@ class Tournament(RecordedRun):
         decided = self.sprt is not None and self.sprt.decision is not None
         jobs = [] if decided else [self.config.job(game) for game in self.store.schedule
                                    if game.number not in finished]
+        for spec in {spec.name: spec for job in jobs for spec in (job.white, job.black)}.values():
+            check_program(spec)  # an engine moved away since the event began: say so, play nothing
         self._append_missing_pgn()
         self.play(jobs, self._finished)
         decision = self.sprt.decision if self.sprt is not None else None

@@ -15,11 +15,16 @@ from pathlib import Path
 
 import pytest
 from test_arbiter_cli import ARBITER, FINISHED, arbiter, toy
-from test_arbiter_games import alive, assert_all_gone
+from test_arbiter_games import TOY, alive, assert_all_gone
 
-from arbiter.event import EventStore
+from arbiter.engines import EngineSpec
+from arbiter.event import EventConfig, EventStore
+from arbiter.game import RefereeSettings
+from arbiter.openings import START
 from arbiter.pgn import format_game, read_pgn_file
 from arbiter.records import BLACK_WINS, WHITE_WINS, GameRecord, Termination
+from arbiter.timecontrol import SearchLimits
+from arbiter.tournament import make_schedule
 
 OWN_ENGINE = f"cmd={sys.executable} -m dipole_engine"
 
@@ -134,8 +139,9 @@ def test_sigkill_mid_event_then_resume_plays_exactly_the_schedule(tmp_path: Path
     store.close()
     started_pids = set(pids.iterdir())
 
-    result = arbiter("resume", str(db))
+    result = arbiter("resume", str(db), "--concurrency", "1")
     assert result.returncode == 0, result.stderr
+    assert "24 games, variant dipole, concurrency 1" in result.stdout
     assert f"Resuming: {len(before)} of 24 games already finished" in result.stdout
     replayed = {int(m.group(1)) for m in map(FINISHED.match, result.stdout.splitlines()) if m}
     assert replayed == set(range(1, 25)) - {row[0] for row in before}
@@ -336,6 +342,18 @@ def test_bad_input_is_one_line_and_status_2(tmp_path: Path, args: tuple[str, ...
     assert result.returncode == 2, result
     assert result.stderr == f"dipole-arbiter: error: {message.format(tmp=tmp_path)}\n"
     assert list(tmp_path.glob("tournament-*.db")) == []
+
+
+def test_resuming_an_event_whose_engine_is_gone_is_one_line(tmp_path: Path) -> None:
+    engines = (EngineSpec("here", (sys.executable, TOY), SearchLimits(depth=1)),
+               EngineSpec("gone", (str(tmp_path / "moved-away"),), SearchLimits(depth=1)))
+    config = EventConfig("round-robin", "dipole", engines, 1, 2, (START,), "start", RefereeSettings())
+    EventStore.create(str(tmp_path / "e.db"), config, make_schedule("round-robin", 2, 1, 2)).close()
+    result = arbiter("resume", str(tmp_path / "e.db"))
+    assert result.returncode == 2
+    assert result.stderr == (f"dipole-arbiter: error: engine 'gone': engine program "
+                             f"'{tmp_path / 'moved-away'}' not found\n")
+    assert "Started game" not in result.stdout and (tmp_path / "e.db").exists()  # kept: it can be resumed
 
 
 def test_an_engine_that_cannot_be_set_up_leaves_no_database(tmp_path: Path) -> None:

@@ -1,0 +1,97 @@
+"""What the event database costs: committing one finished game (its row and every move, one
+transaction, WAL with synchronous=FULL as the arbiter uses it, and NORMAL for comparison),
+reading every game back, and exporting them as PGN.
+
+    python benchmarks/event_bench.py [--games 300] [--dir DIR]
+
+The games are whole random games of legal moves, annotated as the arbiter annotates them
+(about 40-80 plies each).  ``--dir`` puts the databases on the disk you want to measure
+(default: a temporary directory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sqlite3
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from arbiter.engines import EngineSpec
+from arbiter.event import EventConfig, EventStore
+from arbiter.game import RefereeSettings
+from arbiter.openings import START
+from arbiter.pgn import format_game
+from arbiter.records import (
+    BLACK_WINS,
+    WHITE_WINS,
+    GameRecord,
+    MoveRecord,
+    MoveSource,
+    Termination,
+)
+from arbiter.timecontrol import SearchLimits, TimeControl
+from arbiter.tournament import make_schedule
+from dipole_engine.rules import WHITE, new_board
+
+
+def random_record(number: int, rng: random.Random) -> GameRecord:
+    board = new_board("dipole")
+    moves = []
+    while not board.is_game_over():
+        move = rng.choice(board.legal_moves())
+        board.push(move)
+        source = MoveSource.FORCED if str(move) == "pass" else MoveSource.ENGINE
+        moves.append(MoveRecord(str(move), source, rng.randint(-500, 500), None, rng.randint(1, 12),
+                                rng.randint(1, 900) / 1000) if source is MoveSource.ENGINE else MoveRecord("pass", source))
+    white, black = ("alpha", "beta") if number % 2 else ("beta", "alpha")
+    result = WHITE_WINS if board.winner() == WHITE else BLACK_WINS
+    return GameRecord(number, white, black, "dipole", None, tuple(moves), result, Termination.NORMAL,
+                      "Black has no checkers left", "10+0.1", "10+0.1", "start position", "bench")
+
+
+def measure(directory: Path, games: int, synchronous: str) -> tuple[list[float], float, float]:
+    limits = SearchLimits(TimeControl(0, 10.0, 0.1))
+    config = EventConfig("round-robin", "dipole", (EngineSpec("alpha", ("alpha",), limits),
+                                                   EngineSpec("beta", ("beta",), limits)),
+                         1, games, (START,), "start", RefereeSettings(event="bench"))
+    path = directory / f"bench-{synchronous.lower()}.db"
+    store = EventStore.create(str(path), config, make_schedule("round-robin", 2, 1, games, 1))
+    store._db.execute(f"PRAGMA synchronous={synchronous}")  # the benchmark's one reach inside
+    rng = random.Random(1)
+    records = [random_record(number, rng) for number in range(1, games + 1)]
+    costs = []
+    for record in records:
+        started = time.perf_counter()
+        store.commit(record)
+        costs.append(time.perf_counter() - started)
+    started = time.perf_counter()
+    back = store.records()
+    read = time.perf_counter() - started
+    assert back == records
+    started = time.perf_counter()
+    "".join(format_game(record) for record in back)
+    export = time.perf_counter() - started
+    store.close()
+    return costs, read, export
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--dir", help="where to put the databases (default: a temporary directory)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(dir=args.dir) as directory:
+        print(f"SQLite {sqlite3.sqlite_version}, {args.games} games, databases in {directory}")
+        for synchronous in ("FULL", "NORMAL"):
+            costs, read, export = measure(Path(directory), args.games, synchronous)
+            costs_ms = sorted(1000 * cost for cost in costs)
+            print(f"synchronous={synchronous:<6} commit per game: median {statistics.median(costs_ms):.2f} ms, "
+                  f"90th percentile {costs_ms[int(0.9 * len(costs_ms))]:.2f} ms, max {costs_ms[-1]:.2f} ms; "
+                  f"read all back {1000 * read:.0f} ms; export as PGN {1000 * export:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
