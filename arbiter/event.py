@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from dipole_engine.rules import WHITE, new_board
+from dipole_engine.rules import BLACK, WHITE, new_board
 
 from .engines import EngineSpec, limits_from_settings
 from .errors import ArbiterError
@@ -213,10 +213,11 @@ def _settings_json(config: EventConfig) -> str:
 
 
 def _clocks(record: GameRecord, limits: dict[str, SearchLimits]) -> list[float | None]:
-    """Each mover's clock after each ply, by the arbiter's own :class:`Clock` arithmetic."""
+    """Each mover's clock after each ply, by the arbiter's own :class:`Clock` arithmetic (a
+    move is a whole turn, so the sides alternate, as in the PGN movetext)."""
     turn = new_board(record.variant, record.fen).turn
     none = SearchLimits()
-    sides = {WHITE: limits.get(record.white, none), -WHITE: limits.get(record.black, none)}
+    sides = {WHITE: limits.get(record.white, none), BLACK: limits.get(record.black, none)}
     clocks = {color: Clock(side.clock) for color, side in sides.items()}
     after: list[float | None] = []
     for move in record.moves:
