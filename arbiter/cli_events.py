@@ -123,7 +123,7 @@ def run_event(store: EventStore, concurrency: int | None, *, created: bool) -> i
         raise
     store.close()
     resume = f"continue with: dipole-arbiter resume {shlex.quote(store.path)}"
-    done, total = tournament.finished_before + tournament.played, len(store.schedule)
+    done, total = tournament.done, len(store.schedule)
     if isinstance(outcome, Interrupted):
         return conclude(f"Interrupted by {outcome}: {done} of {total} games finished; the game(s) in progress "
                         f"were abandoned; {resume}", summary, interrupted=outcome, stopped_early=True, done="")

@@ -102,14 +102,11 @@ def check_config(config: EventConfig) -> None:
 
 @dataclass
 class TournamentOutcome:
-    """How a run ended: ``stop_reason`` when it stopped early (an SPRT decision, or an engine
-    that may not be restarted), ``interrupted`` after a signal."""
+    """How a run ended: ``stop_reason`` when it stopped early (the SPRT's ``decision``, or an
+    engine that may not be restarted)."""
 
-    finished: int
-    total: int
     stop_reason: str | None
     decision: str | None
-    interrupted: bool
 
 
 class Tournament(RecordedRun):
@@ -130,7 +127,9 @@ class Tournament(RecordedRun):
                      if config.sprt is not None else None)
         earlier = store.records()
         for record in earlier:
-            self._count(record)
+            self.stats.add(record)
+            if self.sprt is not None:
+                self.sprt.add(record)
         self.finished_before = len(earlier)
         self.played = 0
         self.last: tuple[str, str] | None = None
@@ -178,10 +177,10 @@ class Tournament(RecordedRun):
         return lines
 
     # -- running ----------------------------------------------------------------------------
-    def _count(self, record: GameRecord) -> None:
-        self.stats.add(record)
-        if self.sprt is not None:
-            self.sprt.add(record)
+    @property
+    def done(self) -> int:
+        """Games of the event finished so far, by this run and earlier ones."""
+        return self.finished_before + self.played
 
     def _finished(self, record: GameRecord) -> None:
         self.store.commit(record)
@@ -226,8 +225,7 @@ class Tournament(RecordedRun):
         self.play(jobs, self._finished)
         decision = self.sprt.decision if self.sprt is not None else None
         stop_reason = self.pool.stop_reason or (f"SPRT {decision}" if decision and not jobs else None)
-        return TournamentOutcome(self.finished_before + self.played, len(self.store.schedule), stop_reason,
-                                 decision, self.pool.interrupted)
+        return TournamentOutcome(stop_reason, decision)
 
     # -- the end ------------------------------------------------------------------------------
     def ratings(self) -> RatingTable:
@@ -253,11 +251,10 @@ class Tournament(RecordedRun):
 
     def write_report(self, table: RatingTable) -> str:
         config = self.config
-        done = self.finished_before + self.played
         shape = f"{config.format}, {config.rounds} round(s) of {config.games_per_pairing} game(s) per pairing"
         details = [("Format", shape),
                    ("Variant", config.variant), ("Date", config.referee.date),
-                   ("Games", f"{done} of {len(self.store.schedule)} finished"),
+                   ("Games", f"{self.done} of {len(self.store.schedule)} finished"),
                    ("Openings", config.openings_note),
                    *((f"Engine {spec.name}", spec.describe().partition(": ")[2]) for spec in config.engines)]
         if self.sprt is not None:
