@@ -4,6 +4,7 @@ real engine processes, the event database, SIGKILL and resume, reports, and bad 
 from __future__ import annotations
 
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -293,13 +294,17 @@ class _Structure(HTMLParser):
         self.references += [str(values[key]) for key in ("src", "href") if values.get(key)]
 
 
-def test_ratings_report_is_self_contained_html(tmp_path: Path) -> None:
+def rated_report(tmp_path: Path) -> Path:
     pgn, report = tmp_path / "r.pgn", tmp_path / "report.html"
     write_games(pgn, [("A", "B", WHITE_WINS), ("B", "C", BLACK_WINS), ("C", "A", WHITE_WINS),
                       ("B", "A", WHITE_WINS), ("C", "B", BLACK_WINS), ("A", "C", BLACK_WINS)] * 2)
     result = arbiter("ratings", str(pgn), "--report", str(report))
     assert result.returncode == 0 and result.stdout.endswith(f"Report: {report}\n")
-    html = report.read_text()
+    return report
+
+
+def test_ratings_report_is_self_contained_html(tmp_path: Path) -> None:
+    html = rated_report(tmp_path).read_text()
     assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")
     structure = _Structure()
     structure.feed(html)
@@ -308,6 +313,21 @@ def test_ratings_report_is_self_contained_html(tmp_path: Path) -> None:
     assert structure.classes["line.whisker"] == 3
     assert structure.tags["script"] == 0 and structure.tags["link"] == 0 and structure.references == []
     assert "http" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
+
+
+def test_the_report_renders_in_a_headless_browser(tmp_path: Path) -> None:
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if browser is None:
+        pytest.skip("no headless browser here to render the report")
+    report = rated_report(tmp_path)
+    rendered = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+                               report.as_uri()], capture_output=True, text=True, timeout=60, check=False)
+    source, dom = _Structure(), _Structure()
+    source.feed(report.read_text())
+    dom.feed(rendered.stdout)  # what the browser built from the file, offline
+    assert dom.classes["g.engine"] == 3 and dom.classes["circle.rating"] == 3
+    assert {"standings", "crosstable", "los", "terminations"} <= dom.ids
+    assert dom.tags["tr"] == source.tags["tr"] > 10
 
 
 # -- bad input: one line, status 2 -----------------------------------------------------------
