@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from dipole_engine.rules import BLACK, WHITE, Board, RulesError, new_board
 
@@ -100,11 +100,15 @@ def generate_openings(variant: str, plies: int, count: int, seed: int) -> list[O
 
     The draws come from one ``random.Random(seed)`` in order, so the list depends only on the
     arguments.  A random line that ends the game is drawn again; a repeated final position is
-    drawn again a bounded number of times, then accepted (tiny variants have few openings).
+    drawn again a bounded number of times, then accepted.  Once one opening has needed every
+    attempt, the distinct positions are taken to be used up (short openings of a small
+    variant) and later repeats are accepted at once, so asking for more openings than exist
+    costs no more than asking for as many.
     """
     rng = random.Random(seed)
     openings: list[Opening] = []
     seen: set[int] = set()
+    exhausted = False
     for index in range(count):
         for attempt in range(100):
             board = new_board(variant)
@@ -114,8 +118,10 @@ def generate_openings(variant: str, plies: int, count: int, seed: int) -> list[O
                     break
             if board.is_game_over():
                 continue
-            if board.key in seen and attempt < 99:
-                continue
+            if board.key in seen and not exhausted:
+                exhausted = attempt == 99
+                if not exhausted:
+                    continue
             break
         else:
             raise ArbiterError(f"cannot generate a {plies}-ply opening in {variant} that does not end the game")
