@@ -1,7 +1,7 @@
 """How fast the protocol codec reads and writes the lines a host and an engine exchange most.
 
 Prints microseconds per call for parsing and formatting a typical ``info`` line, ``bestmove``,
-a ``go`` with clocks and a ``position`` with a 60-move game.  Run: ``python benchmarks/bench_codec.py``.
+a ``go`` with clocks and a ``position`` with a 60-move game.  Run: ``python benchmarks/codec_bench.py``.
 """
 
 from __future__ import annotations

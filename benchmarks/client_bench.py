@@ -6,7 +6,7 @@
   at once), i.e. client + pipes + a minimal engine;
 * ``dipole-engine``: ``go depth 1`` from the start position, the real engine's turnaround.
 
-Run: ``python benchmarks/bench_client.py``.
+Run: ``python benchmarks/client_bench.py``.
 """
 
 from __future__ import annotations
