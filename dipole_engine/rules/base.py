@@ -159,6 +159,10 @@ class Board(ABC, Generic[MoveT]):
         return len(self.legal_moves())
 
     @abstractmethod
+    def takes_checkers_off(self, move: MoveT) -> bool:
+        """Whether ``move``, legal here, takes any checker (of either side) off the board."""
+
+    @abstractmethod
     def push(self, move: MoveT) -> None:
         """Play ``move``, which must be legal here."""
 

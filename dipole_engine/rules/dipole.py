@@ -232,6 +232,10 @@ class DipoleBoard(Board[DipoleMove]):
                     moves.append(move)
         return moves
 
+    def takes_checkers_off(self, move: DipoleMove) -> bool:
+        """Captures and exits do."""
+        return move.kind == MoveKind.CAPTURE or move.kind == MoveKind.EXIT
+
     def count_legal_moves(self) -> int:
         if self.material[WHITE] == 0 or self.material[BLACK] == 0:
             return 0

@@ -75,7 +75,9 @@ class _Tables:
     nearest first.  ``transpose_to[color][sq]`` lists the squares diagonally adjacent to ``sq``
     one row nearer to ``color`` (where a double on ``sq`` finds the single it transposes onto).
     ``near_rank``/``far_rank`` are each side's nearest and furthest ranks; ``far_row`` its dark
-    squares on the furthest rank.
+    squares on the furthest rank.  ``moves`` holds every move built so far, keyed by its whole
+    effect, so that the same move in the same position is always the same object (as in Dipole:
+    the search recognises its table, killer and history moves by identity).
     """
 
     def __init__(self, geom: Geometry) -> None:
@@ -93,6 +95,7 @@ class _Tables:
         self.near_rank = {WHITE: 0, BLACK: geom.height - 1}
         self.far_rank = {WHITE: geom.height - 1, BLACK: 0}
         self.far_row: dict[Color, tuple[int, ...]] = {}
+        self.moves: dict[tuple[ImpasseMoveKind, int, int, int, tuple[Change, ...]], ImpasseMove] = {}
         for color in (WHITE, BLACK):
             size = geom.size
             singles: list[tuple[tuple[int, ...], ...]] = [()] * size
@@ -215,6 +218,13 @@ class ImpasseBoard(Board[ImpasseMove]):
 
     def _make(self, kind: ImpasseMoveKind, origin: int, target: int, crown: int,
               after: dict[int, int]) -> ImpasseMove:
+        cells = self.cells
+        changes = tuple((sq, cells[sq], new) for sq, new in after.items())
+        known = _tables(self.geometry.width, self.geometry.height).moves
+        key = (kind, origin, target, crown, changes)
+        move = known.get(key)
+        if move is not None:
+            return move
         name = self.geometry.name
         if kind == ImpasseMoveKind.REMOVE:
             text = f"x{name(origin)}"
@@ -222,10 +232,12 @@ class ImpasseBoard(Board[ImpasseMove]):
             text = f"{name(origin)}{_SEPARATOR[kind]}{name(target)}"
         if crown >= 0:
             text += f"={name(crown)}"
-        cells = self.cells
-        changes = tuple((sq, cells[sq], new) for sq, new in after.items())
         removed = sum(abs(before) - abs(new) for _, before, new in changes)
-        return ImpasseMove(kind, origin, target, crown, text, changes, removed)
+        return known.setdefault(key, ImpasseMove(kind, origin, target, crown, text, changes, removed))
+
+    def takes_checkers_off(self, move: ImpasseMove) -> bool:
+        """Bear-offs and impasse removals do (only ever the mover's own checkers)."""
+        return move.removed > 0
 
     # -- make / unmake ---------------------------------------------------------------
     def push(self, move: ImpasseMove) -> None:
