@@ -3,7 +3,7 @@
 Like Stockfish's ``bench``, its total node count is a signature of the search: every run on
 every machine gives the same number (each position gets a fresh transposition table and no
 time limit), so a change to the search that alters the count changes what the engine does.
-The positions are each variant's start and middlegames from engine games.
+The positions are each variant's start and middlegames from engine games, in both games.
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ BENCH_POSITIONS: tuple[tuple[str, str | None], ...] = (
     ("dipole-s", "W:W2e1,5g3,3b4,2c7:B2f2,5d6,2f6,3d8"),
     ("dipole-s", "W:W1g3,4h4,2e5,2c7,3e7:B5f2,3a5,4d6"),
     ("dipole-10s", "W:W9e1,1c3,2e3,2g3,5b4,1f8:B2f2,2h6,16f10"),
+    ("impasse", None),
+    ("impasse-singles", None),
+    ("impasse", "W:W2h2,2c3,2g7,2b8,2f8:B2e1,2g1,1b2,2e5,2e7,1d8"),
+    ("impasse-singles", "W:W1e3,1g3,1b4,1d4,1a5,1c5,2a7,2d8:B2g1,2a3,1h4,1e5,1g5,1b6,1d6,1f6,1h6,1g7"),
 )
 
 

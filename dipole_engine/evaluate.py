@@ -7,7 +7,9 @@ bound to one board by the function registered for that board's ``game``::
     hooks = hooks_for(board)        # dispatches on board.game
     hooks.evaluate()                # static score of board's current position
 
-A second game registers its own binder with :func:`register_game`.
+Each game registers its own binder with :func:`register_game`: Dipole's is below, Impasse's
+is in :mod:`dipole_engine.evaluate_impasse` (imported at the end of this module, so that
+importing this module always knows both games).
 
 Dipole
 ------
@@ -54,6 +56,7 @@ class GameHooks:
       estimate (>= 0) of the score the move wins, used to skip hopeless ones (delta pruning).
       For Dipole: the captures, each worth the captured stack less the checkers moved when
       the enemy can retake them on the landing square; captures that lose are left out.
+      For Impasse: the moves that take a checker off (bear-offs, impasse removals).
     * ``order_values(moves)``: one int per move of a ``legal_moves()`` list: > 0 for a tactical
       move (larger = search earlier), 0 for a quiet one.
     """
@@ -222,3 +225,7 @@ _first = itemgetter(0)
 
 
 register_game(DipoleBoard.game, bind_dipole)
+
+
+# Last, because it imports GameHooks and register_game from this module to register itself.
+from . import evaluate_impasse  # noqa: E402,F401

@@ -134,9 +134,12 @@ def mate_moves(score: int) -> int | None:
 class Searcher:
     """Searches over a private copy of a board, sharing a transposition table.
 
-    ``stop()`` may be called from another thread; the search notices within CHECK_EVERY
-    nodes.  A stop is never forgotten: once stopped, every search of this object returns at
-    once (with the best move it can name without searching), so use one Searcher per ``go``.
+    Depth 1 is always completed before a node or time limit is honoured (as in Stockfish), so
+    even ``go nodes 1`` or a flagged clock gets a move chosen by a one-ply search (a few
+    hundred nodes at most); only ``stop()`` ends depth 1 early.  ``stop()`` may be called from
+    another thread; the search notices within CHECK_EVERY nodes.  A stop is never forgotten:
+    once stopped, every search of this object returns at once (with the best move it can name
+    without searching), so use one Searcher per ``go``.
     """
 
     def __init__(self, tt: TranspositionTable) -> None:
@@ -147,6 +150,7 @@ class Searcher:
         self._next_check = 0
         self._node_limit: int | None = None
         self._hard_deadline: float | None = None
+        self._limits_armed = False  # node and time limits count once depth 1 is complete
         self._board: Board[Any] | None = None
         self._killers: list[list[Move | None]] = []
         self._history: dict[int, int] = {}
@@ -181,7 +185,8 @@ class Searcher:
         self._node_limit = limits.nodes
         self._hard_deadline = None if time_plan.hard_ms is None else start + time_plan.hard_ms / 1000
         soft_deadline = None if time_plan.soft_ms is None else start + time_plan.soft_ms / 1000
-        self._next_check = 0  # the first node checks the limits (and an early stop())
+        self._limits_armed = False
+        self._next_check = 0  # the first node checks for an early stop()
         self.tt.new_search()
         self._tt_table = self.tt.table  # bound for the hot path: the engine never resizes
         self._tt_mask = self.tt.mask    # the table while a search runs
@@ -191,7 +196,7 @@ class Searcher:
             return SearchResult(None, 0, 0, 0, ())
         max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
         infos: list[SearchInfo] = []
-        best_move = self._fallback_move(root_moves)
+        best_move = None
         score = 0
         completed = 0
         self._root_moves = root_moves
@@ -199,6 +204,9 @@ class Searcher:
             for depth in range(1, max_depth + 1):
                 score = self._aspiration(depth, score)
                 completed = depth
+                if not self._limits_armed:
+                    self._limits_armed = True
+                    self._next_check = self.nodes + 1  # a limit already passed stops the next node
                 pv = self._pv[0]
                 best_move = pv[0]
                 info = self._info(depth, score, pv, start)
@@ -220,6 +228,8 @@ class Searcher:
             pass
         finally:
             self._unwind(board)
+        if best_move is None:  # stopped before depth 1 was complete
+            best_move = self._fallback_move(root_moves)
         return SearchResult(best_move, score, completed, self.nodes, tuple(infos))
 
     # -- helpers around the tree ---------------------------------------------------------
@@ -229,8 +239,8 @@ class Searcher:
             board.pop()
 
     def _fallback_move(self, moves: list[Move]) -> Move:
-        """The move to play if not even depth 1 completes: the TT move, else the move with the
-        best static score one ply on (a few microseconds a move, no limits checked)."""
+        """The move to play when ``stop()`` came before depth 1 was complete: the TT move, else
+        the move with the best static score one ply on (a few microseconds a move)."""
         board = self._board
         assert board is not None
         entry = self.tt.probe(board.key)
@@ -247,17 +257,19 @@ class Searcher:
         return best_move
 
     def _checkup(self) -> None:
-        """Called every CHECK_EVERY nodes (and at once after stop()): abort on any limit."""
+        """Called every CHECK_EVERY nodes (and at once after stop()): abort on a stop, and
+        once depth 1 is complete on any limit."""
         if self._stop_requested:
             raise _Abort
-        if self._node_limit is not None and self.nodes > self._node_limit:
-            self.nodes -= 1  # the node that would pass the limit is not visited
-            raise _Abort
-        if self._hard_deadline is not None and time.monotonic() >= self._hard_deadline:
-            raise _Abort
         next_check = self.nodes + CHECK_EVERY
-        if self._node_limit is not None:
-            next_check = min(next_check, self._node_limit + 1)
+        if self._limits_armed:
+            if self._node_limit is not None:
+                if self.nodes > self._node_limit:
+                    self.nodes -= 1  # the node that would pass the limit is not visited
+                    raise _Abort
+                next_check = min(next_check, self._node_limit + 1)
+            if self._hard_deadline is not None and time.monotonic() >= self._hard_deadline:
+                raise _Abort
         self._next_check = next_check
 
     def _info(self, depth: int, score: int, pv: list[Move], start: float) -> SearchInfo:
@@ -294,6 +306,8 @@ class Searcher:
         board = self._board
         assert board is not None
         self.nodes += 1
+        if self.nodes >= self._next_check:
+            self._checkup()
         moves = self._root_moves
         pv = self._pv
         original_alpha = alpha

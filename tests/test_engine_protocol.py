@@ -6,6 +6,7 @@ session in SPEC.md."""
 from __future__ import annotations
 
 import io
+import random
 import re
 import shutil
 import signal
@@ -130,7 +131,7 @@ def test_uci_handshake_lists_id_options_and_uciok() -> None:
         assert options["MoveOverhead"] == OptionSpec("MoveOverhead", "spin", 30, 0, 5000)
         variant = options["UCI_Variant"]
         assert variant.type == "combo" and variant.default == "dipole"
-        assert {"dipole", "dipole-s", "dipole-10", "dipole-10s"} <= set(variant.vars)
+        assert {"dipole", "dipole-s", "dipole-10", "dipole-10s", "impasse", "impasse-singles"} <= set(variant.vars)
         process.ready()
         process.send("quit")
         assert process.exit_status() == 0
@@ -192,6 +193,61 @@ def test_variant_switch_resets_to_its_start(engine: EngineProcess) -> None:
     assert perft(2) == 359
     _, best = engine.search("go depth 2")
     assert best in {str(move) for move in new_board("dipole").legal_moves()}
+
+
+def impasse_line() -> list[str]:
+    """Random moves from the ``impasse`` start up to the first point where the line holds both a
+    crown (``=``) and an impasse removal (``x``) with the game still going on (first seed that
+    gets there)."""
+    for seed in range(100):
+        rng = random.Random(seed)
+        board = new_board("impasse")
+        texts: list[str] = []
+        while board.legal_moves():
+            texts.append(str(board.push_text(str(rng.choice(board.legal_moves())))))
+            if any("=" in text for text in texts) and any(text.startswith("x") for text in texts):
+                if board.winner() is None:
+                    return texts
+                break
+    raise AssertionError("no random Impasse line with a crown and a removal")
+
+
+def test_impasse_variants_are_played(engine: EngineProcess) -> None:
+    engine.send("setoption name UCI_Variant value impasse")
+    engine.send("go perft 3")
+    assert engine.until("Nodes searched:")[-1] == "Nodes searched: 9692"
+    line = impasse_line()
+    board = new_board("impasse")
+    for text in line:
+        board.push_text(text)
+    engine.send("position startpos moves " + " ".join(line))
+    engine.send("go perft 1")
+    assert engine.until("Nodes searched:")[-1] == f"Nodes searched: {board.count_legal_moves()}"
+    infos, best = engine.search("go depth 2")
+    assert best in {str(move) for move in board.legal_moves()}
+    assert [info.depth for info in infos] == [1, 2]
+    for info in infos:  # each principal variation is a legal Impasse line
+        pv = board.copy()
+        for text in info.pv:
+            pv.push_text(text)
+    assert "cannot crown here" in error_after(engine, "position fen W:W1a1,1c3,1g7:B1a7 moves g7-h8=e5")
+    engine.send("position fen W:W1a1:B2b2")  # White is at an impasse; removing its last checker wins
+    infos, best = engine.search("go depth 3")
+    assert best == "xa1" and infos[-1].score_mate == 1
+    engine.send("setoption name UCI_Variant value impasse-singles")
+    engine.send("go perft 2")
+    singles = new_board("impasse-singles")
+    assert engine.until("Nodes searched:")[-1] == f"Nodes searched: {sum(c for _, c in divide(singles, 2))}"
+    _, best = engine.search("go movetime 100")
+    assert best in {str(move) for move in singles.legal_moves()}
+
+
+@pytest.mark.parametrize("go", ["go nodes 1", "go movetime 0", "go wtime 20 btime 20"])
+def test_no_time_still_answers_a_searched_move(engine: EngineProcess, go: str) -> None:
+    engine.send("position startpos")
+    infos, best = engine.search(go)
+    assert infos and infos[0].depth == 1 and best == infos[-1].pv[0]
+    assert "-off:" not in best  # not throwing its own checkers off the board
 
 
 # -- positions and moves ---------------------------------------------------------------------------------
