@@ -6,7 +6,9 @@ finished :class:`GameRecord`.  The arbiter alone decides everything:
 
 - it keeps both clocks itself (monotonic time from writing ``go`` to reading ``bestmove``);
 - it checks every move with the rules core's strict ``parse_move``;
-- it plays a forced ``pass`` itself, without asking the engine;
+- it plays a forced ``pass`` (Dipole's only move when no stack can move) itself, without
+  asking the engine; every other move is the engine's, even when it is the only legal one
+  (so in Impasse, which has no pass, the engine always moves: see ``arbiter/NOTATION.md``);
 - it ends the game, with the right result and reason, when an engine plays an illegal or
   unreadable move, overruns its time (by more than its margin), crashes, stalls (no answer by
   the deadline, nor within a short grace after ``stop``: then it is killed), or fails to start.

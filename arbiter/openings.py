@@ -4,8 +4,9 @@ An openings file has one opening per line: a FEN, a FEN followed by moves, or mo
 variant's start (``c1-c3 d8-d6``).  Blank lines and lines starting with ``#`` are skipped.
 Every line is checked against the rules when the file is read; a bad one is reported with its
 line number.  Generated openings are ``plies`` random legal moves from the start that take no
-checker off the board, drawn from ``random.Random(seed)`` in a fixed order, so a seed always
-gives the same openings.
+checker off the board (the rules' ``Board.takes_checkers_off``: in Dipole no capture or exit,
+in Impasse no bear-off or removal), drawn from ``random.Random(seed)`` in a fixed order, so a
+seed always gives the same openings.
 
 The FEN part becomes the game's start position (PGN ``SetUp``/``FEN``); the moves are played
 as the first plies of the game and recorded as book moves.
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dipole_engine.rules import BLACK, WHITE, Board, RulesError, new_board
+from dipole_engine.rules import Board, RulesError, new_board
 
 from .errors import ArbiterError
 
@@ -81,18 +82,12 @@ def load_openings(path: str, variant: str) -> list[Opening]:
 
 
 def _quiet_moves(board: Board) -> list[Any]:
-    """The legal moves that take no checker off the board (no exit, no capture), or, when
-    every move does, all of them.  Random openings are drawn from these so that they stay
-    balanced: a random exit of half a stack would decide the game before it starts."""
+    """The legal moves that take no checker off the board, or, when every move does, all of
+    them.  Random openings are drawn from these so that they stay balanced whatever the game:
+    in both games the checkers left are what decides it (a random Dipole exit of half a stack
+    loses before the game starts; a random Impasse bear-off is a free step towards winning)."""
     legal = board.legal_moves()
-    before = (board.checkers(WHITE), board.checkers(BLACK))
-    quiet = []
-    for move in legal:
-        board.push(move)
-        if (board.checkers(WHITE), board.checkers(BLACK)) == before:
-            quiet.append(move)
-        board.pop()
-    return quiet or legal
+    return [move for move in legal if not board.takes_checkers_off(move)] or legal
 
 
 def generate_openings(variant: str, plies: int, count: int, seed: int) -> list[Opening]:
