@@ -5,13 +5,16 @@ from the moment ``go`` arrived:
 
 * ``soft_ms``: the target.  Iterative deepening starts no new iteration that would probably
   not finish by then, and stops after an iteration that ended past it.
-* ``hard_ms``: the deadline.  The search aborts as soon as it notices it is past it (it looks
-  at the clock every few hundred nodes) and answers with its best move so far.
+* ``hard_ms``: the deadline.  Once depth 1 is complete, the search aborts as soon as it
+  notices it is past it (it looks at the clock every few hundred nodes) and answers with its
+  best move so far.
 
 Invariants: ``0 <= soft_ms <= hard_ms``, and with a clock ``hard_ms <= time_left -
 move_overhead`` whenever that is positive (the overhead covers the pipe and the host between
 the engine's ``bestmove`` and the clock being stopped), so the engine never loses on time by
-its own doing.  With nothing left beyond the overhead both budgets are 0: move at once.
+its own doing.  With nothing left beyond the overhead both budgets are 0: move at once, that
+is once depth 1 is complete (the search always completes it first; it takes milliseconds,
+which the overhead covers).
 """
 
 from __future__ import annotations
