@@ -228,4 +228,4 @@ register_game(DipoleBoard.game, bind_dipole)
 
 
 # Last, because it imports GameHooks and register_game from this module to register itself.
-from . import evaluate_impasse  # noqa: E402,F401
+from . import evaluate_impasse  # noqa: F401

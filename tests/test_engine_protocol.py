@@ -12,8 +12,8 @@ import shutil
 import signal
 import sys
 import time
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 
 import pexpect
 import pytest

@@ -20,7 +20,7 @@ OWN_ENGINE = f"cmd={sys.executable} -m dipole_engine"
 
 
 def arbiter(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ARBITER, *args], capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([*ARBITER, *args], capture_output=True, text=True, timeout=timeout, check=False)
 
 
 @pytest.fixture(scope="module")

@@ -324,6 +324,15 @@ def test_no_time_or_nodes_still_plays_the_depth_1_move(limits: Limits) -> None:
     assert result.best_move.kind != MoveKind.EXIT
 
 
+def one_ply_score(board: Board, move: object) -> int:
+    """The mover's static score after ``move`` (a won or lost game counts as +-MATE)."""
+    board.push(move)
+    winner = board.winner()
+    score = -evaluate(board) if winner is None else (MATE if winner != board.turn else -MATE)
+    board.pop()
+    return score
+
+
 def test_stop_before_depth_1_plays_the_best_move_one_ply_on() -> None:
     for board in [new_board("dipole"), *playout_positions("dipole-s", seed=8, games=1)[::7]]:
         if board.winner() is not None:
@@ -332,16 +341,8 @@ def test_stop_before_depth_1_plays_the_best_move_one_ply_on() -> None:
         searcher.stop()  # stopped before it starts: nothing is searched
         result = searcher.search(board, Limits(depth=5))
         assert result.depth == 0 and not result.infos
-
-        def one_ply(move: object) -> int:
-            board.push(move)
-            winner = board.winner()
-            score = -evaluate(board) if winner is None else (MATE if winner != board.turn else -MATE)
-            board.pop()
-            return score
-
-        best = max(one_ply(move) for move in board.legal_moves())
-        assert one_ply(result.best_move) == best, board.fen()
+        best = max(one_ply_score(board, move) for move in board.legal_moves())
+        assert one_ply_score(board, result.best_move) == best, board.fen()
 
 
 def test_search_is_deterministic_and_leaves_the_board_alone() -> None:
