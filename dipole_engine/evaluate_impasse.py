@@ -19,14 +19,19 @@ or 2/4 play clearly worse).  Each trip is worth ``TRIP``; each row still to trav
 ``ROW``: a single has its distance to the furthest row plus a later double's full trip back, a
 double its distance to the nearest row plus the single's full trip it leaves behind.
 
-On top of that (both measured in engine-vs-engine games at fixed depth, see README):
+On top of that:
 
 * ``CLEAR``: a stack whose diagonal to its goal row (the furthest for a single, the nearest for
   a double) is empty all the way finishes its trip in one move; a blocked one needs more.
 * ``IMPASSE``: the side not to move with no slide and no transpose will remove a checker on
   its turn, a free step of progress (a checker gone in one move, no trip).
 
-There is no tempo term: a bonus for the side to move measured worse than none.
+Measured in engine-vs-engine games at depth 3 (random 4-ply openings of both variants, each
+played with both colours): without ``CLEAR`` the engine scored 54/160 against ``CLEAR`` = 10;
+15 scored 215/400 against 10, while 20 and 25 scored less.  ``IMPASSE`` is about neutral
+(79/160 without it, 81/160 at 100, against 50); removals that are due are found by the
+quiescence search anyway.  There is no tempo term: a bonus for the side to move scored worse
+than none (74/160 at 40, and 0 scored 95/160, against 15).
 
 Tactical moves (quiescence) are the moves that take a checker off: bear-offs, and the removals
 of a side at an impasse (its only moves, so quiescence never stands pat on a position whose
