@@ -34,8 +34,8 @@ quiescence search anyway.  There is no tempo term: a bonus for the side to move 
 than none (74/160 at 40, and 0 scored 95/160, against 15).
 
 Tactical moves (quiescence) are the moves that take a checker off: bear-offs, and the removals
-of a side at an impasse (its only moves, so quiescence never stands pat on a position whose
-static score ignores the removal it must make).  Their gain is the change of the material and
+of a side at an impasse (its only moves: quiescence searches them, so the removal that side
+must make is not left to a static score that does not count it).  Their gain is the change of the material and
 distance terms.  The evaluation pass finds out cheaply whether any exists (a double with a
 clear path to its nearest row or next to an own single on it; no mobile stack at all), so
 the moves are generated only when there are some.
