@@ -345,8 +345,12 @@ def test_stop_before_depth_1_plays_the_best_move_one_ply_on() -> None:
         assert one_ply_score(board, result.best_move) == best, board.fen()
 
 
-def test_search_is_deterministic_and_leaves_the_board_alone() -> None:
-    board = new_board("dipole-10", "W:W7g1,1d4,2c5,3e5,6f8:B1d2,1e3,1f4,4c7,12f10")
+@pytest.mark.parametrize(("variant", "fen"), [
+    ("dipole-10", "W:W7g1,1d4,2c5,3e5,6f8:B1d2,1e3,1f4,4c7,12f10"),
+    ("impasse", "W:W2h2,2c3,2g7,2b8,2f8:B2e1,2g1,1b2,2e5,2e7,1d8"),
+])
+def test_search_is_deterministic_and_leaves_the_board_alone(variant: str, fen: str) -> None:
+    board = new_board(variant, fen)
     before = board.fen()
     runs = [search(board, depth=5) for _ in range(2)]
     assert board.fen() == before and not board.move_stack
