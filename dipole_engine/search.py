@@ -135,8 +135,9 @@ class Searcher:
     """Searches over a private copy of a board, sharing a transposition table.
 
     Depth 1 is always completed before a node or time limit is honoured (as in Stockfish), so
-    even ``go nodes 1`` or a flagged clock gets a move chosen by a one-ply search (a few
-    hundred nodes at most); only ``stop()`` ends depth 1 early.  ``stop()`` may be called from
+    even ``go nodes 1`` or a flagged clock gets a move chosen by a one-ply search (with its
+    quiescence, about a thousand nodes and 25 ms at the most seen); only ``stop()`` ends
+    depth 1 early.  ``stop()`` may be called from
     another thread; the search notices within CHECK_EVERY nodes.  A stop is never forgotten:
     once stopped, every search of this object returns at once (with the best move it can name
     without searching), so use one Searcher per ``go``.
