@@ -21,11 +21,24 @@ from .errors import ArbiterError
 from .game import EngineSlot, GameJob, RefereeSettings, SetupError, play_game
 from .match import Match, MatchConfig, MatchOutcome, schedule
 from .openings import Opening, generate_openings, load_openings
-from .pgn import PgnGame, PgnSyntaxError, PgnWriter, format_game, read_pgn, read_pgn_file
+from .pgn import (
+    PgnGame,
+    PgnSyntaxError,
+    PgnWriter,
+    format_game,
+    read_pgn,
+    read_pgn_file,
+)
 from .records import GameRecord, MoveRecord, MoveSource, Termination
 from .replay import Problem, check_game, check_games
 from .runner import EngineLogs, GamePool
-from .stats import EloEstimate, MatchStats, elo_estimate, elo_from_score, likelihood_of_superiority
+from .stats import (
+    EloEstimate,
+    MatchStats,
+    elo_estimate,
+    elo_from_score,
+    likelihood_of_superiority,
+)
 from .timecontrol import Clock, SearchLimits, TimeControl
 
 __all__ = [

@@ -36,7 +36,13 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .errors import ArbiterError
-from .timecontrol import SearchLimits, TimeControl, parse_count, parse_margin, parse_seconds
+from .timecontrol import (
+    SearchLimits,
+    TimeControl,
+    parse_count,
+    parse_margin,
+    parse_seconds,
+)
 
 LIMIT_KEYS = ("tc", "st", "depth", "nodes", "timemargin")
 PLAIN_KEYS = ("cmd", "name", "dir", "conf", *LIMIT_KEYS)

@@ -442,7 +442,7 @@ def fit_ratings(
 
 def _crosstable(rated: list[str], results: Mapping[tuple[str, str], Results]) -> Crosstable:
     cells: dict[tuple[str, str], PairResults] = {}
-    for (white, black), tally in results.items():
+    for white, black in results:
         for first, second in {(white, black), (black, white)}:
             as_white = results.get((first, second), Results())
             as_black = results.get((second, first), Results()).reversed()

@@ -4,15 +4,51 @@ Engines parse commands with :func:`parse_command` and write responses with
 :func:`format_response`; hosts drive engine processes with :class:`EngineClient`.
 """
 
-from .codec import (
-    OPTION_TYPES, QUERY_ITEMS, BestMove, Command, Go, GoPerft, Id, Info, IsReady, Limit,
-    OptionSpec, PerftMove, PerftTotal, Position, ProtocolError, Query, QueryResponse, Quit,
-    ReadyOk, Response, SetOption, Stop, Uci, UciNewGame, UciOk, Ugi, UgiNewGame, UgiOk,
-    error_info, format_command, format_response, parse_command, parse_int, parse_response,
-)
 from .client import (
-    EngineClient, EngineCrashed, EngineError, EngineStartError, EngineTimeout, HandshakeError,
-    SearchResult, kill_all,
+    EngineClient,
+    EngineCrashed,
+    EngineError,
+    EngineStartError,
+    EngineTimeout,
+    HandshakeError,
+    SearchResult,
+    kill_all,
+)
+from .codec import (
+    OPTION_TYPES,
+    QUERY_ITEMS,
+    BestMove,
+    Command,
+    Go,
+    GoPerft,
+    Id,
+    Info,
+    IsReady,
+    Limit,
+    OptionSpec,
+    PerftMove,
+    PerftTotal,
+    Position,
+    ProtocolError,
+    Query,
+    QueryResponse,
+    Quit,
+    ReadyOk,
+    Response,
+    SetOption,
+    Stop,
+    Uci,
+    UciNewGame,
+    UciOk,
+    Ugi,
+    UgiNewGame,
+    UgiOk,
+    error_info,
+    format_command,
+    format_response,
+    parse_command,
+    parse_int,
+    parse_response,
 )
 from .transport import MemoryTransport, ProcessTransport, Transport
 

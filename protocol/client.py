@@ -18,13 +18,30 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from collections.abc import Callable, Sequence
 
 from .codec import (
-    BestMove, Go, Id, Info, IsReady, Limit, OptionSpec, Position, ProtocolError, Quit, ReadyOk,
-    Response, SetOption, Stop, Uci, UciNewGame, UciOk, format_command, parse_response,
+    BestMove,
+    Go,
+    Id,
+    Info,
+    IsReady,
+    Limit,
+    OptionSpec,
+    Position,
+    ProtocolError,
+    Quit,
+    ReadyOk,
+    Response,
+    SetOption,
+    Stop,
+    Uci,
+    UciNewGame,
+    UciOk,
+    format_command,
+    parse_response,
 )
 from .transport import EndOfOutput, LogFunction, ProcessTransport, Transport, kill_all
 

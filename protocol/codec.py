@@ -20,8 +20,8 @@ knows nothing of any game: FENs and moves are opaque tokens that the engine chec
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = [

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pexpect
 import pytest
+from test_arbiter_games import TOY, assert_all_gone
 
 from arbiter.pgn import read_pgn_file
-from test_arbiter_games import TOY, assert_all_gone
 
 ARBITER = [sys.executable, "-c", "from arbiter.cli import main; main()"]
 FINISHED = re.compile(r"^Finished game (\d+) \((\S+) vs (\S+)\): (1-0|0-1|\*) \{(.+)\}$")

@@ -11,10 +11,22 @@ from typing import Callable
 import pytest
 
 from arbiter.errors import ArbiterError
-from arbiter.pgn import PgnGame, PgnSyntaxError, PgnWriter, format_game, read_pgn, read_pgn_file
+from arbiter.pgn import (
+    PgnGame,
+    PgnSyntaxError,
+    PgnWriter,
+    format_game,
+    read_pgn,
+    read_pgn_file,
+)
 from arbiter.records import GameRecord, MoveRecord, MoveSource, Termination
 from arbiter.replay import check_game, check_games
-from arbiter.stats import MatchStats, elo_estimate, elo_from_score, likelihood_of_superiority
+from arbiter.stats import (
+    MatchStats,
+    elo_estimate,
+    elo_from_score,
+    likelihood_of_superiority,
+)
 from dipole_engine.rules import WHITE, new_board
 
 

@@ -14,8 +14,18 @@ from pathlib import Path
 import pytest
 
 from protocol import (
-    EngineClient, EngineCrashed, EngineError, EngineStartError, EngineTimeout, HandshakeError,
-    Info, Limit, MemoryTransport, OptionSpec, ProtocolError, kill_all,
+    EngineClient,
+    EngineCrashed,
+    EngineError,
+    EngineStartError,
+    EngineTimeout,
+    HandshakeError,
+    Info,
+    Limit,
+    MemoryTransport,
+    OptionSpec,
+    ProtocolError,
+    kill_all,
 )
 from protocol.transport import _live_groups
 

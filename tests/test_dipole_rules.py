@@ -8,9 +8,9 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_dipole import reference_moves
 
 from dipole_engine.rules import BLACK, PASS, WHITE, DipoleBoard, MoveKind, new_board
-from reference_dipole import reference_moves
 
 
 def texts(board: DipoleBoard) -> set[str]:

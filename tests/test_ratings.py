@@ -12,8 +12,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arbiter.ratings import (
-    DRAW, ELO_PER_LOGIT, FLAG_ALL_LOSSES, FLAG_ALL_WINS, FLAG_PRIOR, FLAG_SEPARATED, RatingError,
-    RatingTable, Results, fit_ratings, parse_anchor,
+    DRAW,
+    ELO_PER_LOGIT,
+    FLAG_ALL_LOSSES,
+    FLAG_ALL_WINS,
+    FLAG_PRIOR,
+    FLAG_SEPARATED,
+    RatingError,
+    RatingTable,
+    Results,
+    fit_ratings,
+    parse_anchor,
 )
 from arbiter.records import BLACK_WINS, UNFINISHED, WHITE_WINS, GameRecord, Termination
 from arbiter.stats import Z_95, elo_estimate, elo_from_score

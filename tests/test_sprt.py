@@ -11,7 +11,14 @@ import pytest
 
 from arbiter.records import BLACK_WINS, UNFINISHED, WHITE_WINS, GameRecord, Termination
 from arbiter.sprt import (
-    H0_ACCEPTED, H1_ACCEPTED, SprtError, SprtParams, SprtState, constrained_mle, expected_score, pair_llr,
+    H0_ACCEPTED,
+    H1_ACCEPTED,
+    SprtError,
+    SprtParams,
+    SprtState,
+    constrained_mle,
+    expected_score,
+    pair_llr,
     pair_score,
 )
 

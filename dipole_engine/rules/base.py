@@ -11,7 +11,14 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
-from .common import WHITE, Color, IllegalMoveError, InvalidMoveError, UnknownVariantError, color_name
+from .common import (
+    WHITE,
+    Color,
+    IllegalMoveError,
+    InvalidMoveError,
+    UnknownVariantError,
+    color_name,
+)
 from .fen import format_fen, parse_fen
 from .geometry import Geometry, geometry
 from .zobrist import BLACK_TO_MOVE, zobrist_table

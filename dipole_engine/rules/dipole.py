@@ -21,7 +21,15 @@ from itertools import compress
 from typing import ClassVar
 
 from .base import Board, Variant, register_variants
-from .common import BLACK, WHITE, Color, FenError, IllegalMoveError, InvalidMoveError, color_name
+from .common import (
+    BLACK,
+    WHITE,
+    Color,
+    FenError,
+    IllegalMoveError,
+    InvalidMoveError,
+    color_name,
+)
 from .geometry import Geometry, geometry
 from .zobrist import BLACK_TO_MOVE
 
