@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
 from .common import (
+    BLACK,
     WHITE,
     Color,
+    FenError,
     IllegalMoveError,
     InvalidMoveError,
     UnknownVariantError,
@@ -87,6 +89,8 @@ class Board(ABC, Generic[MoveT]):
     """
 
     game: ClassVar[str]
+    empty_side_wins: ClassVar[bool]
+    """True where running out of checkers wins (Impasse), False where it loses (Dipole)."""
 
     def __init__(self, variant: Variant | str, fen: str | None = None) -> None:
         if isinstance(variant, str):
@@ -121,6 +125,8 @@ class Board(ABC, Generic[MoveT]):
             max_height=self.max_stack_height(),
             checkers_per_side=self.variant.checkers_per_side,
         )
+        if not stacks:
+            raise FenError("FEN: both sides have no checkers; a game ends when the first side has none")
         self.check_position(turn, stacks)
         self.cells = [0] * self.geometry.size
         self.material = [0, 0, 0]
@@ -207,9 +213,16 @@ class Board(ABC, Generic[MoveT]):
         return move
 
     # -- outcome ---------------------------------------------------------------------
-    @abstractmethod
     def winner(self) -> Color | None:
-        """The side that has won, or None while the game goes on."""
+        """The side that has won, or None while the game goes on.  The game ends when a side
+        has no checkers left; ``empty_side_wins`` says whether that side has won or lost."""
+        if self.material[WHITE] == 0:
+            empty = WHITE
+        elif self.material[BLACK] == 0:
+            empty = BLACK
+        else:
+            return None
+        return empty if self.empty_side_wins else -empty
 
     def is_game_over(self) -> bool:
         return self.winner() is not None

@@ -25,7 +25,6 @@ from .common import (
     BLACK,
     WHITE,
     Color,
-    FenError,
     IllegalMoveError,
     InvalidMoveError,
     color_name,
@@ -164,21 +163,11 @@ class DipoleBoard(Board[DipoleMove]):
     ``(move, captured signed height or 0, key before the move)``."""
 
     game: ClassVar[str] = "dipole"
+    empty_side_wins: ClassVar[bool] = False
 
     def __init__(self, variant: Variant | str = "dipole", fen: str | None = None) -> None:
         super().__init__(variant, fen)
         self._tables = _tables(self.variant.width, self.variant.height, self.variant.checkers_per_side)
-
-    def check_position(self, turn: Color, stacks: dict[int, int]) -> None:
-        if not stacks:
-            raise FenError("FEN: both sides have no checkers; a game ends when the first side has none")
-
-    def winner(self) -> Color | None:
-        if self.material[WHITE] == 0:
-            return BLACK
-        if self.material[BLACK] == 0:
-            return WHITE
-        return None
 
     # -- move generation -------------------------------------------------------------
     def legal_moves(self) -> list[DipoleMove]:

@@ -128,6 +128,7 @@ class ImpasseBoard(Board[ImpasseMove]):
     """An Impasse position with its move history.  Undo records are ``(move, key before)``."""
 
     game: ClassVar[str] = "impasse"
+    empty_side_wins: ClassVar[bool] = True  # only the mover's own checkers ever leave
 
     def __init__(self, variant: Variant | str = "impasse", fen: str | None = None) -> None:
         super().__init__(variant, fen)
@@ -138,8 +139,6 @@ class ImpasseBoard(Board[ImpasseMove]):
     def check_position(self, turn: Color, stacks: dict[int, int]) -> None:
         geom = self.geometry
         tables = _tables(geom.width, geom.height)
-        if not any(h > 0 for h in stacks.values()) and not any(h < 0 for h in stacks.values()):
-            raise FenError("FEN: both sides have no checkers; a game ends when the first side has none")
         for color in (WHITE, BLACK):
             name = color_name(color)
             for square, height in stacks.items():
@@ -155,14 +154,6 @@ class ImpasseBoard(Board[ImpasseMove]):
                     f"FEN: {name} single on {geom.name(waiting[-1])} stands on {name}'s furthest row "
                     f"while {name} has another single; it would have been crowned"
                 )
-
-    def winner(self) -> Color | None:
-        # Only the mover's own checkers ever leave, so at most one side can be empty.
-        if self.material[WHITE] == 0:
-            return WHITE
-        if self.material[BLACK] == 0:
-            return BLACK
-        return None
 
     # -- move generation -------------------------------------------------------------
     def legal_moves(self) -> list[ImpasseMove]:
