@@ -71,6 +71,8 @@ class ImpasseMove:
         return f"ImpasseMove({self.text!r})"
 
 
+SlideEntry = tuple[int, "ImpasseMove | None"]  # (target square, the plain slide there or None)
+
 _SEPARATOR = {ImpasseMoveKind.SLIDE: "-", ImpasseMoveKind.TRANSPOSE: "+"}
 _MOVE_TEXT = re.compile(r"(?:([a-z][0-9]+)([-+])([a-z][0-9]+)|x([a-z][0-9]+))(?:=([a-z][0-9]+))?")
 
@@ -79,8 +81,11 @@ class _Tables:
     """Diagonal geometry for one board size, per side.
 
     ``single_rays[color][sq]`` and ``double_rays[color][sq]`` list, per diagonal direction the
-    stack may slide in (forward for a single, backward for a double), the squares along it
-    nearest first.  ``transpose_to[color][sq]`` lists the squares diagonally adjacent to ``sq``
+    stack may slide in (forward for a single, backward for a double), ``(target, plain)`` for
+    the squares along it, nearest first.  ``plain`` is the finished slide to ``target`` when it
+    needs no bear-off or crown, provided no single of ``color`` waits on its furthest row: a
+    single not reaching the furthest row, a double not reaching the nearest row; it is None
+    where the slide must be finished against the position.  ``transpose_to[color][sq]`` lists the squares diagonally adjacent to ``sq``
     one row nearer to ``color`` (where a double on ``sq`` finds the single it transposes onto).
     ``near_rank``/``far_rank`` are each side's nearest and furthest ranks; ``far_row`` its dark
     squares on the furthest rank.  ``moves`` holds every move built so far, keyed by its whole
@@ -97,22 +102,40 @@ class _Tables:
                 file, rank = file + df, rank + dr
             return tuple(squares)
 
-        self.single_rays: dict[Color, list[tuple[tuple[int, ...], ...]]] = {}
-        self.double_rays: dict[Color, list[tuple[tuple[int, ...], ...]]] = {}
+        self.single_rays: dict[Color, list[tuple[tuple[SlideEntry, ...], ...]]] = {}
+        self.double_rays: dict[Color, list[tuple[tuple[SlideEntry, ...], ...]]] = {}
         self.transpose_to: dict[Color, list[tuple[int, ...]]] = {}
         self.near_rank = {WHITE: 0, BLACK: geom.height - 1}
         self.far_rank = {WHITE: geom.height - 1, BLACK: 0}
         self.far_row: dict[Color, tuple[int, ...]] = {}
         self.moves: dict[tuple[ImpasseMoveKind, int, int, int, tuple[Change, ...]], ImpasseMove] = {}
+
+        def slides(color: Color, sq: int, height: int, stop_rank: int) -> tuple[tuple[SlideEntry, ...], ...]:
+            direction = color if height == 1 else -color
+            rays = []
+            for squares in (ray(sq, -1, direction), ray(sq, 1, direction)):
+                entries = []
+                for target in squares:
+                    plain = None
+                    if geom.rank_of(target) != stop_rank:
+                        changes = ((sq, height * color, 0), (target, 0, height * color))
+                        text = f"{geom.name(sq)}-{geom.name(target)}"
+                        plain = ImpasseMove(ImpasseMoveKind.SLIDE, sq, target, -1, text, changes, 0)
+                        self.moves[(ImpasseMoveKind.SLIDE, sq, target, -1, changes)] = plain
+                    entries.append((target, plain))
+                if entries:
+                    rays.append(tuple(entries))
+            return tuple(rays)
+
         for color in (WHITE, BLACK):
             size = geom.size
-            singles: list[tuple[tuple[int, ...], ...]] = [()] * size
-            doubles: list[tuple[tuple[int, ...], ...]] = [()] * size
+            singles: list[tuple[tuple[SlideEntry, ...], ...]] = [()] * size
+            doubles: list[tuple[tuple[SlideEntry, ...], ...]] = [()] * size
             transposes: list[tuple[int, ...]] = [()] * size
             for sq in geom.dark_squares:
-                singles[sq] = tuple(r for r in (ray(sq, -1, color), ray(sq, 1, color)) if r)
-                doubles[sq] = tuple(r for r in (ray(sq, -1, -color), ray(sq, 1, -color)) if r)
-                transposes[sq] = tuple(r[0] for r in doubles[sq])
+                singles[sq] = slides(color, sq, 1, self.far_rank[color])
+                doubles[sq] = slides(color, sq, 2, self.near_rank[color])
+                transposes[sq] = tuple(r[0][0] for r in doubles[sq])
             self.single_rays[color] = singles
             self.double_rays[color] = doubles
             self.transpose_to[color] = transposes
@@ -165,22 +188,30 @@ class ImpasseBoard(Board[ImpasseMove]):
         near = tables.near_rank[s]
         width = self.geometry.width
         own = [sq for sq in self._dark if cells[sq] * s > 0]
+        # With a single waiting on the furthest row every move may owe or pay a crown.
+        plain_ok = not any(cells[sq] == s for sq in tables.far_row[s])
         moves: list[ImpasseMove] = []
         for sq in own:
             if cells[sq] == s:
                 for ray in tables.single_rays[s][sq]:
-                    for target in ray:
+                    for target, plain in ray:
                         if cells[target]:
                             break
-                        self._finish(moves, ImpasseMoveKind.SLIDE, sq, target, {sq: 0, target: s})
+                        if plain is not None and plain_ok:
+                            moves.append(plain)
+                        else:
+                            self._finish(moves, ImpasseMoveKind.SLIDE, sq, target, {sq: 0, target: s})
             else:
                 for ray in tables.double_rays[s][sq]:
-                    for target in ray:
+                    for target, plain in ray:
                         if cells[target]:
                             break
-                        # bear-off: a double arriving on its nearest row loses its top checker
-                        landed = s if target // width == near else 2 * s
-                        self._finish(moves, ImpasseMoveKind.SLIDE, sq, target, {sq: 0, target: landed})
+                        if plain is not None and plain_ok:
+                            moves.append(plain)
+                        else:
+                            # bear-off: a double arriving on its nearest row loses its top checker
+                            landed = s if target // width == near else 2 * s
+                            self._finish(moves, ImpasseMoveKind.SLIDE, sq, target, {sq: 0, target: landed})
                 for target in tables.transpose_to[s][sq]:
                     if cells[target] == s:
                         landed = s if target // width == near else 2 * s
