@@ -192,26 +192,20 @@ class ImpasseBoard(Board[ImpasseMove]):
         plain_ok = not any(cells[sq] == s for sq in tables.far_row[s])
         moves: list[ImpasseMove] = []
         for sq in own:
-            if cells[sq] == s:
-                for ray in tables.single_rays[s][sq]:
-                    for target, plain in ray:
-                        if cells[target]:
-                            break
-                        if plain is not None and plain_ok:
-                            moves.append(plain)
-                        else:
-                            self._finish(moves, ImpasseMoveKind.SLIDE, sq, target, {sq: 0, target: s})
-            else:
-                for ray in tables.double_rays[s][sq]:
-                    for target, plain in ray:
-                        if cells[target]:
-                            break
-                        if plain is not None and plain_ok:
-                            moves.append(plain)
-                        else:
-                            # bear-off: a double arriving on its nearest row loses its top checker
-                            landed = s if target // width == near else 2 * s
-                            self._finish(moves, ImpasseMoveKind.SLIDE, sq, target, {sq: 0, target: landed})
+            stack = cells[sq]
+            single = stack == s
+            for ray in (tables.single_rays if single else tables.double_rays)[s][sq]:
+                for target, plain in ray:
+                    if cells[target]:
+                        break
+                    if plain is not None and plain_ok:
+                        moves.append(plain)
+                    else:
+                        # bear-off: a double arriving on its nearest row loses its top checker
+                        # (a single slides away from that row and never arrives there)
+                        landed = s if target // width == near else stack
+                        self._finish(moves, ImpasseMoveKind.SLIDE, sq, target, {sq: 0, target: landed})
+            if not single:
                 for target in tables.transpose_to[s][sq]:
                     if cells[target] == s:
                         landed = s if target // width == near else 2 * s
