@@ -67,7 +67,7 @@ from functools import cached_property
 from typing import Iterable, Mapping, Protocol, Sequence
 
 from .records import BLACK_WINS, UNFINISHED, WHITE_WINS
-from .stats import Z_95
+from .stats import Z_95, Results
 
 DRAW = "1/2-1/2"
 ELO_PER_LOGIT = 400 / math.log(10)  # Elo points per unit of natural log-odds
@@ -98,34 +98,6 @@ class GameResult(Protocol):
 
     @property
     def result(self) -> str: ...
-
-
-@dataclass(frozen=True)
-class Results:
-    """Wins, losses and draws of one side in some set of games."""
-
-    wins: int = 0
-    losses: int = 0
-    draws: int = 0
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.losses + self.draws
-
-    @property
-    def points(self) -> float:
-        return self.wins + self.draws / 2
-
-    def reversed(self) -> "Results":
-        """The same games seen from the other side."""
-        return Results(self.losses, self.wins, self.draws)
-
-    def __add__(self, other: "Results") -> "Results":
-        return Results(self.wins + other.wins, self.losses + other.losses, self.draws + other.draws)
-
-    def text(self, with_draws: bool = False) -> str:
-        """``W-L``, or ``W-L-D`` when ``with_draws``."""
-        return f"{self.wins}-{self.losses}-{self.draws}" if with_draws else f"{self.wins}-{self.losses}"
 
 
 @dataclass(frozen=True)

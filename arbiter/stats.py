@@ -67,8 +67,10 @@ def elo_estimate(wins: int, losses: int, draws: int = 0) -> EloEstimate:
     return EloEstimate(elo_from_score(score), margin, likelihood_of_superiority(wins, losses))
 
 
-@dataclass
-class Tally:
+@dataclass(frozen=True)
+class Results:
+    """Wins, losses and draws of one side in some set of games (a value: adding makes a new one)."""
+
     wins: int = 0
     losses: int = 0
     draws: int = 0
@@ -78,27 +80,36 @@ class Tally:
         return self.wins + self.losses + self.draws
 
     @property
-    def score(self) -> float:
-        """Points scored (a win 1, a draw 1/2)."""
+    def points(self) -> float:
         return self.wins + self.draws / 2
+
+    def reversed(self) -> "Results":
+        """The same games seen from the other side."""
+        return Results(self.losses, self.wins, self.draws)
+
+    def __add__(self, other: "Results") -> "Results":
+        return Results(self.wins + other.wins, self.losses + other.losses, self.draws + other.draws)
 
     def line(self) -> str:
         """``6 - 4 - 0  [0.600] 10`` as cutechess-cli prints W - L - D, score fraction, games."""
-        fraction = self.score / self.games if self.games else 0.0
+        fraction = self.points / self.games if self.games else 0.0
         return f"{self.wins} - {self.losses} - {self.draws}  [{fraction:.3f}] {self.games}"
+
+    def text(self, with_draws: bool = False) -> str:
+        """``W-L``, or ``W-L-D`` when ``with_draws``."""
+        return f"{self.wins}-{self.losses}-{self.draws}" if with_draws else f"{self.wins}-{self.losses}"
 
 
 @dataclass
 class EngineTally:
     """One engine's results, split by the colour it played."""
 
-    white: Tally = field(default_factory=Tally)
-    black: Tally = field(default_factory=Tally)
+    white: Results = field(default_factory=Results)
+    black: Results = field(default_factory=Results)
 
     @property
-    def total(self) -> Tally:
-        return Tally(self.white.wins + self.black.wins, self.white.losses + self.black.losses,
-                     self.white.draws + self.black.draws)
+    def total(self) -> Results:
+        return self.white + self.black
 
 
 class MatchStats:
@@ -106,8 +117,8 @@ class MatchStats:
 
     def __init__(self, engines: Iterable[str] = ()) -> None:
         self.engines: dict[str, EngineTally] = {name: EngineTally() for name in engines}
-        self.pairs: dict[tuple[str, str], Tally] = {}
-        self.colours = Tally()  # White's results against Black
+        self.pairs: dict[tuple[str, str], Results] = {}
+        self.colours = Results()  # White's results against Black
         self.terminations: Counter[str] = Counter()
         self.unfinished = 0
 
@@ -116,24 +127,16 @@ class MatchStats:
         if record.result not in (WHITE_WINS, BLACK_WINS):
             self.unfinished += 1
             return
-        white_won = record.result == WHITE_WINS
-        white = self.engines.setdefault(record.white, EngineTally()).white
-        black = self.engines.setdefault(record.black, EngineTally()).black
-        for tally, won in ((white, white_won), (black, not white_won), (self.colours, white_won)):
-            if won:
-                tally.wins += 1
-            else:
-                tally.losses += 1
-        for first, second, won in ((record.white, record.black, white_won),
-                                   (record.black, record.white, not white_won)):
-            pair = self.pairs.setdefault((first, second), Tally())
-            if won:
-                pair.wins += 1
-            else:
-                pair.losses += 1
+        for_white = Results(wins=1) if record.result == WHITE_WINS else Results(losses=1)
+        for_black = for_white.reversed()
+        self.engines.setdefault(record.white, EngineTally()).white += for_white
+        self.engines.setdefault(record.black, EngineTally()).black += for_black
+        self.colours += for_white
+        for pair, result in (((record.white, record.black), for_white), ((record.black, record.white), for_black)):
+            self.pairs[pair] = self.pairs.get(pair, Results()) + result
 
-    def pair(self, first: str, second: str) -> Tally:
-        return self.pairs.get((first, second), Tally())
+    def pair(self, first: str, second: str) -> Results:
+        return self.pairs.get((first, second), Results())
 
     def estimate(self, first: str, second: str) -> EloEstimate:
         tally = self.pair(first, second)
@@ -172,7 +175,7 @@ class MatchStats:
         rows = [header]
         for name, tally in self.engines.items():
             total = tally.total
-            percent = f"{100 * total.score / total.games:.1f}%" if total.games else "-"
+            percent = f"{100 * total.points / total.games:.1f}%" if total.games else "-"
             rows.append((
                 f"{name:<{width}}  {total.games:>5}  {total.wins:>4}  {total.losses:>6}  {percent:>6}  "
                 f"{tally.white.wins:>4}-{tally.white.losses:<4}  {tally.black.wins:>4}-{tally.black.losses:<4}"

@@ -143,9 +143,9 @@ class Tournament(RecordedRun):
             tally = self.stats.pair(first, second)
             text = f"{first} {tally.wins} - {tally.losses} {second}"
         else:
-            leader = max(self.names, key=lambda name: self.stats.engines[name].total.score)
+            leader = max(self.names, key=lambda name: self.stats.engines[name].total.points)
             total = self.stats.engines[leader].total
-            text = f"leader {leader} {total.score:g}/{total.games}"
+            text = f"leader {leader} {total.points:g}/{total.games}"
         return f"{text}  {self.sprt.progress()}" if self.sprt is not None else text
 
     def _score_lines(self) -> list[str]:
