@@ -27,6 +27,7 @@ from .cli_options import (
     EventOptions,
     Interrupted,
     anchor_value,
+    cluster_value,
     conclude,
     event_options,
     run_interruptible,
@@ -87,7 +88,7 @@ def tournament_command(**values: Any) -> int:
         openings=tuple(openings), openings_note=note, referee=options.referee(),
         concurrency=options.concurrency, recover=options.recover, pgn=_absolute(options.pgn_path),
         log_dir=_absolute(options.log_dir), report=_absolute(values["report_path"]), anchor=values["anchor"],
-        sprt=options.sprt, command_line=shlex.join(["dipole-arbiter", *sys.argv[1:]]))
+        sprt=options.sprt, command_line=shlex.join(["dipole-arbiter", *sys.argv[1:]]), cluster=options.cluster)
     check_config(config)
     schedule = make_schedule(format_, len(specs), rounds, games, len(openings))
     store = EventStore.create(values["db_path"] or default_db_path(), config, schedule)
@@ -97,22 +98,29 @@ def tournament_command(**values: Any) -> int:
 @click.command("resume")
 @click.argument("db_path", metavar="DB")
 @click.option("--concurrency", type=click.IntRange(min=1), help="Games at once [default: as the event was started].")
-def resume_command(db_path: str, concurrency: int | None) -> int:
+@click.option("--cluster", callback=cluster_value, metavar="tcp://HOST:PORT",
+              help="Play on this Dask cluster [default: where the event was started].")
+@click.option("--local", is_flag=True, help="Play on local threads, though the event was started on a cluster.")
+def resume_command(db_path: str, concurrency: int | None, cluster: str | None, local: bool) -> int:
     """Continue an interrupted event from its database, with the settings stored in it.
 
     Finished games are kept; games that were in progress are played again.
     """
-    return run_event(EventStore.open(db_path, write=True), concurrency, created=False)
+    if cluster is not None and local:
+        raise ArbiterError("give --cluster ADDRESS or --local, not both")
+    return run_event(EventStore.open(db_path, write=True), concurrency, created=False,
+                     cluster="" if local else cluster)
 
 
-def run_event(store: EventStore, concurrency: int | None, *, created: bool) -> int:
+def run_event(store: EventStore, concurrency: int | None, *, created: bool, cluster: str | None = None) -> int:
     """Play ``store``'s event with signal handling; prints the summary; the exit status.
 
     When the very first run of an event fails before any game is recorded (an engine that
     cannot be set up as asked), the new database is removed, so the same command can be
-    given again once fixed."""
+    given again once fixed.  ``cluster`` overrides where the event was played (``""``: locally)."""
     try:
-        tournament = Tournament(store, sys.stdout, sys.stderr, tty=sys.stdout.isatty(), concurrency=concurrency)
+        tournament = Tournament(store, sys.stdout, sys.stderr, tty=sys.stdout.isatty(), concurrency=concurrency,
+                                cluster=cluster)
         outcome = run_interruptible(tournament.run, tournament.interrupt)
         summary = tournament.summary()
     except ArbiterError:

@@ -76,6 +76,29 @@ def _sprt_value(ctx: click.Context, param: click.Parameter, value: str | None) -
         raise click.BadParameter(str(error)) from None
 
 
+def cluster_value(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """The ``--cluster ADDRESS`` callback: a Dask scheduler's address, and Dask installed."""
+    if value is None:
+        return None
+    from .cluster import require_distributed
+
+    try:
+        require_distributed()
+    except ArbiterError as error:
+        raise click.UsageError(str(error)) from None
+    address = value.strip()
+    scheme, sep, rest = address.rpartition("://")
+    host, colon, port = rest.rpartition(":")
+    if (sep and scheme not in ("tcp", "tls")) or not colon or not host or not port.isdigit():
+        raise click.BadParameter(f"{value!r} is not a Dask scheduler address (tcp://HOST:PORT)")
+    return address if sep else f"tcp://{address}"
+
+
+CLUSTER_HELP = ("Play the games on the workers of the Dask scheduler at this address (tcp://HOST:8786) "
+                "instead of local threads; each worker plays as many games at once as it has threads, "
+                "and --concurrency does not apply.")
+
+
 def anchor_value(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, float] | None:
     """The ``--anchor NAME=RATING`` callback (a bad value is a one-line usage error)."""
     if value is None:
@@ -109,7 +132,8 @@ def event_options(*, event: str, recover: bool) -> Callable[[F], F]:
         click.option("--nodes", metavar="N", help="Nodes per move."),
         click.option("--timemargin", metavar="MS", help="Milliseconds an engine may overrun its time without losing."),
         click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
-                     help="Games played at once."),
+                     help="Games played at once (on local threads)."),
+        click.option("--cluster", callback=cluster_value, metavar="tcp://HOST:PORT", help=CLUSTER_HELP),
         click.option("--openings", "openings_file", metavar="FILE",
                      help="Openings, one a line: a FEN, a FEN then moves, or moves from the start."),
         click.option("--opening-plies", type=click.IntRange(min=1), help="Generate openings of N random plies."),
@@ -150,6 +174,7 @@ class EventOptions:
     nodes: str | None
     timemargin: str | None
     concurrency: int
+    cluster: str | None
     openings_file: str | None
     opening_plies: int | None
     seed: int | None
@@ -179,7 +204,8 @@ class EventOptions:
             words = [[f"cmd={command}", f"name={name}", f"depth={depth}"] for name, depth in demo]
         each = self.each.split(SEPARATOR) if self.each else []
         settings = {key: value for key, value in flags.items() if value is not None}
-        return resolve_engines(words, each, settings, config), is_demo
+        # On a cluster the engines' programs are looked up by each worker, not here.
+        return resolve_engines(words, each, settings, config, here=self.cluster is None), is_demo
 
     def openings(self, count: int, demo: bool) -> tuple[list[Opening], str]:
         """``count`` openings as the flags ask (the demo generates 4-ply ones by default)."""

@@ -188,8 +188,9 @@ def check_program(spec: EngineSpec) -> None:
     _resolve_program(spec.command[0], spec.cwd, f"engine {spec.name!r}")
 
 
-def build_spec(settings: Mapping[str, str], where: str) -> EngineSpec:
-    """An EngineSpec from merged settings; every value is checked here."""
+def build_spec(settings: Mapping[str, str], where: str, here: bool = True) -> EngineSpec:
+    """An EngineSpec from merged settings; every value is checked here (the program and the
+    directory only when the engine runs on this machine: ``here``)."""
     command_text = settings.get("cmd", "")
     try:
         command = shlex.split(command_text)
@@ -198,9 +199,10 @@ def build_spec(settings: Mapping[str, str], where: str) -> EngineSpec:
     if not command:
         raise ArbiterError(f"{where}: no command; give cmd=<engine command line>")
     cwd = settings.get("dir") or None
-    if cwd is not None and not Path(cwd).is_dir():
-        raise ArbiterError(f"{where}: dir={cwd!r} is not a directory")
-    _resolve_program(command[0], cwd, where)
+    if here:
+        if cwd is not None and not Path(cwd).is_dir():
+            raise ArbiterError(f"{where}: dir={cwd!r} is not a directory")
+        _resolve_program(command[0], cwd, where)
     limits = limits_from_settings(settings, where)
     options = tuple(
         (key[len(OPTION_PREFIX):], value) for key, value in settings.items() if key.startswith(OPTION_PREFIX)
@@ -233,6 +235,7 @@ def resolve_engines(
     each_tokens: Sequence[str] = (),
     match_settings: Mapping[str, str] | None = None,
     config: ConfigFile | None = None,
+    here: bool = True,
 ) -> list[EngineSpec]:
     """The engines of a match: each ``--engine``'s settings over ``--each`` over the config
     file's ``each`` over ``match_settings`` (the match-wide flags).  With no ``--engine`` but a
@@ -252,7 +255,7 @@ def resolve_engines(
         entries.append((own, where))
     if not entries and config is not None:
         entries = [(own, f"config file {config.path} engine {i}") for i, own in enumerate(config.engines, 1)]
-    specs = [build_spec({**base, **own}, where) for own, where in entries]
+    specs = [build_spec({**base, **own}, where, here) for own, where in entries]
     return _unique_names(specs)
 
 

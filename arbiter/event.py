@@ -6,7 +6,8 @@ from it alone.  It holds:
 - ``schema_version``: one row, the layout version (:data:`SCHEMA_VERSION`); the file's SQLite
   ``application_id`` is :data:`APPLICATION_ID`, so a database that is not ours is recognised;
 - ``event``: one row, every setting of the event (format, variant, rounds, games per pairing,
-  referee timeouts, concurrency, recover, PGN/log/report paths, SPRT, anchor), as given;
+  referee timeouts, concurrency, recover, PGN/log/report paths, SPRT, anchor, Dask cluster),
+  as given;
 - ``engines``: each engine's name, command, working directory, options and limits;
 - ``openings``: the openings, in order; ``schedule``: every game, planned up front: its number,
   round, pairing, colour-reversed pair, White, Black and opening;
@@ -171,6 +172,7 @@ class EventConfig:
     anchor: tuple[str, float] | None = None
     sprt: SprtParams | None = None
     command_line: str = ""
+    cluster: str | None = None  # the Dask scheduler's address (arbiter.cluster); None: local threads
 
     @property
     def name(self) -> str:
@@ -209,6 +211,7 @@ def _settings_json(config: EventConfig) -> str:
         "pgn": config.pgn, "log_dir": config.log_dir, "report": config.report,
         "anchor": list(config.anchor) if config.anchor else None,
         "sprt": [sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta] if sprt else None,
+        "cluster": config.cluster,
     }, sort_keys=True)
 
 
@@ -416,7 +419,7 @@ class EventStore:
             concurrency=settings["concurrency"], recover=settings["recover"], pgn=settings["pgn"],
             log_dir=settings["log_dir"], report=settings["report"],
             anchor=(anchor[0], float(anchor[1])) if anchor else None,
-            sprt=SprtParams(*sprt) if sprt else None, command_line=command_line)
+            sprt=SprtParams(*sprt) if sprt else None, command_line=command_line, cluster=settings.get("cluster"))
         return config, schedule
 
     def close(self) -> None:

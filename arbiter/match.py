@@ -54,6 +54,7 @@ class MatchConfig:
     pgn: str | None = None
     log_dir: str | None = None
     sprt: SprtParams | None = None
+    cluster: str | None = None
 
 
 @dataclass
@@ -72,7 +73,7 @@ class Match(RecordedRun):
 
     def __init__(self, config: MatchConfig, out: TextIO, err: TextIO, *, tty: bool) -> None:
         super().__init__(config.variant, config.referee, concurrency=config.concurrency, recover=config.recover,
-                         pgn=config.pgn, log_dir=config.log_dir)
+                         pgn=config.pgn, log_dir=config.log_dir, cluster=config.cluster)
         self.config = config
         self.out = out
         self.stats = MatchStats([config.first.name, config.second.name])
@@ -101,7 +102,7 @@ class Match(RecordedRun):
         lines = [
             f"Match: {config.first.name} vs {config.second.name}, variant {config.variant}, "
             f"{config.games} games ({pairs} colour-reversed pair{'s' if pairs != 1 else ''}), "
-            f"concurrency {config.concurrency}",
+            f"{self.where(config.concurrency)}",
             f"Engine {config.first.describe()}",
             f"Engine {config.second.describe()}",
             f"Openings: {config.openings_note}",

@@ -27,7 +27,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, TextIO
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TextIO
 
 from protocol.client import kill_all
 
@@ -38,13 +38,17 @@ from .pgn import PgnWriter
 from .progress import Progress
 from .records import GameRecord
 
+if TYPE_CHECKING:
+    from .cluster import ClusterPool
+
 
 class EngineLogs:
     """``--log DIR``: every line each engine sends, receives or writes to stderr, timestamped.
 
     One file per engine name (``DIR/<name>.log``), appended to; each line is
     ``<ISO time with microseconds> w<worker> <dir> <text>`` where ``dir`` is ``>`` (to the
-    engine), ``<`` (from it), ``!`` (its stderr) or ``#`` (the arbiter's own notes).
+    engine), ``<`` (from it), ``!`` (its stderr) or ``#`` (the arbiter's own notes).  Games
+    played on a cluster name the worker process (``<host>:<pid>``) in place of ``w<worker>``.
     """
 
     def __init__(self, directory: str) -> None:
@@ -74,6 +78,13 @@ class EngineLogs:
                     handle.write(f"{stamp} w{worker} {direction} {line}\n")
 
         return log
+
+    def append(self, name: str, worker: str, stamp: str, direction: str, line: str) -> None:
+        """A line stamped where it happened (a cluster worker), written as it is."""
+        handle, lock = self._file(name)
+        with lock:
+            if not handle.closed:
+                handle.write(f"{stamp} {worker} {direction} {line}\n")
 
     def close(self) -> None:
         with self._lock:
@@ -233,16 +244,29 @@ class GamePool:
 class RecordedRun:
     """A :class:`GamePool` with the PGN file (``pgn``), the engine logs (``log_dir``) and the
     progress display every event keeps beside it.  A subclass sets ``progress`` in its
-    constructor and says what a finished game does (its ``on_finish``)."""
+    constructor and says what a finished game does (its ``on_finish``).  With ``cluster`` (a
+    Dask scheduler's address) the games are played on its workers (:mod:`arbiter.cluster`)."""
 
     progress: Progress
 
     def __init__(self, variant: str, referee: RefereeSettings, *, concurrency: int, recover: bool,
-                 pgn: str | None, log_dir: str | None) -> None:
+                 pgn: str | None, log_dir: str | None, cluster: str | None = None) -> None:
         self.writer = PgnWriter(pgn) if pgn else None
         self.logs = EngineLogs(log_dir) if log_dir else None
-        self.pool = GamePool(variant, referee, concurrency=concurrency, recover=recover, logs=self.logs,
-                             notify=lambda line: self.progress.message(f"Warning: {line}"))
+        self.cluster = cluster
+        self.pool: GamePool | ClusterPool
+        notify = lambda line: self.progress.message(f"Warning: {line}")  # noqa: E731
+        if cluster is not None:
+            from .cluster import ClusterPool  # only with --cluster: distributed is an extra
+            self.pool = ClusterPool(cluster, variant, referee, recover=recover, logs=self.logs, notify=notify,
+                                    announce=lambda line: self.progress.message(line))
+        else:
+            self.pool = GamePool(variant, referee, concurrency=concurrency, recover=recover, logs=self.logs,
+                                 notify=notify)
+
+    def where(self, concurrency: int) -> str:
+        """How games are played, for the header: ``concurrency N``, or the cluster's address."""
+        return f"on the Dask cluster at {self.cluster}" if self.cluster else f"concurrency {concurrency}"
 
     def files_lines(self) -> list[str]:
         """The header lines naming where records and logs go."""

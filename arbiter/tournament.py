@@ -23,6 +23,7 @@ Running
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 from dataclasses import dataclass
@@ -111,14 +112,17 @@ class TournamentOutcome:
 
 class Tournament(RecordedRun):
     """Plays the unfinished games of ``store``'s event (see the module docstring), printing
-    progress to ``out`` and warnings to ``err``.  ``concurrency`` overrides the stored one."""
+    progress to ``out`` and warnings to ``err``.  ``concurrency`` overrides the stored one;
+    ``cluster`` the stored Dask scheduler address (``""``: play on local threads)."""
 
     def __init__(self, store: EventStore, out: TextIO, err: TextIO, *, tty: bool,
-                 concurrency: int | None = None) -> None:
+                 concurrency: int | None = None, cluster: str | None = None) -> None:
         self.store = store
         config = store.config if concurrency is None else store.config.with_concurrency(concurrency)
+        if cluster is not None:
+            config = dataclasses.replace(config, cluster=cluster or None)
         super().__init__(config.variant, config.referee, concurrency=config.concurrency, recover=config.recover,
-                         pgn=config.pgn, log_dir=config.log_dir)
+                         pgn=config.pgn, log_dir=config.log_dir, cluster=config.cluster)
         self.config = config
         self.out = out
         self.names = [spec.name for spec in config.engines]
@@ -163,7 +167,7 @@ class Tournament(RecordedRun):
         resume = f"dipole-arbiter resume {shlex.quote(self.store.path)}"
         lines = [
             (f"Tournament: {config.format}, {len(self.names)} engines, {rounds} of {games} per pairing, "
-             f"{total} games, variant {config.variant}, concurrency {config.concurrency}{recover}"),
+             f"{total} games, variant {config.variant}, {self.where(config.concurrency)}{recover}"),
             *(f"Engine {spec.describe()}" for spec in config.engines),
             f"Openings: {config.openings_note}",
             f"Event database: {self.store.path} (continue an interrupted run with: {resume})",
@@ -220,7 +224,8 @@ class Tournament(RecordedRun):
         jobs = [] if decided else [self.config.job(game) for game in self.store.schedule
                                    if game.number not in finished]
         for spec in {spec.name: spec for job in jobs for spec in (job.white, job.black)}.values():
-            check_program(spec)  # an engine moved away since the event began: say so, play nothing
+            if self.cluster is None:  # on a cluster, each worker looks its engines up itself
+                check_program(spec)  # an engine moved away since the event began: say so, play nothing
         self._append_missing_pgn()
         self.play(jobs, self._finished)
         decision = self.sprt.decision if self.sprt is not None else None

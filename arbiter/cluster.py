@@ -1,0 +1,425 @@
+"""Playing an event's games on a Dask cluster (``--cluster tcp://HOST:8786``) instead of local threads.
+
+:class:`ClusterPool` is a drop-in for :class:`~arbiter.runner.GamePool`: the same ``run``,
+``request_stop``, ``interrupt`` and ``settle``, the same ``on_start``/``on_finish`` calls, so a
+match or a tournament around it (schedule, openings, records, the event database, resume,
+SPRT, ratings, progress) is unchanged.  Only the arbiter process writes records; workers
+return finished games as values.
+
+Arbiter side
+    Games are submitted in schedule order, each as one Dask task, never more at once than the
+    workers have threads (``dask worker --nthreads K``), so a worker plays at most K games at
+    a time and a stop (an SPRT decision, an engine that may not be restarted) leaves only the
+    games already running to finish, as locally.  ``--concurrency`` does not apply.  A game
+    is reported once, by its number: a worker that dies mid-game loses nothing, because the
+    scheduler gives its task to another worker and only the task's one result counts.  When
+    the scheduler is lost, the pool stops (``stop_reason`` says so, in one line); the games
+    committed so far stay, and ``resume`` finishes the event, on a cluster or locally.
+
+Worker side
+    :func:`play_on_worker` runs in a worker thread.  Each thread keeps its engine processes
+    from one game to the next (like a local worker, one slot per engine), started from that
+    thread so that Linux's parent-death signal kills them with it; :class:`EnginesPlugin`
+    kills them when the worker closes.  The engine's program is looked up on the worker; if
+    it cannot be found there, the game is not played on that worker: the arbiter reports the
+    worker and the reason once, and sends that worker no more games.  Each record names where
+    it was played in its ``Site`` tag, ``<host>:<pid>`` of the worker process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import logging
+import os
+import queue
+import socket
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable, Iterable, Iterator
+
+from .engines import check_program
+from .errors import ArbiterError
+from .game import EngineSlot, GameJob, Notify, RefereeSettings, SetupError, play_game
+from .records import GameRecord
+from .runner import EngineLogs, GamePool
+
+try:
+    import distributed
+    from distributed.diagnostics.plugin import WorkerPlugin
+except ImportError:  # the extra is not installed: say so when --cluster is used
+    distributed = None  # type: ignore[assignment]
+    WorkerPlugin = object  # type: ignore[assignment, misc]
+
+INSTALL_HINT = "--cluster needs Dask's distributed package: pip install 'dipole-engine[cluster]'"
+PLUGIN_NAME = "dipole-arbiter-engines"
+CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler at the start
+PREFETCH = 2  # games handed to the cluster per worker thread: the one it plays, the next one
+SLOTS_PER_THREAD = 32  # engine processes a worker thread keeps warm at most (least recently used go first)
+
+
+def require_distributed() -> None:
+    """One clear line when the ``cluster`` extra is missing."""
+    if distributed is None:
+        raise ArbiterError(INSTALL_HINT)
+
+
+# -- what goes to a worker and comes back ------------------------------------------------------
+
+@dataclass(frozen=True)
+class GameTask:
+    """One game as sent to a worker: the job and everything the referee needs."""
+
+    job: GameJob
+    variant: str
+    settings: RefereeSettings
+    recover: bool
+    log: bool
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """What a worker sends back for one task.
+
+    ``site`` is ``<host>:<pid>`` of the worker process, ``worker`` its Dask address.
+    ``record`` is None when the game was not played there: ``cannot_start`` (an engine's
+    program is missing on this worker) or ``stopped`` (an engine exited between games and may
+    not be restarted).  ``notes`` are the game's incidents, ``broken`` the engines that crashed
+    in it (name, why), ``log`` the engines' I/O when ``--log`` is on (name, stamp, dir, line).
+    """
+
+    site: str
+    worker: str
+    record: GameRecord | None
+    notes: tuple[str, ...] = ()
+    broken: tuple[tuple[str, str], ...] = ()
+    cannot_start: str | None = None
+    stopped: str | None = None
+    log: tuple[tuple[str, str, str, str], ...] = ()
+
+
+# -- the worker side ------------------------------------------------------------------------------
+
+class _ThreadEngines:
+    """The engine slots one worker thread keeps, most recently used last."""
+
+    def __init__(self) -> None:
+        self.slots: OrderedDict[tuple[Any, ...], EngineSlot] = OrderedDict()
+        self.log_lines: list[tuple[str, str, str, str]] | None = None  # the running game's, when logging
+
+    def slot(self, task: GameTask, spec: Any) -> EngineSlot:
+        key = (spec, task.variant, task.settings)
+        slot = self.slots.pop(key, None)
+        if slot is None:
+            slot = EngineSlot(spec, task.variant, task.settings, self._logger(spec.name))
+        self.slots[key] = slot
+        while len(self.slots) > SLOTS_PER_THREAD:
+            _, oldest = self.slots.popitem(last=False)
+            oldest.quit()
+        return slot
+
+    def _logger(self, name: str) -> Callable[[str, str], None]:
+        def log(direction: str, line: str) -> None:
+            lines = self.log_lines
+            if lines is not None:
+                lines.append((name, datetime.now().isoformat(timespec="microseconds"), direction, line))
+
+        return log
+
+    def kill_all(self) -> None:
+        for slot in list(self.slots.values()):
+            slot.discard()
+        self.slots.clear()
+
+
+_threads: dict[int, _ThreadEngines] = {}  # thread ident -> its engines (each thread touches only its own)
+_threads_lock = threading.Lock()
+
+
+def _site() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _cannot_start(slot: EngineSlot) -> str | None:
+    """Why ``slot``'s engine cannot be started on this machine, or None (it will be tried)."""
+    if slot.client is not None and not slot.broken:
+        return None
+    spec = slot.spec
+    if spec.cwd is not None and not os.path.isdir(spec.cwd):
+        return f"engine {spec.name!r}: directory {spec.cwd!r} not found"
+    try:
+        check_program(spec)
+    except ArbiterError as error:
+        return str(error)
+    return None
+
+
+def play_on_worker(task: GameTask) -> GameOutcome:
+    """Play one game in this worker thread, with its warm engines (see the module docstring)."""
+    ident = threading.get_ident()
+    with _threads_lock:
+        engines = _threads.setdefault(ident, _ThreadEngines())
+    site, worker = _site(), distributed.get_worker().address
+    job = task.job
+    white, black = engines.slot(task, job.white), engines.slot(task, job.black)
+    for slot in (white, black):
+        if (why := _cannot_start(slot)) is not None:
+            return GameOutcome(site, worker, None, cannot_start=why)
+    notes: list[str] = []
+    for slot in (white, black):
+        if slot.client is not None and not slot.broken and not slot.running:
+            slot.mark_broken("exited between games")
+            notes.append(f"engine {slot.spec.name!r} exited between games")
+            if not task.recover:
+                return GameOutcome(site, worker, None, tuple(notes), stopped=slot.spec.name)
+    engines.log_lines = [] if task.log else None
+    try:
+        record = play_game(job, white, black, task.settings, notes.append)
+    finally:
+        log, engines.log_lines = tuple(engines.log_lines or ()), None
+    broken = tuple((slot.spec.name, slot.failure) for slot in (white, black) if slot.broken)
+    return GameOutcome(site, worker, dataclasses.replace(record, site=site), tuple(notes), broken, log=log)
+
+
+def kill_worker_engines() -> None:
+    """Kill every engine this worker process keeps (its threads' slots)."""
+    with _threads_lock:
+        caches = list(_threads.values())
+        _threads.clear()
+    for engines in caches:
+        engines.kill_all()
+
+
+class EnginesPlugin(WorkerPlugin):  # type: ignore[misc, valid-type]
+    """Registered on every worker (and every worker that joins later): when the worker closes,
+    its engines are killed.  (A worker killed outright takes them along by the parent-death
+    signal each engine is started with.)"""
+
+    name = PLUGIN_NAME
+
+    def teardown(self, worker: Any) -> None:
+        kill_worker_engines()
+
+
+# -- the arbiter side -----------------------------------------------------------------------------
+
+class _Submitted:
+    """A game handed to the cluster: its job, the workers it may go to (None: any), its future."""
+
+    def __init__(self, job: GameJob, workers: list[str] | None) -> None:
+        self.job = job
+        self.workers = workers
+        self.future: Any = None
+
+
+class ClusterPool(GamePool):
+    """Plays jobs on the workers of the Dask scheduler at ``address`` (see the module docstring).
+
+    A :class:`GamePool` whose games run elsewhere: stopping, interrupting and notifying are
+    the local pool's; playing, and settling after an interruption, are its own."""
+
+    def __init__(self, address: str, variant: str, settings: RefereeSettings, *, recover: bool = False,
+                 logs: EngineLogs | None = None, notify: Notify = lambda message: None,
+                 announce: Notify = lambda message: None) -> None:
+        require_distributed()
+        super().__init__(variant, settings, recover=recover, logs=logs, notify=notify)
+        self.address = address
+        self._announce = announce
+        self._client: Any = None
+        self._run = uuid.uuid4().hex[:12]
+        self._done: queue.Queue[Any] = queue.Queue()
+        self._running: dict[str, _Submitted] = {}  # task key -> game
+        self._reported: set[int] = set()
+        self._excluded: dict[str, str] = {}  # worker address -> why it cannot play this event
+        self._threads_checked = 0.0
+        self._threads = 1
+
+    # -- the interface of GamePool ------------------------------------------------------------------
+    def run(self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None],
+            on_finish: Callable[[GameRecord], None]) -> None:
+        """Play every job (until stopped or interrupted); returns when none is left running.
+
+        Raises ArbiterError when the scheduler cannot be reached, when the workers cannot run
+        the arbiter's code, or when an engine cannot be set up as asked."""
+        pending: Iterator[GameJob] = iter(jobs)
+        first = next(pending, None)
+        if first is None:  # nothing to play (a finished event resumed): no need of the cluster
+            return
+        pending = itertools.chain([first], pending)
+        retry: list[_Submitted] = []
+        self._connect()
+        try:
+            self._play(pending, retry, on_start, on_finish)
+        finally:
+            self.close()
+
+    def _play(self, pending: Iterator[GameJob], retry: list[_Submitted], on_start: Callable[[GameJob], None],
+              on_finish: Callable[[GameRecord], None]) -> None:
+        while True:
+            while not self._stopping() and len(self._running) < self._capacity():
+                if retry:
+                    submitted = retry.pop(0)
+                else:
+                    job = next(pending, None)
+                    if job is None:
+                        break
+                    submitted = _Submitted(job, None)
+                    with self._report_lock:
+                        if self.interrupted:
+                            return
+                        on_start(job)
+                self._submit(submitted)
+            if not self._running:
+                return
+            try:
+                future = self._done.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            if (ended := self._running.pop(future.key, None)) is None:
+                continue
+            again = self._finished(future, ended, on_finish)
+            if again is not None:
+                retry.append(again)
+
+    def settle(self, timeout: float = 3.0) -> None:
+        """After :meth:`interrupt`: withdraw the games still queued or running and disconnect.
+        (A game already running on a worker ends there, unrecorded; its engines stay warm.  The
+        arbiter started no engine of its own, so there is nothing to kill here.)"""
+        self.close(timeout)
+
+    def close(self, timeout: float = 3.0) -> None:
+        """Disconnect from the scheduler (the futures still held are released)."""
+        client, self._client = self._client, None
+        if client is None:
+            return
+        try:
+            if self._running:
+                client.cancel([submitted.future for submitted in self._running.values()], force=True)
+            client.close(timeout=timeout)
+        except Exception:  # noqa: BLE001  (a scheduler already gone: nothing left to release)
+            pass
+
+    # -- connecting -------------------------------------------------------------------------------
+    def _connect(self) -> None:
+        _quiet_dask_logging()
+        try:
+            self._client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as error:
+            raise ArbiterError(f"cannot reach the Dask scheduler at {self.address}: {_one_line(error)}") from None
+        try:
+            self._client.register_plugin(EnginesPlugin(), name=PLUGIN_NAME)
+        except Exception as error:  # noqa: BLE001  (any failure on a worker is reported, in one line)
+            self.close()
+            raise ArbiterError(f"the Dask workers at {self.address} cannot run the arbiter ({_one_line(error)}); "
+                               f"install dipole-engine[cluster] on every worker") from None
+        workers = self._usable_workers()
+        threads = sum(workers.values())
+        self._announce(f"Cluster: {self.address}, {len(workers)} worker{'s' if len(workers) != 1 else ''}, "
+                       f"{threads} thread{'s' if threads != 1 else ''}"
+                       + ("" if workers else "; waiting for workers to join"))
+
+    def _usable_workers(self) -> dict[str, int]:
+        """Each worker's address and threads, those this event may use."""
+        info = self._client.scheduler_info(n_workers=-1) if self._client is not None else {}
+        return {address: worker.get("nthreads", 1) for address, worker in info.get("workers", {}).items()
+                if address not in self._excluded}
+
+    def _capacity(self) -> int:
+        """Games handed to the cluster at once: one running and one waiting per thread of the
+        usable workers (looked up at most every second).  The waiting one starts the moment a
+        thread is free, instead of a round trip to the arbiter later."""
+        now = time.monotonic()
+        if now - self._threads_checked > 1.0:
+            self._threads_checked = now
+            try:
+                self._threads = max(1, sum(self._usable_workers().values()))
+            except Exception:  # noqa: BLE001  (the scheduler is going: the next result will say so)
+                pass
+        return PREFETCH * self._threads
+
+    def _submit(self, submitted: _Submitted) -> None:
+        job = submitted.job
+        task = GameTask(job, self.variant, self.settings, self.recover, self.logs is not None)
+        key = f"dipole-game-{self._run}-{job.number}-{uuid.uuid4().hex[:6]}"
+        future = self._client.submit(play_on_worker, task, key=key, pure=False, priority=-job.number,
+                                     workers=submitted.workers, allow_other_workers=False)
+        submitted.future = future
+        self._running[key] = submitted
+        future.add_done_callback(self._done.put)
+
+    # -- results ----------------------------------------------------------------------------------
+    def _finished(self, future: Any, submitted: _Submitted,
+                  on_finish: Callable[[GameRecord], None]) -> _Submitted | None:
+        """Handle one task's end; a game to submit again, if any."""
+        job = submitted.job
+        if future.status == "cancelled":
+            if not self.interrupted:
+                self.request_stop(f"lost the Dask scheduler at {self.address} (the connection closed); "
+                                  f"the games in progress were not recorded")
+            return None
+        if future.status == "error":
+            error = future.exception()
+            if isinstance(error, distributed.KilledWorker):
+                self.request_stop(f"game {job.number} was running on every worker that died while playing it "
+                                  f"({_one_line(error)})")
+                return None
+            if isinstance(error, SetupError):  # as locally: the engine cannot be set up as asked
+                raise SetupError(str(error))
+            raise ArbiterError(f"the Dask workers at {self.address} cannot play game {job.number}: "
+                               f"{type(error).__name__}: {_one_line(error)}")
+        outcome: GameOutcome = future.result()
+        if self.logs is not None:
+            for name, stamp, direction, line in outcome.log:
+                self.logs.append(name, outcome.site, stamp, direction, line)
+        for note in outcome.notes:
+            self.notify(f"worker {outcome.site}: {note}")
+        if outcome.cannot_start is not None:
+            return self._exclude(future, submitted, outcome)
+        if outcome.stopped is not None:
+            self.request_stop(f"engine {outcome.stopped!r} can no longer play (exited between games); "
+                              f"use --recover to restart crashed engines and go on")
+            return None
+        record = outcome.record
+        assert record is not None
+        with self._report_lock:
+            if self.interrupted or record.number in self._reported:
+                return None
+            self._reported.add(record.number)
+            on_finish(record)
+            if not self.recover:
+                for name, failure in outcome.broken:
+                    self.request_stop(f"engine {name!r} can no longer play ({failure}); "
+                                      f"use --recover to restart crashed engines and go on")
+        return None
+
+    def _exclude(self, future: Any, submitted: _Submitted, outcome: GameOutcome) -> _Submitted | None:
+        """The game's engine cannot start on that worker: say so once, and use the others."""
+        worker = outcome.worker
+        if worker not in self._excluded:
+            self._excluded[worker] = outcome.cannot_start or ""
+            self.notify(f"worker {outcome.site} ({worker}) cannot start {outcome.cannot_start}; "
+                        f"it plays no more games of this event")
+        usable = list(self._usable_workers())
+        if not usable:
+            reasons = "; ".join(f"{address}: {why}" for address, why in self._excluded.items())
+            raise ArbiterError(f"no worker of the Dask cluster at {self.address} can play game "
+                               f"{submitted.job.number} ({reasons})")
+        self._threads_checked = 0.0
+        return _Submitted(submitted.job, usable)
+
+
+def _quiet_dask_logging() -> None:
+    """Silence Dask's own log lines in the arbiter (a lost scheduler is reported in one line of
+    ours, not in tracebacks); Dask gives some of its loggers their own level, so each is set."""
+    names = [name for name in logging.root.manager.loggerDict if name.split(".")[0] in ("distributed", "tornado")]
+    for name in ["distributed", "tornado", *names]:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return text or type(error).__name__
