@@ -20,8 +20,9 @@ Worker side
     :func:`play_on_worker` runs in a worker thread.  Each thread keeps its engine processes
     from one game to the next (like a local worker, one slot per engine), started from that
     thread so that Linux's parent-death signal kills them with it; :class:`EnginesPlugin`
-    kills them when the worker closes.  The engine's program is looked up on the worker; if
-    it cannot be found there, the game is not played on that worker: the arbiter reports the
+    kills them when the worker closes.  The engine's program is looked up on the worker, in
+    the engine's directory if the worker's machine has it (else in the worker's own); if it
+    cannot be found there, the game is not played on that worker: the arbiter reports the
     worker and the reason once, and sends that worker no more games.  Each record names where
     it was played in its ``Site`` tag, ``<host>:<pid>`` of the worker process.
 """
@@ -42,7 +43,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator
 
-from .engines import check_program
+from .engines import EngineSpec, check_program
 from .errors import ArbiterError
 from .game import EngineSlot, GameJob, Notify, RefereeSettings, SetupError, play_game
 from .records import GameRecord
@@ -111,7 +112,7 @@ class _ThreadEngines:
         self.slots: OrderedDict[tuple[Any, ...], EngineSlot] = OrderedDict()
         self.log_lines: list[tuple[str, str, str, str]] | None = None  # the running game's, when logging
 
-    def slot(self, task: GameTask, spec: Any) -> EngineSlot:
+    def slot(self, task: GameTask, spec: EngineSpec) -> EngineSlot:
         key = (spec, task.variant, task.settings)
         slot = self.slots.pop(key, None)
         if slot is None:
@@ -144,15 +145,20 @@ def _site() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+def _on_this_machine(spec: EngineSpec) -> EngineSpec:
+    """``spec`` as this worker runs it: in its directory when this machine has it, else in the
+    worker's own (an event stores the directory it began in, which other machines may lack)."""
+    if spec.cwd is not None and not os.path.isdir(spec.cwd):
+        return dataclasses.replace(spec, cwd=None)
+    return spec
+
+
 def _cannot_start(slot: EngineSlot) -> str | None:
     """Why ``slot``'s engine cannot be started on this machine, or None (it will be tried)."""
     if slot.client is not None and not slot.broken:
         return None
-    spec = slot.spec
-    if spec.cwd is not None and not os.path.isdir(spec.cwd):
-        return f"engine {spec.name!r}: directory {spec.cwd!r} not found"
     try:
-        check_program(spec)
+        check_program(slot.spec)
     except ArbiterError as error:
         return str(error)
     return None
@@ -165,7 +171,7 @@ def play_on_worker(task: GameTask) -> GameOutcome:
         engines = _threads.setdefault(ident, _ThreadEngines())
     site, worker = _site(), distributed.get_worker().address
     job = task.job
-    white, black = engines.slot(task, job.white), engines.slot(task, job.black)
+    white, black = (engines.slot(task, _on_this_machine(spec)) for spec in (job.white, job.black))
     for slot in (white, black):
         if (why := _cannot_start(slot)) is not None:
             return GameOutcome(site, worker, None, cannot_start=why)
