@@ -243,6 +243,7 @@ class ClusterPool(GamePool):
         self._excluded: dict[str, str] = {}  # worker address -> why it cannot play this event
         self._threads_checked = 0.0
         self._threads = 1
+        self._no_workers_said = False  # told the user that no worker is there (until one is)
 
     # -- the interface of GamePool ------------------------------------------------------------------
     def run(self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None],
@@ -324,6 +325,7 @@ class ClusterPool(GamePool):
                                f"install dipole-engine[cluster] on every worker") from None
         workers = self._usable_workers()
         threads = sum(workers.values())
+        self._no_workers_said = not workers
         self._announce(f"Cluster: {self.address}, {len(workers)} worker{'s' if len(workers) != 1 else ''}, "
                        f"{threads} thread{'s' if threads != 1 else ''}"
                        + ("" if workers else "; waiting for workers to join"))
@@ -342,9 +344,14 @@ class ClusterPool(GamePool):
         if now - self._threads_checked > 1.0:
             self._threads_checked = now
             try:
-                self._threads = max(1, sum(self._usable_workers().values()))
+                threads = sum(self._usable_workers().values())
             except Exception:  # noqa: BLE001  (the scheduler is going: the next result will say so)
-                pass
+                return PREFETCH * self._threads
+            if threads == 0 and not self._no_workers_said:
+                self.notify(f"no worker is connected to the Dask scheduler at {self.address}; "
+                            f"the games wait for one to join")
+            self._no_workers_said = threads == 0
+            self._threads = max(1, threads)
         return PREFETCH * self._threads
 
     def _submit(self, submitted: _Submitted) -> None:

@@ -242,21 +242,27 @@ def test_an_engine_missing_on_a_worker_is_reported_and_the_others_play(cluster: 
     wait_until_gone(engines)  # a worker that closes kills its engines
 
 
-def test_the_arbiter_killed_then_resume_reconnects_to_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT])
+def test_the_arbiter_stopped_then_resume_reconnects_to_the_cluster(cluster: Cluster, tmp_path: Path,
+                                                                   stop: signal.Signals) -> None:
     db = tmp_path / "event.db"
-    event = [*own("d2", 2), *own("d1", 1), "--rounds", "4", "--games", "2", "--opening-plies", "2", "--seed", "8"]
+    event = [*own("d2", 2), *own("d1", 1), "--rounds", "6", "--games", "2", "--opening-plies", "2", "--seed", "8"]
     run = subprocess.Popen([*ARBITER, "tournament", *event, "--cluster", cluster.address, "--db", str(db)],
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert run.stdout is not None
     for line in run.stdout:
         if line.startswith("Finished game"):
             break
-    run.kill()
-    run.wait()
+    run.send_signal(stop)
+    out, err = run.communicate(timeout=60)
+    if stop == signal.SIGINT:  # a clean stop: one line, the summary, status 130
+        assert run.returncode == 130 and "Traceback" not in err, err
+        assert re.search(rf"^Interrupted by SIGINT: ([1-9]|1[01]) of 12 games finished; the game\(s\) in progress were "
+                         rf"abandoned; continue with: dipole-arbiter resume {re.escape(str(db))}$", out, re.MULTILINE)
     resumed = arbiter("resume", str(db))
     assert resumed.returncode == 0, resumed.stderr
     assert f"on the Dask cluster at {cluster.address}" in resumed.stdout.splitlines()[0]
-    assert re.search(r"^Resuming: [1-7] of 8 games already finished$", resumed.stdout, re.MULTILINE)
+    assert re.search(r"^Resuming: ([1-9]|1[01]) of 12 games already finished$", resumed.stdout, re.MULTILINE)
     local = arbiter("tournament", *event, "--db", str(tmp_path / "local.db"))
     assert local.returncode == 0, local.stderr
     assert games(db) == games(tmp_path / "local.db")
