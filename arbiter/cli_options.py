@@ -80,17 +80,17 @@ def cluster_value(ctx: click.Context, param: click.Parameter, value: str | None)
     """The ``--cluster ADDRESS`` callback: a Dask scheduler's address, and Dask installed."""
     if value is None:
         return None
-    from .cluster import require_distributed
-
-    try:
-        require_distributed()
-    except ArbiterError as error:
-        raise click.UsageError(str(error)) from None
     address = value.strip()
     scheme, sep, rest = address.rpartition("://")
     host, colon, port = rest.rpartition(":")
     if (sep and scheme not in ("tcp", "tls")) or not colon or not host or not port.isdigit():
         raise click.BadParameter(f"{value!r} is not a Dask scheduler address (tcp://HOST:PORT)")
+    from .cluster import require_distributed  # imports Dask: only once the address is worth it
+
+    try:
+        require_distributed()
+    except ArbiterError as error:
+        raise click.UsageError(str(error)) from None
     return address if sep else f"tcp://{address}"
 
 

@@ -88,9 +88,10 @@ class GameOutcome:
 
     ``site`` is ``<host>:<pid>`` of the worker process, ``worker`` its Dask address.
     ``record`` is None when the game was not played there: ``cannot_start`` (an engine's
-    program is missing on this worker) or ``stopped`` (an engine exited between games and may
-    not be restarted).  ``notes`` are the game's incidents, ``broken`` the engines that crashed
-    in it (name, why), ``log`` the engines' I/O when ``--log`` is on (name, stamp, dir, line).
+    program is missing on this worker) or ``stopped`` (an engine of the game crashed or exited
+    since its last game and may not be restarted: its name and why).  ``notes`` are the game's
+    incidents, ``broken`` the engines that crashed in it (name, why), ``log`` the engines' I/O
+    when ``--log`` is on (name, stamp, dir, line).
     """
 
     site: str
@@ -99,7 +100,7 @@ class GameOutcome:
     notes: tuple[str, ...] = ()
     broken: tuple[tuple[str, str], ...] = ()
     cannot_start: str | None = None
-    stopped: str | None = None
+    stopped: tuple[str, str] | None = None
     log: tuple[tuple[str, str, str, str], ...] = ()
 
 
@@ -180,8 +181,8 @@ def play_on_worker(task: GameTask) -> GameOutcome:
         if slot.client is not None and not slot.broken and not slot.running:
             slot.mark_broken("exited between games")
             notes.append(f"engine {slot.spec.name!r} exited between games")
-            if not task.recover:
-                return GameOutcome(site, worker, None, tuple(notes), stopped=slot.spec.name)
+        if slot.broken and not task.recover:  # as locally: a crashed engine is not restarted
+            return GameOutcome(site, worker, None, tuple(notes), stopped=(slot.spec.name, slot.failure))
     engines.log_lines = [] if task.log else None
     try:
         record = play_game(job, white, black, task.settings, notes.append)
@@ -393,8 +394,7 @@ class ClusterPool(GamePool):
         if outcome.cannot_start is not None:
             return self._exclude(future, submitted, outcome)
         if outcome.stopped is not None:
-            self.request_stop(f"engine {outcome.stopped!r} can no longer play (exited between games); "
-                              f"use --recover to restart crashed engines and go on")
+            self._engine_gone(*outcome.stopped)
             return None
         record = outcome.record
         assert record is not None
@@ -405,9 +405,13 @@ class ClusterPool(GamePool):
             on_finish(record)
             if not self.recover:
                 for name, failure in outcome.broken:
-                    self.request_stop(f"engine {name!r} can no longer play ({failure}); "
-                                      f"use --recover to restart crashed engines and go on")
+                    self._engine_gone(name, failure)
         return None
+
+    def _engine_gone(self, name: str, failure: str) -> None:
+        """Take no new games: engine ``name`` is gone and may not be restarted (as locally)."""
+        self.request_stop(f"engine {name!r} can no longer play ({failure}); "
+                          f"use --recover to restart crashed engines and go on")
 
     def _exclude(self, future: Any, submitted: _Submitted, outcome: GameOutcome) -> _Submitted | None:
         """The game's engine cannot start on that worker: say so once, and use the others."""

@@ -64,21 +64,26 @@ class Cluster:
         worker = self._start([*DASK, "worker", self.address, "--nthreads", str(threads), "--no-nanny",
                               "--no-dashboard", "--name", name], f"worker-{name}", env)
         self.workers.append(worker)
-        self.wait_for_workers(sum(1 for w in self.workers if w.poll() is None))
+        self.wait_for_worker(name, worker)
         return worker
 
-    def wait_for_workers(self, count: int) -> None:
+    def wait_for_worker(self, name: str, worker: subprocess.Popen[bytes]) -> None:
+        """Until the scheduler knows the worker ``name``."""
         from distributed import Client
 
+        deadline = time.monotonic() + 60
         with Client(self.address, timeout=30, set_as_default=False) as client:
-            client.wait_for_workers(count, timeout=60)
+            while name not in {w.get("name") for w in client.scheduler_info(n_workers=-1)["workers"].values()}:
+                assert worker.poll() is None and time.monotonic() < deadline, f"worker {name} did not join"
+                time.sleep(0.1)
 
     def stop(self) -> None:
-        for process in self.processes:
+        """The workers first (each kills its engines as it closes), then the scheduler."""
+        for process in reversed(self.processes):
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGTERM)
         deadline = time.monotonic() + 10
-        for process in self.processes:
+        for process in reversed(self.processes):
             try:
                 process.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
@@ -242,7 +247,7 @@ def test_an_engine_missing_on_a_worker_is_reported_and_the_others_play(cluster: 
     wait_until_gone(engines)  # a worker that closes kills its engines
 
 
-@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT])
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
 def test_the_arbiter_stopped_then_resume_reconnects_to_the_cluster(cluster: Cluster, tmp_path: Path,
                                                                    stop: signal.Signals) -> None:
     db = tmp_path / "event.db"
@@ -313,3 +318,18 @@ def test_a_bad_cluster_address_is_one_line(address: str) -> None:
     assert result.returncode == 2
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and "is not a Dask scheduler address (tcp://HOST:PORT)" in lines[0], result.stderr
+
+
+def test_a_crash_without_recover_stops_the_match_as_locally(cluster: Cluster, tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    engines = ["--engine", f"cmd={sys.executable} {TOY} --seed a --pid-dir {pids}", "name=a",
+               "--engine", f"cmd={sys.executable} {TOY} --seed b --crash --after 5 --pid-dir {pids}", "name=b"]
+    result = arbiter("match", *engines, "--depth", "1", "--games", "6", "--no-recover", "--cluster", cluster.address)
+    assert result.returncode == 1, result.stderr
+    assert re.search(r"^Match stopped after [1-6] of 6 games: engine 'b' can no longer play \(.+\); "
+                     r"use --recover to restart crashed engines and go on$", result.stdout, re.MULTILINE)
+    assert re.search(r"^Finished game \d+ \((a vs b|b vs a)\): (1-0|0-1) \{(White|Black) disconnects\}$",
+                     result.stdout, re.MULTILINE)
+    # The incident comes back from the worker that saw it, named.
+    assert re.search(r"^Warning: worker [^ ]+:\d+: game \d+: b \((White|Black)\): ", result.stderr, re.MULTILINE)
