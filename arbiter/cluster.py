@@ -378,8 +378,8 @@ class ClusterPool(GamePool):
         if future.status == "error":
             error = future.exception()
             if isinstance(error, distributed.KilledWorker):
-                self.request_stop(f"game {job.number} was running on every worker that died while playing it "
-                                  f"({_one_line(error)})")
+                self.request_stop(f"game {job.number}: the workers that played it died, too many times "
+                                  f"(Dask's distributed.scheduler.allowed-failures); see the workers' logs")
                 return None
             if isinstance(error, SetupError):  # as locally: the engine cannot be set up as asked
                 raise SetupError(str(error))
