@@ -7,6 +7,7 @@ every process a test starts is gone at its end."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -103,6 +104,17 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         running.stop()
 
 
+@contextlib.contextmanager
+def running_arbiter(*args: str) -> Iterator[subprocess.Popen[str]]:
+    """The arbiter as a process the test talks to; killed at the end if the test left it running."""
+    with subprocess.Popen([*ARBITER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        try:
+            yield process
+        finally:
+            if process.poll() is None:
+                process.kill()
+
+
 def children(pid: int) -> set[int]:
     """The direct children of ``pid`` (its engines, for a worker)."""
     found: set[int] = set()
@@ -196,17 +208,16 @@ def test_a_worker_killed_mid_game_loses_nothing_and_counts_nothing_twice(cluster
     event = ["--engine", f"cmd={' '.join(toy)} --seed a", "name=a", "--engine", f"cmd={' '.join(toy)} --seed b",
              "name=b", "--depth", "1", "--rounds", "2", "--games", "4", "--opening-plies", "2", "--seed", "3"]
     victim = cluster.add_worker("victim")
+    db = tmp_path / "killed.db"
     try:
-        db = tmp_path / "killed.db"
-        run = subprocess.Popen([*ARBITER, "tournament", *event, "--cluster", cluster.address, "--db", str(db)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while len(engines := children(victim.pid)) < 2:  # the victim is playing a game
-            assert time.monotonic() < deadline and run.poll() is None, "the third worker got no game"
-            time.sleep(0.02)
-        time.sleep(0.3)  # into the game
-        os.kill(victim.pid, signal.SIGKILL)
-        out, err = run.communicate(timeout=180)
+        with running_arbiter("tournament", *event, "--cluster", cluster.address, "--db", str(db)) as run:
+            deadline = time.monotonic() + 60
+            while len(engines := children(victim.pid)) < 2:  # the victim is playing a game
+                assert time.monotonic() < deadline and run.poll() is None, "the third worker got no game"
+                time.sleep(0.02)
+            time.sleep(0.3)  # into the game
+            os.kill(victim.pid, signal.SIGKILL)
+            out, err = run.communicate(timeout=180)
     finally:
         if victim.poll() is None:
             os.kill(victim.pid, signal.SIGKILL)
@@ -252,14 +263,13 @@ def test_the_arbiter_stopped_then_resume_reconnects_to_the_cluster(cluster: Clus
                                                                    stop: signal.Signals) -> None:
     db = tmp_path / "event.db"
     event = [*own("d2", 2), *own("d1", 1), "--rounds", "6", "--games", "2", "--opening-plies", "2", "--seed", "8"]
-    run = subprocess.Popen([*ARBITER, "tournament", *event, "--cluster", cluster.address, "--db", str(db)],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert run.stdout is not None
-    for line in run.stdout:
-        if line.startswith("Finished game"):
-            break
-    run.send_signal(stop)
-    out, err = run.communicate(timeout=60)
+    with running_arbiter("tournament", *event, "--cluster", cluster.address, "--db", str(db)) as run:
+        assert run.stdout is not None
+        for line in run.stdout:
+            if line.startswith("Finished game"):
+                break
+        run.send_signal(stop)
+        out, err = run.communicate(timeout=60)
     if stop == signal.SIGINT:  # a clean stop: one line, the summary, status 130
         assert run.returncode == 130 and "Traceback" not in err, err
         assert re.search(rf"^Interrupted by SIGINT: ([1-9]|1[01]) of 12 games finished; the game\(s\) in progress were "
@@ -278,17 +288,16 @@ def test_the_scheduler_gone_stops_in_one_line_and_resume_finishes_locally(tmp_pa
     try:
         own_cluster.add_worker("solo")
         db = tmp_path / "event.db"
-        run = subprocess.Popen([*ARBITER, "tournament", *own("d3", 3), *own("d2", 2), "--rounds", "6",
-                                "--opening-plies", "2", "--seed", "2", "--cluster", own_cluster.address,
-                                "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        assert run.stdout is not None
-        lines = []
-        for line in run.stdout:
-            lines.append(line)
-            if line.startswith("Finished game 2 "):
-                break
-        os.killpg(own_cluster.scheduler.pid, signal.SIGKILL)
-        out, err = run.communicate(timeout=60)
+        with running_arbiter("tournament", *own("d3", 3), *own("d2", 2), "--rounds", "6", "--opening-plies", "2",
+                             "--seed", "2", "--cluster", own_cluster.address, "--db", str(db)) as run:
+            assert run.stdout is not None
+            lines = []
+            for line in run.stdout:
+                lines.append(line)
+                if line.startswith("Finished game 2 "):
+                    break
+            os.killpg(own_cluster.scheduler.pid, signal.SIGKILL)
+            out, err = run.communicate(timeout=60)
     finally:
         own_cluster.stop()
     out = "".join(lines) + out
