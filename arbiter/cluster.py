@@ -223,6 +223,67 @@ class _Submitted:
         self.future: Any = None
 
 
+class _Feeder:
+    """Pulls jobs for the pool on a thread of its own, as many as the pool asks for, and puts
+    each on the pool's event queue.  A job source may block (a knockout's next round is planned
+    only once the games before it have finished, and their results reach the source through
+    the pool's own loop), so the pool never waits on it; the source is expected to give up
+    once ``stopping()`` says so."""
+
+    def __init__(self, jobs: Iterator[GameJob], events: queue.Queue[tuple[str, Any]],
+                 stopping: Callable[[], bool]) -> None:
+        self._jobs = jobs
+        self._events = events
+        self._stopping = stopping
+        self._room = threading.Condition()
+        self._asked = 0      # jobs asked for and not yet pulled
+        self._owed = 0       # jobs asked for and not yet received by the pool
+        self.done = False    # the source has run out (the pool learns it from the "end" event)
+        self._closed = False
+        self._thread = threading.Thread(target=self._pull, name="cluster-feeder", daemon=True)
+        self._thread.start()
+
+    def ask(self, room: int) -> None:
+        """Make sure ``room`` more jobs are on their way (counting those already asked for)."""
+        with self._room:
+            more = room - self._owed
+            if more > 0 and not self.done:
+                self._asked += more
+                self._owed += more
+                self._room.notify()
+
+    def received(self) -> None:
+        with self._room:
+            self._owed -= 1
+
+    def _pull(self) -> None:
+        while True:
+            with self._room:
+                while self._asked == 0 and not self._stopping() and not self._closed:
+                    self._room.wait(0.5)
+                if self._stopping() or self._closed:
+                    return
+                self._asked -= 1
+            try:
+                job = next(self._jobs, None)
+            except BaseException as error:  # noqa: BLE001  (handed to the pool, which raises it)
+                self._events.put(("error", error))
+                return
+            if job is None:
+                with self._room:
+                    self.done = True
+                self._events.put(("end", None))  # after every job it pulled
+                return
+            self._events.put(("job", job))
+
+    def close(self) -> None:
+        """Pull nothing more; the thread ends (at once, or once a source that is waiting gives up)."""
+        with self._room:
+            self._closed = True
+            self._room.notify()
+        self._thread.join(timeout=1.0)
+
+
 class ClusterPool(GamePool):
     """Plays jobs on the workers of the Dask scheduler at ``address`` (see the module docstring).
 
@@ -238,7 +299,8 @@ class ClusterPool(GamePool):
         self._announce = announce
         self._client: Any = None
         self._run = uuid.uuid4().hex[:12]
-        self._done: queue.Queue[Any] = queue.Queue()
+        # ("job", GameJob), ("end", None), ("error", exception) from the feeder; ("done", future)
+        self._events: queue.Queue[tuple[str, Any]] = queue.Queue()
         self._running: dict[str, _Submitted] = {}  # task key -> game
         self._reported: set[int] = set()
         self._excluded: dict[str, str] = {}  # worker address -> why it cannot play this event
@@ -257,41 +319,47 @@ class ClusterPool(GamePool):
         first = next(pending, None)
         if first is None:  # nothing to play (a finished event resumed): no need of the cluster
             return
-        pending = itertools.chain([first], pending)
-        retry: list[_Submitted] = []
         self._connect()
+        feeder = _Feeder(itertools.chain([first], pending), self._events, self._stopping)
         try:
-            self._play(pending, retry, on_start, on_finish)
+            self._play(feeder, on_start, on_finish)
         finally:
+            feeder.close()
             self.close()
 
-    def _play(self, pending: Iterator[GameJob], retry: list[_Submitted], on_start: Callable[[GameJob], None],
+    def _play(self, feeder: _Feeder, on_start: Callable[[GameJob], None],
               on_finish: Callable[[GameRecord], None]) -> None:
+        """Hand out games while there is room, take their results as they come, until the jobs
+        run out (or the pool stops) and no game is left running."""
+        retry: list[_Submitted] = []
+        feeding = True
         while True:
-            while not self._stopping() and len(self._running) < self._capacity():
-                if retry:
-                    submitted = retry.pop(0)
-                else:
-                    job = next(pending, None)
-                    if job is None:
-                        break
-                    submitted = _Submitted(job, None)
-                    with self._report_lock:
-                        if self.interrupted:
-                            return
-                        on_start(job)
-                self._submit(submitted)
-            if not self._running:
+            if not self._stopping():
+                capacity = self._capacity()
+                while retry and len(self._running) < capacity:
+                    self._submit(retry.pop(0))
+                feeder.ask(capacity - len(self._running) - len(retry))
+            if not self._running and (self._stopping() or (not feeding and not retry)):
                 return
             try:
-                future = self._done.get(timeout=0.5)
+                kind, value = self._events.get(timeout=0.5)
             except queue.Empty:
                 continue
-            if (ended := self._running.pop(future.key, None)) is None:
-                continue
-            again = self._finished(future, ended, on_finish)
-            if again is not None:
-                retry.append(again)
+            if kind == "error":  # the job source failed (e.g. it could not store the next round)
+                raise value
+            if kind == "end":
+                feeding = False
+            elif kind == "job":
+                feeder.received()
+                with self._report_lock:
+                    if self._stopping():  # pulled, not played: a resumed event plays it
+                        continue
+                    on_start(value)
+                self._submit(_Submitted(value, None))
+            elif (ended := self._running.pop(value.key, None)) is not None:
+                again = self._finished(value, ended, on_finish)
+                if again is not None:
+                    retry.append(again)
 
     def settle(self, timeout: float = 3.0) -> None:
         """After :meth:`interrupt`: withdraw the games still queued or running and disconnect.
@@ -363,7 +431,7 @@ class ClusterPool(GamePool):
                                      workers=submitted.workers, allow_other_workers=False)
         submitted.future = future
         self._running[key] = submitted
-        future.add_done_callback(self._done.put)
+        future.add_done_callback(lambda done: self._events.put(("done", done)))
 
     # -- results ----------------------------------------------------------------------------------
     def _finished(self, future: Any, submitted: _Submitted,

@@ -15,6 +15,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,8 @@ from pathlib import Path
 import pytest
 from test_arbiter_cli import ARBITER, FINISHED, arbiter
 from test_arbiter_games import TOY, alive
+
+from arbiter.records import GameRecord
 
 pytest.importorskip("distributed")  # the cluster extra; the test extra installs it, so CI runs these
 
@@ -342,3 +345,41 @@ def test_a_crash_without_recover_stops_the_match_as_locally(cluster: Cluster, tm
                      result.stdout, re.MULTILINE)
     # The incident comes back from the worker that saw it, named.
     assert re.search(r"^Warning: worker [^ ]+:\d+: game \d+: b \((White|Black)\): ", result.stderr, re.MULTILINE)
+
+
+def test_a_job_source_that_waits_for_results_gets_them(cluster: Cluster) -> None:
+    """A knockout or Swiss event plans its next round only once the games before it have
+    finished: the pool must keep taking results while its job source waits for them."""
+    from arbiter.cluster import ClusterPool
+    from arbiter.engines import EngineSpec
+    from arbiter.game import GameJob, RefereeSettings
+    from arbiter.openings import START
+    from arbiter.timecontrol import SearchLimits
+
+    first, second = (EngineSpec(name, (sys.executable, TOY, "--seed", name), SearchLimits(depth=1)) for name in "ab")
+    results: dict[int, str] = {}
+    seen_before_round_2: list[int] = []
+    stage = threading.Condition()
+    pool = ClusterPool(cluster.address, "dipole", RefereeSettings(event="staged"))
+
+    def jobs() -> Iterator[GameJob]:
+        yield from (GameJob(n, first, second, START, "dipole") for n in (1, 2, 3))
+        with stage:
+            while len(results) < 3 and not pool.interrupted:
+                stage.wait(0.5)
+            seen_before_round_2.extend(sorted(results))
+        yield from (GameJob(n, second, first, START, "dipole") for n in (4, 5))
+
+    def finished(record: GameRecord) -> None:
+        with stage:
+            results[record.number] = record.result
+            stage.notify_all()
+
+    runner = threading.Thread(target=pool.run, args=(jobs(), lambda job: None, finished), daemon=True)
+    runner.start()
+    runner.join(timeout=120)
+    if runner.is_alive():
+        pool.interrupt()
+        runner.join(timeout=10)
+        pytest.fail("the pool stopped taking results while its job source waited for them")
+    assert seen_before_round_2 == [1, 2, 3] and sorted(results) == [1, 2, 3, 4, 5]
