@@ -47,6 +47,7 @@ from urllib.parse import quote
 
 from dipole_engine.rules import BLACK, WHITE, new_board
 
+from .adjudication import ResignRule
 from .engines import EngineSpec, limits_from_settings
 from .errors import ArbiterError
 from .game import GameJob, RefereeSettings
@@ -410,9 +411,12 @@ class EventStore:
             "SELECT number, round, pairing, pair, white, black, opening FROM schedule ORDER BY number")]
         anchor = settings["anchor"]
         sprt = settings["sprt"]
+        referee = settings["referee"]
+        if referee.get("resign"):  # stored as its fields (dataclasses.asdict)
+            referee["resign"] = ResignRule(**referee["resign"])
         config = EventConfig(
             format=format_, variant=variant, engines=engines, rounds=rounds, games_per_pairing=games,
-            openings=openings, openings_note=note, referee=RefereeSettings(**settings["referee"]),
+            openings=openings, openings_note=note, referee=RefereeSettings(**referee),
             concurrency=settings["concurrency"], recover=settings["recover"], pgn=settings["pgn"],
             log_dir=settings["log_dir"], report=settings["report"],
             anchor=(anchor[0], float(anchor[1])) if anchor else None,

@@ -26,6 +26,7 @@ from dipole_engine.rules import BLACK, WHITE, Board, Color, RulesError, color_na
 from protocol import Limit
 from protocol.client import EngineClient, EngineCrashed, EngineError, EngineTimeout
 
+from .adjudication import ResignRule, ResignWatch
 from .engines import EngineSpec
 from .errors import ArbiterError
 from .openings import Opening
@@ -77,6 +78,7 @@ class RefereeSettings:
     bounds a move when the mover has neither a clock nor a time per move; ``stop_grace`` is how
     long an engine that overran its time has, after ``stop``, to answer before it counts as
     stalled and is killed; ``quit_grace`` is how long ``quit`` may take before the kill.
+    ``resign``, when set, adjudicates games the engines' scores say are lost.
     """
 
     handshake_timeout: float = 10.0
@@ -86,6 +88,7 @@ class RefereeSettings:
     event: str = "?"
     site: str = "?"
     date: str = "????.??.??"
+    resign: ResignRule | None = None
 
 
 class EngineSlot:
@@ -216,6 +219,7 @@ class _Game:
         self.start_fen = job.opening.fen
         self.move_texts: list[str] = list(job.opening.moves)
         self.records: list[MoveRecord] = [MoveRecord(text, MoveSource.BOOK) for text in job.opening.moves]
+        self.resign = ResignWatch(settings.resign) if settings.resign is not None else None
 
     def warn(self, side: _Side, message: str) -> None:
         self.notify(f"game {self.job.number}: {side.slot.spec.name} ({side.name}): {message}")
@@ -324,6 +328,10 @@ class _Game:
             score_mate=last.score_mate if last is not None else None,
             depth=depth, time=elapsed,
         ))
+        verdict = self.resign.observe(side.color, self.records[-1]) if self.resign is not None else None
+        if verdict is not None and self.board.winner() is None:  # a move that won stays a normal win
+            loser, reason = verdict
+            raise _loss(loser, Termination.ADJUDICATION, reason)
 
     def overrun(self, side: _Side, timed: bool) -> _GameOver:
         """No answer by the deadline: ``stop``, then a short grace for the late ``bestmove``.

@@ -25,6 +25,7 @@ class Termination(Enum):
     STALL = ("stalled connection", "stall")
     CRASH = ("abandoned", "crash")
     HANDSHAKE = ("abandoned", "failed start")
+    ADJUDICATION = ("adjudication", "adjudication")  # the resign rule (arbiter/adjudication.py)
     UNTERMINATED = ("unterminated", "unterminated")
 
     def __init__(self, tag: str, label: str) -> None:
