@@ -33,6 +33,8 @@ from .cli_options import (
 )
 from .errors import ArbiterError
 from .event import FORMATS, EventConfig, EventStore, is_event_file
+from .formats import DYNAMIC_FORMATS, knockout_rounds
+from .formats import openings_needed as stage_openings_needed
 from .pgn import format_game, read_pgn_file
 from .ratings import RatingError, fit_ratings
 from .records import GameRecord
@@ -61,8 +63,10 @@ def _absolute(path: str | None) -> str | None:
 @click.command("tournament", cls=EngineWordsCommand)
 @event_options(event="dipole-arbiter tournament", recover=True)
 @click.option("--format", "format_", type=click.Choice(FORMATS), default="round-robin", show_default=True,
-              help="round-robin: every engine meets every other; gauntlet: the first engine meets each other.")
-@click.option("--rounds", type=click.IntRange(min=1), default=1, show_default=True, help="Rounds of the schedule.")
+              help="round-robin: every engine meets every other; gauntlet: the first engine meets each other; "
+                   "knockout: seeded single elimination; swiss: --rounds rounds of engines with similar scores.")
+@click.option("--rounds", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Rounds of the schedule (a knockout's follow from the number of engines).")
 @click.option("--games", type=click.IntRange(min=1), default=DEFAULT_GAMES_PER_PAIRING, show_default=True,
               help="Games each pairing plays per round, as colour-reversed pairs sharing an opening.")
 @click.option("--db", "db_path", metavar="FILE",
@@ -81,7 +85,11 @@ def tournament_command(**values: Any) -> int:
     rounds: int = values["rounds"]
     games: int = values["games"]
     specs, demo = options.specs(DEMO_ENGINES)
-    openings, note = options.openings(openings_needed(rounds, games), demo)
+    if format_ == "knockout" and rounds == 1:
+        rounds = knockout_rounds(len(specs))  # the bracket's rounds follow from the engines
+    needed = (stage_openings_needed(format_, len(specs), rounds, games) if format_ in DYNAMIC_FORMATS
+              else openings_needed(rounds, games))
+    openings, note = options.openings(needed, demo)
     config = EventConfig(
         format=format_, variant=options.variant, engines=tuple(specs), rounds=rounds, games_per_pairing=games,
         openings=tuple(openings), openings_note=note, referee=options.referee(),

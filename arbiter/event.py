@@ -9,7 +9,8 @@ from it alone.  It holds:
   referee timeouts, concurrency, recover, PGN/log/report paths, SPRT, anchor), as given;
 - ``engines``: each engine's name, command, working directory, options and limits;
 - ``openings``: the openings, in order; ``schedule``: every game, planned up front: its number,
-  round, pairing, colour-reversed pair, White, Black and opening;
+  round, pairing, colour-reversed pair, White, Black and opening (knockout and Swiss events
+  add each stage when the one before has finished: :mod:`arbiter.formats`);
 - ``games`` and ``moves``: every finished game, the whole record (result, termination, reason,
   time controls, tags) and each ply with its annotation, the time it took, and the mover's
   clock after it.
@@ -59,7 +60,7 @@ from .timecontrol import Clock, SearchLimits
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x44504C41  # "DPLA": what PRAGMA application_id says in our databases
 SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
-FORMATS = ("round-robin", "gauntlet")
+FORMATS = ("round-robin", "gauntlet", "knockout", "swiss")
 
 _SCHEMA = """
 CREATE TABLE schema_version (version INTEGER NOT NULL);
@@ -465,6 +466,24 @@ class EventStore:
                     raise
             except sqlite3.Error as error:
                 raise EventError(f"event database {self.path}: cannot record game {record.number}: {error}") from None
+
+    def extend_schedule(self, games: list[ScheduledGame]) -> None:
+        """Add the next stage of a knockout or Swiss event, all of it in one transaction."""
+        with self._lock:
+            db = self._db
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    db.executemany("INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                   [(g.number, g.round, g.pairing, g.pair, g.white, g.black, g.opening)
+                                    for g in games])
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as error:
+                raise EventError(f"event database {self.path}: cannot add the next round: {error}") from None
+            self.schedule.extend(games)
 
     def mark_pgn_written(self, numbers: Iterable[int]) -> None:
         with self._lock:

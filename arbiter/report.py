@@ -65,13 +65,15 @@ def write_report(
     terminations: Mapping[str, int],
     title: str = "Tournament report",
     details: Sequence[tuple[str, str]] = (),
+    sections: Sequence[str] = (),
 ) -> None:
     """Write the report to ``path`` (through a temporary file, so a reader never sees half of
     it).  ``terminations`` counts games by termination label; ``details`` are (label, text)
-    lines shown under the title (event, variant, time control, date ...)."""
+    lines shown under the title (event, variant, time control, date ...); ``sections`` is
+    ready-made, escaped HTML placed before the terminations (a knockout bracket ...)."""
     target = Path(path)
     temporary = target.with_name(target.name + ".tmp")
-    temporary.write_text(render_report(table, terminations, title, details), encoding="utf-8")
+    temporary.write_text(render_report(table, terminations, title, details, sections), encoding="utf-8")
     os.replace(temporary, target)
 
 
@@ -80,6 +82,7 @@ def render_report(
     terminations: Mapping[str, int],
     title: str = "Tournament report",
     details: Sequence[tuple[str, str]] = (),
+    sections: Sequence[str] = (),
 ) -> str:
     """The report as one HTML5 document (see ``write_report``)."""
     parts = [
@@ -105,6 +108,7 @@ def render_report(
         parts += _white_advantage(table)
         parts += _crosstable(table)
         parts += _los(table)
+    parts += sections
     parts += _terminations(terminations)
     parts += [
         "<footer>",

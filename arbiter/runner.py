@@ -154,6 +154,10 @@ class GamePool:
     def _stopping(self) -> bool:
         return self.interrupted or self.stop_reason is not None or self._error is not None
 
+    def stopping(self) -> bool:
+        """True once the pool takes no new games (interrupted, stopped, or a worker failed)."""
+        return self._stopping()
+
     def _next_job(self) -> GameJob | None:
         with self._jobs_lock:
             if self._stopping():
