@@ -88,7 +88,8 @@ def match_command(**values: Any) -> int:
     openings, note = options.openings((games + 1) // 2, demo)
     match_config = MatchConfig(specs[0], specs[1], options.variant, games, tuple(openings), note,
                                options.referee(), concurrency=options.concurrency, recover=options.recover,
-                               pgn=options.pgn_path, log_dir=options.log_dir, sprt=options.sprt)
+                               pgn=options.pgn_path, log_dir=options.log_dir, sprt=options.sprt,
+                               rating_interval=options.rating_interval)
     return run_match(match_config)
 
 

@@ -173,6 +173,7 @@ class EventConfig:
     anchor: tuple[str, float] | None = None
     sprt: SprtParams | None = None
     command_line: str = ""
+    rating_interval: int = 0  # print the standings every N finished games (0: never)
 
     @property
     def name(self) -> str:
@@ -211,6 +212,7 @@ def _settings_json(config: EventConfig) -> str:
         "pgn": config.pgn, "log_dir": config.log_dir, "report": config.report,
         "anchor": list(config.anchor) if config.anchor else None,
         "sprt": [sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta] if sprt else None,
+        "rating_interval": config.rating_interval,
     }, sort_keys=True)
 
 
@@ -421,7 +423,8 @@ class EventStore:
             concurrency=settings["concurrency"], recover=settings["recover"], pgn=settings["pgn"],
             log_dir=settings["log_dir"], report=settings["report"],
             anchor=(anchor[0], float(anchor[1])) if anchor else None,
-            sprt=SprtParams(*sprt) if sprt else None, command_line=command_line)
+            sprt=SprtParams(*sprt) if sprt else None, command_line=command_line,
+            rating_interval=settings.get("rating_interval", 0))
         return config, schedule
 
     def close(self) -> None:

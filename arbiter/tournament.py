@@ -214,6 +214,9 @@ class Tournament(RecordedRun):
         if self.sprt is not None and (decision := self.sprt.add(record)) is not None:
             self.pool.request_stop(f"SPRT {decision}")
         self.progress.finished(record)
+        interval = self.config.rating_interval
+        if interval and self.done % interval == 0:
+            self.progress.note([f"Standings after {self.done} games:", *self.ratings().text().rstrip("\n").split("\n")])
 
     def _append_missing_pgn(self) -> None:
         """Games committed before the last run died, but maybe not yet in the PGN file."""

@@ -151,26 +151,27 @@ def schedule_table(db: Path) -> list[tuple[int, ...]]:
         connection.close()
 
 
-def event_args(tmp_path: Path, format_: str, *extra: str) -> list[str]:
+def event_args(tmp_path: Path, format_: str, *extra: str, think: int = 8) -> list[str]:
     pids = tmp_path / "pids"
-    engines = [word for name in ("a", "b", "c", "d", "e") for word in toy(name, pids, "--think", "8")]
+    engines = [word for name in ("a", "b", "c", "d", "e") for word in toy(name, pids, "--think", str(think))]
     return ["tournament", *engines, "--format", format_, "--depth", "1", "--opening-plies", "2", "--seed", "5",
             *extra]
 
 
-@pytest.mark.parametrize("format_,extra,games_at_least", [
-    ("knockout", ("--games", "2"), 8),
-    ("swiss", ("--games", "1", "--rounds", "4"), 8),
+@pytest.mark.parametrize("format_,extra,think", [
+    # the toy engines report -3..+3 centipawns, so this resign rule ends games within a few moves
+    ("knockout", ("--games", "2", "--resign", "movecount=1", "score=3"), 40),
+    ("swiss", ("--games", "1", "--rounds", "4", "--rating-interval", "3"), 8),
 ])
 def test_killed_and_resumed_event_has_the_pairings_of_an_uninterrupted_one(
-        tmp_path: Path, format_: str, extra: tuple[str, ...], games_at_least: int) -> None:
+        tmp_path: Path, format_: str, extra: tuple[str, ...], think: int) -> None:
     reference_db = tmp_path / "reference.db"
-    reference = arbiter(*event_args(tmp_path, format_, *extra, "--db", str(reference_db)), timeout=300)
+    reference = arbiter(*event_args(tmp_path, format_, *extra, "--db", str(reference_db), think=think), timeout=300)
     assert reference.returncode == 0, reference.stderr
     # the toy engines' moves depend only on the position, so the same event gives the same games
     db, pgn, report = tmp_path / "killed.db", tmp_path / "killed.pgn", tmp_path / "killed.html"
     process = subprocess.Popen([*ARBITER, *event_args(tmp_path, format_, *extra, "--db", str(db), "--pgn", str(pgn),
-                                                      "--report", str(report), "--concurrency", "2")],
+                                                      "--report", str(report), "--concurrency", "2", think=think)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_for_games(db, 3)
     process.kill()
@@ -181,16 +182,21 @@ def test_killed_and_resumed_event_has_the_pairings_of_an_uninterrupted_one(
     resumed = arbiter("resume", str(db), timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert schedule_table(db) == schedule_table(reference_db)
-    assert games_table(db) == games_table(reference_db) and len(games_table(db)) >= games_at_least
+    assert games_table(db) == games_table(reference_db) and len(games_table(db)) >= 8
     lines = [line for line in resumed.stdout.splitlines() if line.startswith("Round ")]
     assert lines and lines == [line for line in reference.stdout.splitlines() if line.startswith("Round ")][-len(lines):]
     # the bracket / the pairings are printed and in the report, the games export and replay
-    if format_ == "knockout":
+    if format_ == "knockout":  # the resign rule was stored with the event and applied on resuming
+        terminations = Counter(row[0] for row in sqlite3.connect(db).execute("SELECT termination FROM games"))
+        assert terminations["ADJUDICATION"] >= 4
+        assert f"adjudication {terminations['ADJUDICATION']}" in resumed.stdout.splitlines()[-3]
         assert "Knockout winner: " in resumed.stdout
         assert "Knockout bracket" in report.read_text()
     else:
         assert "  1. " in resumed.stdout and "Buchholz" in resumed.stdout
         assert "Swiss pairings by round" in report.read_text()
+        assert "Standings after 3 games:" in reference.stdout and "Standings after 6 games:" in reference.stdout
+        assert ("Standings after 6 games:" in resumed.stdout) == (len(before) < 6)
     exported = tmp_path / "all.pgn"
     assert arbiter("export", str(db), "--pgn", str(exported)).returncode == 0
     assert arbiter("replay", str(exported)).returncode == 0
