@@ -127,8 +127,8 @@ def event_options(*, event: str, recover: bool) -> Callable[[F], F]:
                      help="Games played at once."),
         click.option("--openings", "openings_file", metavar="FILE [order=random|sequential] [start=K]",
                      help="Openings, one a line: a FEN, a FEN then moves, or moves from the start; or a shipped "
-                          "suite by name (dipole-balanced). order=random shuffles them by --seed; start=K "
-                          "begins with the K-th (from 1)."),
+                          "suite by name (dipole-balanced). order=random shuffles them by --seed; "
+                          "start=K begins with the K-th (from 1)."),
         click.option("--opening-plies", type=click.IntRange(min=1), help="Generate openings of N random plies."),
         click.option("--seed", type=click.IntRange(min=0), help="Seed for generated openings (printed when not given)."),
         click.option("--pgn", "pgn_path", metavar="FILE", help="Append every finished game to this PGN file."),

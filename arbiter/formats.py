@@ -219,12 +219,12 @@ def _plan_knockout(shape: EventShape, schedule: list[ScheduledGame], results: di
             return Plan(rounds, [], complete=False)
         tied = []
         for encounter in playing:
-            first, second = encounter.points
+            first_points, second_points = encounter.points
             tiebreaks = (len(encounter.games) - per_pairing + 1) // 2
             if tiebreaks:
                 encounter.note = f"after {tiebreaks} tie-break pair{'s' if tiebreaks != 1 else ''}"
-            if first != second:
-                encounter.advances = encounter.first if first > second else encounter.second
+            if first_points != second_points:
+                encounter.advances = encounter.first if first_points > second_points else encounter.second
             elif tiebreaks < TIEBREAK_PAIRS:
                 tied.append(encounter)
             else:

@@ -25,7 +25,8 @@ def test_the_rule_parses_cutechess_words_and_rejects_bad_ones() -> None:
     assert ResignRule.parse("score=90 movecount=1 twosided=true") == ResignRule(1, 90, True)
     assert ResignRule.parse("movecount=3 score=400 twosided=true").text() == "movecount=3 score=400 twosided=true"
     for bad, message in (("movecount=3", "score missing"), ("movecount=0 score=5", "at least 1"),
-                         ("movecount=3 score=-5", "at least 0"), ("movecount=3 score=5 twosided=maybe", "true or false"),
+                         ("movecount=3 score=-5", "at least 0"),
+                         ("movecount=3 score=5 twosided=maybe", "true or false"),
                          ("moves=3 score=5", "expected movecount=N")):
         with pytest.raises(ArbiterError, match=message):
             ResignRule.parse(bad)
@@ -88,10 +89,9 @@ def test_two_sided_resign_waits_for_the_winner_to_agree(tmp_path: Path) -> None:
     out, pgn = resign_match(tmp_path, -500, 600, ["movecount=2", "score=400", "twosided=true"])
     assert "Terminations: adjudication 2" in out
     reasons = [game.reason() for game in read_pgn_file(str(pgn))]
-    assert reasons == [
-        "White resigns (adjudication: resign movecount=2 score=400 twosided=true; White -5.00 -5.00; Black +6.00 +6.00)",
-        "Black resigns (adjudication: resign movecount=2 score=400 twosided=true; Black -5.00 -5.00; White +6.00 +6.00)",
-    ]
+    rule = "adjudication: resign movecount=2 score=400 twosided=true"
+    assert reasons == [f"White resigns ({rule}; White -5.00 -5.00; Black +6.00 +6.00)",
+                       f"Black resigns ({rule}; Black -5.00 -5.00; White +6.00 +6.00)"]
     (tmp_path / "games.pgn").unlink()
     out, pgn = resign_match(tmp_path, -500, 0, ["movecount=2", "score=400", "twosided=true"], games=1)
     assert "adjudication" not in out  # the opponent never agreed: the game was played out
