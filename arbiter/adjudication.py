@@ -9,11 +9,14 @@ book moves and forced passes are not searched and neither extend nor break a run
 engine move without a score breaks it (the engine did not say it is lost).
 
 :class:`ResignRule` is the parsed option (a value, stored with an event); :class:`ResignWatch`
-follows one game and says when, and whom, the rule adjudicates.
+follows one game and says when, and whom, the rule adjudicates; :func:`check_adjudication`
+replays the rule over a finished record's scores (``dipole-arbiter replay``).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dipole_engine.rules import Color, color_name
@@ -22,6 +25,7 @@ from .errors import ArbiterError
 from .records import MoveRecord, MoveSource
 
 _TRUE = ("true", "1", "yes", "on")
+_RULE_IN_REASON = re.compile(r"\(adjudication: resign (movecount=\d+ score=\d+(?: twosided=true)?);")
 _FALSE = ("false", "0", "no", "off")
 
 
@@ -116,3 +120,26 @@ class ResignWatch:
         runs = [(loser, self._low[loser])] + ([(-loser, self._high[-loser])] if self.rule.twosided else [])
         scores = "; ".join(f"{color_name(side)} {' '.join(map(_pawns, run))}" for side, run in runs)
         return f"{color_name(loser)} resigns (adjudication: resign {self.rule.text()}; {scores})"
+
+
+def check_adjudication(reason: str, moves: Sequence[MoveRecord], first: Color, loser: Color) -> str | None:
+    """What does not hold in an adjudicated record, or None: the rule its closing comment
+    names, applied to the scores recorded with its moves (``first`` moved first), must decide
+    the game at its last move, against ``loser``."""
+    found = _RULE_IN_REASON.search(reason)
+    if found is None:
+        return f"the closing comment {reason!r} does not name the resign rule"
+    try:
+        watch = ResignWatch(ResignRule.parse(found.group(1)))
+    except ArbiterError as error:
+        return str(error)
+    color = first
+    for ply, move in enumerate(moves, 1):
+        verdict = watch.observe(color, move)
+        if verdict is not None:
+            if ply != len(moves) or verdict[0] != loser:
+                return (f"by the recorded scores, resign {watch.rule.text()} adjudicates the game against "
+                        f"{color_name(verdict[0])} at ply {ply}, not against {color_name(loser)} at ply {len(moves)}")
+            return None
+        color = -color
+    return f"the recorded scores never reach resign {watch.rule.text()}"

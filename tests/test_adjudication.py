@@ -83,6 +83,17 @@ def test_one_sided_resign_in_a_real_match(tmp_path: Path) -> None:
         assert len(game.moves) == (5 if a_white else 6)
         side = "White" if a_white else "Black"
         assert game.reason() == f"{side} resigns (adjudication: resign movecount=3 score=400; {side} -5.00 -5.00 -5.00)"
+    # replay checks the adjudication against the recorded scores: a record that does not follow is caught
+    text = pgn.read_text()
+    tampered = tmp_path / "tampered.pgn"
+    tampered.write_text(text.replace("-5.00/1", "-3.99/1", 1))
+    result = arbiter("replay", str(tampered))
+    assert result.returncode == 1
+    assert "game 1 (round 1: a vs b, line 1): adjudication: the recorded scores never reach resign movecount=3 " \
+           "score=400" in result.stdout
+    tampered.write_text(text.replace("movecount=3", "movecount=2", 1))
+    assert ("by the recorded scores, resign movecount=2 score=400 adjudicates the game against White at ply 3, "
+            "not against White at ply 5") in arbiter("replay", str(tampered)).stdout
 
 
 def test_two_sided_resign_waits_for_the_winner_to_agree(tmp_path: Path) -> None:
