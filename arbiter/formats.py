@@ -364,13 +364,23 @@ def plan_html(shape: EventShape, plan: Plan) -> list[str]:
     title = "Knockout bracket" if shape.format == "knockout" else "Swiss pairings by round"
     parts = [f'<section id="{shape.format}">', f"<h2>{title}</h2>"]
     if shape.format == "knockout":
+        # one row per first-round encounter; an encounter of round r spans the 2^(r-1) rows it comes from
+        total = knockout_rounds(len(names))
+        slots = 2 ** (total - 1)
         parts += ['<div class="scroll"><table class="bracket">', "<thead><tr>"]
-        parts += [f"<th>Round {index}</th>" for index in range(1, len(plan.rounds) + 1)]
-        parts += ["</tr></thead>", "<tbody><tr>"]
-        for encounters in plan.rounds:
-            cells = "<br>".join(escape(_encounter_text(encounter, names)) for encounter in encounters)
-            parts.append(f'<td class="name">{cells}</td>')
-        parts += ["</tr></tbody>", "</table></div>"]
+        parts += [f"<th>Round {number}</th>" for number in range(1, total + 1)]
+        parts += ["</tr></thead>", "<tbody>"]
+        for row in range(slots):
+            cells = []
+            for index in range(total):
+                span = 2 ** index
+                if row % span:
+                    continue
+                encounters = plan.rounds[index] if index < len(plan.rounds) else []
+                text = _encounter_text(encounters[row // span], names) if encounters else "to be played"
+                cells.append(f'<td rowspan="{span}">{escape(text)}</td>')
+            parts.append(f"<tr>{''.join(cells)}</tr>")
+        parts += ["</tbody>", "</table></div>"]
         if plan.champion is not None:
             parts.append(f"<p>Winner: <strong>{escape(names[plan.champion])}</strong></p>")
     else:

@@ -42,6 +42,7 @@ td.name, th.name { text-align: left; }
 td.name { max-width: 16em; overflow: hidden; text-overflow: ellipsis; }
 div.scroll { overflow-x: auto; }
 td.self { color: #9aa3b2; text-align: center; }
+table.bracket td, table.bracket th { text-align: left; vertical-align: middle; white-space: normal; min-width: 14em; }
 td.better { background: #e3f4e6; }
 td.worse { background: #fbe5e3; }
 .flag { color: #a45d00; font-weight: 600; }

@@ -192,7 +192,10 @@ def test_killed_and_resumed_event_has_the_pairings_of_an_uninterrupted_one(
         assert terminations["ADJUDICATION"] >= 4
         assert f"adjudication {terminations['ADJUDICATION']}" in resumed.stdout.splitlines()[-3]
         assert "Knockout winner: " in resumed.stdout
-        assert "Knockout bracket" in report.read_text()
+        page = report.read_text()
+        assert "Knockout bracket" in page and '<td rowspan="4">' in page  # 5 engines: 3 rounds, 4 first-round rows
+        winner = resumed.stdout.split("Knockout winner: ")[1].split()[0]
+        assert f"<p>Winner: <strong>{winner}</strong></p>" in page
     else:
         assert "  1. " in resumed.stdout and "Buchholz" in resumed.stdout
         assert "Swiss pairings by round" in report.read_text()
