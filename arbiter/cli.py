@@ -1,6 +1,6 @@
 """The ``dipole-arbiter`` command: ``match`` (play and record a match), ``replay`` (check
-records), ``openings`` (write a balanced opening suite), and the event commands of :mod:`.cli_events` (``tournament``, ``resume``, ``export``,
-``ratings``).
+records), ``openings`` (write a balanced opening suite), and the event commands of
+:mod:`.cli_events` (``tournament``, ``resume``, ``export``, ``ratings``).
 
 Bad input of any kind ends in one line, ``dipole-arbiter: error: <reason>``, and status 2.
 A match interrupted by Ctrl-C, SIGTERM or SIGHUP kills every engine, writes no partial game,
@@ -35,10 +35,10 @@ from .cli_options import (
     group_settings,
     run_interruptible,
 )
-from .engines import own_engine_command, resolve_engines
+from .engines import LIMIT_KEYS, own_engine_command, resolve_engines
 from .errors import ArbiterError
 from .match import Match, MatchConfig
-from .openings_gen import describe, generate_suite, suite_text, write_suite
+from .openings_gen import DEFAULT_DEPTH, check_output, describe, generate_suite, suite_text, write_suite
 from .pgn import read_pgn_file
 from .replay import check_games
 
@@ -150,7 +150,11 @@ def openings_command(variant: str, count: int, plies: int, engine: str | None, m
     """Write a balanced opening suite that --openings reads: COUNT distinct positions after
     PLIES random plies, each scored within --max-score of equal by the reference engine."""
     words = engine.split(SEPARATOR) if engine else [f"cmd={' '.join(own_engine_command())}", "name=dipole-engine"]
+    if not any(word.partition("=")[0] in LIMIT_KEYS for word in words):
+        words.append(f"depth={DEFAULT_DEPTH}")
     spec, = resolve_engines([words])
+    if output != "-":
+        check_output(output)
     seed = secrets.randbelow(2**32) if seed is None else seed
     print(f"Openings: {count} for {variant}, {plies} plies, within {max_score} cp by {spec.name}, seed {seed}",
           file=sys.stderr)

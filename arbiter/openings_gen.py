@@ -6,7 +6,7 @@ between engines are decided by the engines and not by the opening.  Candidates a
 generated openings are (``P`` random plies that take no checker off the board, from
 ``random.Random(seed)`` in a fixed order); a candidate is kept when it is legal and not over,
 its position is new to the suite, and the engine's search of it (its ``depth=``, ``nodes=`` or
-``st=``; depth 4 when none is given) scores it within ``--max-score`` centipawns of equal.  A
+``st=``; the command gives depth 4 when none is given) scores it within ``--max-score`` centipawns of equal.  A
 mate score is never equal.  With the same engine and limits the same arguments give the same
 file (the engine's search is deterministic at a fixed depth or node count).
 
@@ -50,8 +50,6 @@ def reference_limit(spec: EngineSpec) -> tuple[Limit, str]:
     limits = spec.limits
     if limits.clock is not None:
         raise ArbiterError(f"engine {spec.name!r}: the reference search needs depth=, nodes= or st=, not tc=")
-    if limits.depth is None and limits.nodes is None and limits.movetime is None:
-        return Limit(depth=DEFAULT_DEPTH), f"depth={DEFAULT_DEPTH}"
     words = [f"depth={limits.depth}" if limits.depth is not None else "",
              f"nodes={limits.nodes}" if limits.nodes is not None else "",
              f"st={limits.movetime:g}" if limits.movetime is not None else ""]
@@ -123,6 +121,18 @@ def describe(variant: str, count: int, plies: int, spec: EngineSpec, max_score: 
             f"distinct position that {spec.name} ({limit}) scores within {max_score} centipawns of equal "
             f"(mean |score| {sum(scores) / max(1, len(scores)):.1f})",
             f"made by: {shlex.join(command)}"]
+
+
+def check_output(path: str) -> None:
+    """Fail at once, before any search, when ``path`` cannot be written."""
+    target = Path(path)
+    directory = target.parent
+    if target.is_dir():
+        raise ArbiterError(f"openings file {path}: is a directory")
+    if not directory.is_dir():
+        raise ArbiterError(f"openings file {path}: no directory {directory}")
+    if not os.access(directory, os.W_OK):
+        raise ArbiterError(f"openings file {path}: the directory {directory} is not writable")
 
 
 def write_suite(path: str, text: str) -> None:

@@ -66,6 +66,9 @@ def test_generation_gives_up_in_one_line_when_too_few_positions_qualify(tmp_path
     assert not (tmp_path / "x.txt").exists()
     result = arbiter("openings", "--engine", OWN, "tc=10+1")
     assert result.returncode == 2 and "needs depth=, nodes= or st=, not tc=" in result.stderr
+    result = arbiter("openings", "--output", str(tmp_path / "missing" / "x.txt"))
+    assert result.returncode == 2 and result.stderr.endswith(f"no directory {tmp_path / 'missing'}\n")
+    assert "Openings:" not in result.stderr  # refused before any search
 
 
 @pytest.mark.parametrize("variant", [variant.name for variant in all_variants()])
