@@ -33,7 +33,7 @@ from .cli_options import (
 )
 from .errors import ArbiterError
 from .event import FORMATS, EventConfig, EventStore, is_event_file
-from .formats import DYNAMIC_FORMATS, knockout_rounds
+from .formats import DYNAMIC_FORMATS, event_file_plan, knockout_rounds
 from .formats import openings_needed as stage_openings_needed
 from .pgn import format_game, read_pgn_file
 from .ratings import RatingError, fit_ratings
@@ -213,11 +213,16 @@ def ratings_command(inputs: tuple[str, ...], anchor: tuple[str, float] | None, r
     terminations = Counter(record.termination.label for record in records)
     counts = ", ".join(f"{label} {count}" for label, count in terminations.most_common())
     sys.stdout.write(table.text())
+    plans = [event_file_plan(path) for path in inputs if is_event_file(path)]
+    for lines, _ in plans:
+        if lines:
+            print("\n" + "\n".join(lines))
     print(f"\nTerminations: {counts or 'none'}")
     if report_path:
         details = [("Games from", ", ".join(inputs)), ("Games", str(len(records)))]
         try:
-            write_report(report_path, table, terminations, title="Ratings", details=details)
+            write_report(report_path, table, terminations, title="Ratings", details=details,
+                         sections=[part for _, section in plans for part in section])
         except OSError as error:
             raise ArbiterError(f"report {report_path}: {error.strerror or error}") from None
         print(f"Report: {report_path}")

@@ -43,7 +43,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from html import escape
 
-from .event import ScheduledGame
+from .event import EventStore, ScheduledGame
 from .records import BLACK_WINS, WHITE_WINS
 
 DYNAMIC_FORMATS = ("knockout", "swiss")
@@ -402,3 +402,20 @@ def plan_html(shape: EventShape, plan: Plan) -> list[str]:
             parts += ["</tbody>", "</table>"]
     parts.append("</section>")
     return parts
+
+
+def event_file_plan(path: str) -> tuple[list[str], list[str]]:
+    """The text lines and the report section of a knockout or Swiss event database (both empty
+    for another format), for ``dipole-arbiter ratings``."""
+    store = EventStore.open(path, write=False)
+    try:
+        config = store.config
+        if config.format not in DYNAMIC_FORMATS:
+            return [], []
+        shape = EventShape(config.format, tuple(spec.name for spec in config.engines), config.rounds,
+                           config.games_per_pairing, len(config.openings))
+        results = {record.number: record.result for record in store.records()}
+        plan = plan_event(shape, store.schedule, results)
+    finally:
+        store.close()
+    return [f"{path}: {config.format}", *plan_lines(shape, plan)], plan_html(shape, plan)

@@ -151,6 +151,13 @@ def schedule_table(db: Path) -> list[tuple[int, ...]]:
         connection.close()
 
 
+def plan_text(out: str) -> list[str]:
+    """The bracket or pairings lines of a summary: from the first ``Round 1:`` to the blank line."""
+    lines = out.splitlines()
+    start = max(index for index, line in enumerate(lines) if line.startswith("Round 1: ") and "games" not in line)
+    return lines[start:lines.index("", start)]
+
+
 def event_args(tmp_path: Path, format_: str, *extra: str, think: int = 8) -> list[str]:
     pids = tmp_path / "pids"
     engines = [word for name in ("a", "b", "c", "d", "e") for word in toy(name, pids, "--think", str(think))]
@@ -204,7 +211,11 @@ def test_killed_and_resumed_event_has_the_pairings_of_an_uninterrupted_one(
     exported = tmp_path / "all.pgn"
     assert arbiter("export", str(db), "--pgn", str(exported)).returncode == 0
     assert arbiter("replay", str(exported)).returncode == 0
-    assert arbiter("ratings", str(db)).returncode == 0
+    rated = arbiter("ratings", str(db), "--report", str(tmp_path / "rated.html"))
+    assert rated.returncode == 0 and f"{db}: {format_}" in rated.stdout
+    assert plan_text(resumed.stdout) == plan_text(rated.stdout)  # the same bracket / pairings
+    section = "Knockout bracket" if format_ == "knockout" else "Swiss pairings by round"
+    assert section in (tmp_path / "rated.html").read_text()
     assert_all_gone(tmp_path / "pids")
 
 
