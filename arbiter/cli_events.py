@@ -95,7 +95,8 @@ def tournament_command(**values: Any) -> int:
         openings=tuple(openings), openings_note=note, referee=options.referee(),
         concurrency=options.concurrency, recover=options.recover, pgn=_absolute(options.pgn_path),
         log_dir=_absolute(options.log_dir), report=_absolute(values["report_path"]), anchor=values["anchor"],
-        sprt=options.sprt, rating_interval=options.rating_interval, command_line=shlex.join(["dipole-arbiter", *sys.argv[1:]]))
+        sprt=options.sprt, command_line=shlex.join(["dipole-arbiter", *sys.argv[1:]]),
+        rating_interval=options.rating_interval)
     check_config(config)
     schedule = make_schedule(format_, len(specs), rounds, games, len(openings))
     store = EventStore.create(values["db_path"] or default_db_path(), config, schedule)
