@@ -1,6 +1,6 @@
 """The ``dipole-arbiter`` command: ``match`` (play and record a match), ``replay`` (check
-records), ``openings`` (write a balanced opening suite), and the event commands of
-:mod:`.cli_events` (``tournament``, ``resume``, ``export``, ``ratings``).
+records), the event commands of :mod:`.cli_events` (``tournament``, ``resume``, ``export``,
+``ratings``) and ``openings`` (:mod:`.cli_openings`).
 
 Bad input of any kind ends in one line, ``dipole-arbiter: error: <reason>``, and status 2.
 A match interrupted by Ctrl-C, SIGTERM or SIGHUP kills every engine, writes no partial game,
@@ -10,7 +10,6 @@ match stopped by its SPRT's decision has finished normally (status 0).
 
 from __future__ import annotations
 
-import secrets
 import sys
 from typing import Any
 
@@ -24,9 +23,9 @@ from .cli_events import (
     resume_command,
     tournament_command,
 )
+from .cli_openings import openings_command
 from .cli_options import (
     SEPARATOR,
-    VARIANT_NAMES,
     EngineWordsCommand,
     EventOptions,
     Interrupted,
@@ -35,10 +34,8 @@ from .cli_options import (
     group_settings,
     run_interruptible,
 )
-from .engines import LIMIT_KEYS, own_engine_command, resolve_engines
 from .errors import ArbiterError
 from .match import Match, MatchConfig
-from .openings_gen import DEFAULT_DEPTH, check_output, describe, generate_suite, suite_text, write_suite
 from .pgn import read_pgn_file
 from .replay import check_games
 
@@ -131,49 +128,7 @@ def replay_command(files: tuple[str, ...]) -> int:
     return 1 if bad else 0
 
 
-@cli.command("openings", cls=EngineWordsCommand)
-@click.option("--variant", type=click.Choice(VARIANT_NAMES), default="dipole", show_default=True)
-@click.option("--count", type=click.IntRange(min=1, max=100_000), default=100, show_default=True,
-              help="Openings to write.")
-@click.option("--plies", type=click.IntRange(min=1, max=200), default=6, show_default=True,
-              help="Random plies from the start (none takes a checker off the board).")
-@click.option("--engine", "engine", metavar="KEY=VALUE...",
-              help="The reference engine, as for match (cmd=, name=, option.X=, and depth=, nodes= or st=) "
-                   "[default: the project's engine at depth 4].")
-@click.option("--max-score", type=click.IntRange(min=0, max=100_000), default=50, show_default=True, metavar="CP",
-              help="Keep a position only when the engine scores it within CP centipawns of equal.")
-@click.option("--seed", type=click.IntRange(min=0), help="Seed of the random plies (printed when not given).")
-@click.option("--output", "-o", default="-", show_default=True, metavar="FILE",
-              help="Where to write the suite ('-': standard output).")
-def openings_command(variant: str, count: int, plies: int, engine: str | None, max_score: int,
-                     seed: int | None, output: str) -> int:
-    """Write a balanced opening suite that --openings reads: COUNT distinct positions after
-    PLIES random plies, each scored within --max-score of equal by the reference engine."""
-    words = engine.split(SEPARATOR) if engine else [f"cmd={' '.join(own_engine_command())}", "name=dipole-engine"]
-    if not any(word.partition("=")[0] in LIMIT_KEYS for word in words):
-        words.append(f"depth={DEFAULT_DEPTH}")
-    spec, = resolve_engines([words])
-    if output != "-":
-        check_output(output)
-    seed = secrets.randbelow(2**32) if seed is None else seed
-    print(f"Openings: {count} for {variant}, {plies} plies, within {max_score} cp by {spec.name}, seed {seed}",
-          file=sys.stderr)
-
-    def progress(kept: int, tried: int) -> None:
-        if tried % 50 == 0:
-            print(f"  {kept} kept of {tried} searched", file=sys.stderr)
-
-    suite = generate_suite(variant, count, plies, spec, max_score, seed, progress)
-    text = suite_text(suite, describe(variant, count, plies, spec, max_score, seed, suite))
-    if output == "-":
-        sys.stdout.write(text)
-    else:
-        write_suite(output, text)
-        print(f"Wrote {len(suite)} openings to {output}", file=sys.stderr)
-    return 0
-
-
-for _command in (tournament_command, resume_command, export_command, ratings_command):
+for _command in (tournament_command, resume_command, export_command, ratings_command, openings_command):
     cli.add_command(_command)
 
 
