@@ -4,6 +4,7 @@ and in real matches between engine processes whose PGN records are replayed thro
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,29 @@ def test_a_bad_resign_option_is_one_line(words: list[str]) -> None:
     result = arbiter("match", "--resign", *words, "--games", "1")
     assert result.returncode == 2
     assert re.fullmatch(r"dipole-arbiter: error: .*--resign.*\n", result.stderr), result.stderr
+
+
+def test_resign_on_the_project_engine_s_own_scores(tmp_path: Path) -> None:
+    """Real searches, real scores: depth 3 against depth 1, both engines' scores must agree."""
+    own = f"cmd={sys.executable} -m dipole_engine"
+    pgn = tmp_path / "own.pgn"
+    result = arbiter("match", "--engine", own, "name=d3", "depth=3", "--engine", own, "name=d1", "depth=1",
+                     "--games", "4", "--opening-plies", "4", "--seed", "1", "--pgn", str(pgn),
+                     "--resign", "movecount=2", "score=300", "twosided=true")
+    assert result.returncode == 0, result.stderr
+    games = read_pgn_file(str(pgn))
+    adjudicated = [game for game in games if game.tags["Termination"] == "adjudication"]
+    assert adjudicated and f"adjudication {len(adjudicated)}" in result.stdout
+    for game in adjudicated:
+        loser = "White" if game.result == "0-1" else "Black"
+        winner = "Black" if loser == "White" else "White"
+        scores = re.fullmatch(rf"{loser} resigns \(adjudication: resign movecount=2 score=300 twosided=true; "
+                              rf"{loser} (\S+) (\S+); {winner} (\S+) (\S+)\)", game.reason())
+        assert scores is not None, game.reason()
+        low, high = [float(s.replace("M", "999")) for s in scores.groups()[:2]], scores.groups()[2:]
+        assert all(value <= -3.0 for value in low) and all(s.startswith("+") and float(s.replace("M", "999")) >= 3.0
+                                                           for s in high)
+        # those are the scores in the comments of the loser's last two moves (White moves on even plies)
+        loser_moves = [move for ply, move in enumerate(game.moves) if (ply % 2 == 0) == (loser == "White")]
+        assert [move.comments[0].split("/")[0] for move in loser_moves[-2:]] == list(scores.groups()[:2])
+    assert arbiter("replay", str(pgn)).stdout == f"{pgn}: 4 games replayed, all hold\n"
