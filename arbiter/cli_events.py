@@ -23,6 +23,8 @@ from typing import Any
 import click
 
 from .cli_options import (
+    MAX_CONCURRENCY,
+    MAX_GAMES,
     EngineWordsCommand,
     EventOptions,
     Interrupted,
@@ -32,6 +34,7 @@ from .cli_options import (
     run_interruptible,
 )
 from .errors import ArbiterError
+from .files import check_log_directory, check_outputs
 from .event import FORMATS, EventConfig, EventStore, is_event_file
 from .pgn import format_game, read_pgn_file
 from .ratings import RatingError, fit_ratings
@@ -62,8 +65,10 @@ def _absolute(path: str | None) -> str | None:
 @event_options(event="dipole-arbiter tournament", recover=True)
 @click.option("--format", "format_", type=click.Choice(FORMATS), default="round-robin", show_default=True,
               help="round-robin: every engine meets every other; gauntlet: the first engine meets each other.")
-@click.option("--rounds", type=click.IntRange(min=1), default=1, show_default=True, help="Rounds of the schedule.")
-@click.option("--games", type=click.IntRange(min=1), default=DEFAULT_GAMES_PER_PAIRING, show_default=True,
+@click.option("--rounds", type=click.IntRange(min=1, max=MAX_GAMES), default=1, show_default=True,
+              help="Rounds of the schedule.")
+@click.option("--games", type=click.IntRange(min=1, max=MAX_GAMES), default=DEFAULT_GAMES_PER_PAIRING,
+              show_default=True,
               help="Games each pairing plays per round, as colour-reversed pairs sharing an opening.")
 @click.option("--db", "db_path", metavar="FILE",
               help="The event database (created; must not exist) [default: tournament-<date>-<time>.db here].")
@@ -81,6 +86,11 @@ def tournament_command(**values: Any) -> int:
     rounds: int = values["rounds"]
     games: int = values["games"]
     specs, demo = options.specs(DEMO_ENGINES)
+    _check_size(format_, len(specs), rounds, games)
+    db_path = values["db_path"] or default_db_path()
+    database = [("the event database", db_path)]
+    check_outputs([("--pgn", options.pgn_path), ("--report", values["report_path"])], database)
+    check_log_directory(options.log_dir, database)
     openings, note = options.openings(openings_needed(rounds, games), demo)
     config = EventConfig(
         format=format_, variant=options.variant, engines=tuple(specs), rounds=rounds, games_per_pairing=games,
@@ -90,13 +100,22 @@ def tournament_command(**values: Any) -> int:
         sprt=options.sprt, command_line=shlex.join(["dipole-arbiter", *sys.argv[1:]]))
     check_config(config)
     schedule = make_schedule(format_, len(specs), rounds, games, len(openings))
-    store = EventStore.create(values["db_path"] or default_db_path(), config, schedule)
+    store = EventStore.create(db_path, config, schedule)
     return run_event(store, None, created=True)
+
+
+def _check_size(format_: str, engines: int, rounds: int, games: int) -> None:
+    """Refuse an event too large to plan (every game is scheduled up front)."""
+    pairings = engines - 1 if format_ == "gauntlet" else engines * (engines - 1) // 2
+    total = pairings * rounds * games
+    if total > MAX_GAMES:
+        raise ArbiterError(f"the event would have {total:,} games; at most {MAX_GAMES:,} can be scheduled")
 
 
 @click.command("resume")
 @click.argument("db_path", metavar="DB")
-@click.option("--concurrency", type=click.IntRange(min=1), help="Games at once [default: as the event was started].")
+@click.option("--concurrency", type=click.IntRange(min=1, max=MAX_CONCURRENCY),
+              help="Games at once [default: as the event was started].")
 def resume_command(db_path: str, concurrency: int | None) -> int:
     """Continue an interrupted event from its database, with the settings stored in it.
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from dipole_engine.rules import BLACK, new_board
 
 from .errors import ArbiterError
+from .files import read_text
 from .records import RESULTS, GameRecord, MoveRecord, MoveSource, Termination
 
 LINE_WIDTH = 79
@@ -363,11 +364,4 @@ def read_pgn(text: str, name: str = "<pgn>") -> list[PgnGame]:
 
 def read_pgn_file(path: str) -> list[PgnGame]:
     """Every game in the file at ``path``."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError as error:
-        raise ArbiterError(f"PGN file {path}: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise ArbiterError(f"PGN file {path}: not UTF-8 text ({error.reason})") from None
-    return read_pgn(text, path)
+    return read_pgn(read_text(path, "PGN file"), path)

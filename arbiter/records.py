@@ -25,6 +25,7 @@ class Termination(Enum):
     STALL = ("stalled connection", "stall")
     CRASH = ("abandoned", "crash")
     HANDSHAKE = ("abandoned", "failed start")
+    PROTOCOL_VIOLATION = ("rules infraction", "protocol violation")
     UNTERMINATED = ("unterminated", "unterminated")
 
     def __init__(self, tag: str, label: str) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -41,12 +42,13 @@ from .codec import (
     UciNewGame,
     UciOk,
     format_command,
+    format_response,
     parse_response,
 )
-from .transport import EndOfOutput, LogFunction, ProcessTransport, Transport, kill_all
+from .transport import EndOfOutput, LineTooLongError, LogFunction, ProcessTransport, Transport, kill_all
 
 __all__ = [
-    "EngineClient", "EngineCrashed", "EngineError", "EngineStartError", "EngineTimeout",
+    "EngineClient", "EngineCrashed", "EngineError", "EngineStartError", "EngineTimeout", "ProtocolViolation",
     "HandshakeError", "SearchResult", "kill_all",
 ]
 
@@ -80,13 +82,29 @@ class EngineTimeout(EngineError):
     """No answer by the deadline.  The engine is left running (kill or quit it)."""
 
 
+class ProtocolViolation(EngineError):
+    """The engine broke the protocol in a way no answer can repair: a ``bestmove`` when no
+    search was running (before ``go``, or a second one for one ``go``), a line longer than
+    :data:`~protocol.transport.MAX_LINE`, or an endless handshake.  The engine has been killed."""
+
+
 @dataclass
 class SearchResult:
     """What one ``go`` produced."""
 
     bestmove: str | None               # the token exactly as sent; None for ``bestmove (none)``
-    infos: list[Info] = field(default_factory=list)   # every info line of this search, in order
+    infos: list[Info] = field(default_factory=list)   # the last MAX_INFOS info lines of this search, in order
     elapsed: float = 0.0               # seconds from writing ``go`` to the arrival of ``bestmove``
+    scored: Info | None = None         # the last info line with a score (however many came after it)
+    depth: int | None = None           # the depth of the last info line that gave one
+
+
+MAX_INFOS = 32
+"""How many of a search's ``info`` lines a :class:`SearchResult` keeps (the last ones): an
+engine may write millions, and each may be a long line."""
+
+MAX_HANDSHAKE_LINES = 1024
+"""The most ``id`` and ``option`` lines a handshake may have; more is a protocol violation."""
 
 
 _NEW, _IDLE, _SEARCHING, _CLOSED = "new", "idle", "searching", "closed"
@@ -113,6 +131,7 @@ class EngineClient:
         self._log_lock = threading.Lock()
         self._state = _NEW
         self._stale = 0  # bestmoves still owed by searches the client stopped waiting for
+        self._go_written = 0.0  # when the running search's go was written (time.monotonic)
 
     # -- properties --------------------------------------------------------------------
     @property
@@ -142,12 +161,17 @@ class EngineClient:
             raise EngineStartError(self.name, f"cannot start {' '.join(self.command)!r}: {reason}") from None
         self._state = _IDLE
         deadline = time.monotonic() + timeout
+        handshake_lines = 0
         try:
             self._send_command(Uci())
             while True:
                 response = self._expect(deadline, "uciok", HandshakeError)
                 if isinstance(response, UciOk):
                     break
+                if isinstance(response, (Id, OptionSpec)):
+                    handshake_lines += 1
+                    if handshake_lines > MAX_HANDSHAKE_LINES:
+                        raise self._violation(f"sent more than {MAX_HANDSHAKE_LINES} id and option lines")
                 if isinstance(response, Id):
                     self.id[response.field] = response.value
                 elif isinstance(response, OptionSpec):
@@ -227,22 +251,29 @@ class EngineClient:
         if self._stale:
             self._collect_stale(None if timeout is None else time.monotonic() + timeout)
         line = format_command(Go(limit))
-        infos: list[Info] = []
+        infos: deque[Info] = deque(maxlen=MAX_INFOS)
+        scored: Info | None = None
+        depth: int | None = None
         self._state = _SEARCHING
         answered = False
         try:
             started = time.monotonic()
+            self._go_written = started
             deadline = None if timeout is None else started + timeout
             self._send(line)
             while True:
                 response, arrival = self._next(deadline, "bestmove", EngineTimeout)
-                if type(response) is Info:
+                if type(response) is Info and arrival >= started:
                     infos.append(response)
+                    if response.score_cp is not None or response.score_mate is not None:
+                        scored = response
+                    if response.depth is not None:
+                        depth = response.depth
                     if on_info is not None:
                         on_info(response)
                 elif type(response) is BestMove:
                     answered = True
-                    return SearchResult(response.move, infos, arrival - started)
+                    return SearchResult(response.move, list(infos), arrival - started, scored, depth)
         finally:
             if self._state == _SEARCHING:
                 self._state = _IDLE
@@ -321,15 +352,22 @@ class EngineClient:
 
         Skips lines that do not parse and the bestmoves of abandoned searches; raises
         ``timeout_error`` at the deadline and, when the output ends, EngineCrashed (or
-        HandshakeError during the handshake).
+        HandshakeError during the handshake).  A ``bestmove`` that no search owes (it was
+        read before the running search's ``go`` was written, or while none ran) is a
+        :class:`ProtocolViolation`: it is never taken as the answer to a later ``go``.
         """
         while True:
             response, arrival = self._receive(deadline, awaited, timeout_error)
             if response is None:
                 continue  # not a protocol line; it was logged on arrival
-            if type(response) is BestMove and self._stale:
-                self._stale -= 1
-                continue
+            if type(response) is BestMove:
+                if self._stale:
+                    self._stale -= 1
+                    continue
+                if self._state != _SEARCHING or arrival < self._go_written:
+                    when = "before its go" if self._state == _SEARCHING else "while no search was running"
+                    raise self._violation(f"sent {format_response(response)!r} {when} "
+                                          f"(a bestmove out of turn)")
             return response, arrival
 
     def _receive(self, deadline: float | None, awaited: str,
@@ -339,6 +377,10 @@ class EngineClient:
             line, arrival = self._transport.receive(remaining)
         except TimeoutError:
             raise timeout_error(self.name, f"no {awaited!r} within the deadline") from None
+        except LineTooLongError as error:
+            raise self._violation(f"wrote {error} while the host waited for {awaited!r}") from None
+        if deadline is not None and arrival > deadline:  # however busy the output, the deadline holds
+            raise timeout_error(self.name, f"no {awaited!r} within the deadline")
         if line is EndOfOutput:
             message, returncode = self._ended(f"while the host waited for {awaited!r}")
             if timeout_error is HandshakeError:
@@ -356,6 +398,12 @@ class EngineClient:
             response, _ = self._receive(deadline, "bestmove of the previous search", EngineTimeout)
             if type(response) is BestMove:
                 self._stale -= 1
+
+    def _violation(self, what: str) -> ProtocolViolation:
+        """Kill the engine, which broke the protocol (``what`` says how)."""
+        self._close()
+        where = f"(pid {self.pid}) " if self.pid is not None else ""
+        return ProtocolViolation(self.name, f"{where}{what}; the engine was killed")
 
     def _crashed(self, when: str) -> EngineCrashed:
         message, returncode = self._ended(when)
