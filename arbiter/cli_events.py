@@ -167,6 +167,7 @@ def export_command(db_path: str, pgn_path: str) -> int:
 
     The file is replaced as a whole (written beside it, then renamed), never left half written.
     """
+    check_outputs([("--pgn", pgn_path)], [("the event database", db_path)])
     store = EventStore.open(db_path, write=False)
     try:
         records = store.records()
@@ -211,6 +212,7 @@ def ratings_command(inputs: tuple[str, ...], anchor: tuple[str, float] | None, r
     Prints the standings (rating, 95% interval, games, score, flags), the White advantage, the
     crosstable with per-colour results and the likelihood-of-superiority matrix.
     """
+    check_outputs([("--report", report_path)], [(f"the input {path}", path) for path in inputs])
     records: list[GameRecord] = []
     engines: list[str] = []
     for path in inputs:

@@ -91,7 +91,7 @@ def _seconds_value(ctx: click.Context, param: click.Parameter, value: float) -> 
 
 def _event_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
     try:
-        return check_printable(value, "--event")
+        return check_printable(value, "the name")
     except ArbiterError as error:
         raise click.BadParameter(str(error)) from None
 

@@ -177,7 +177,7 @@ class PgnGame:
         termination = Termination.from_tag(tags.get("Termination", "normal")) or Termination.NORMAL
         time_control = tags.get("TimeControl")
         return GameRecord(
-            number=int(tags["Round"]) if tags.get("Round", "").isdigit() else self.index,
+            number=int(tags["Round"]) if _ROUND.fullmatch(tags.get("Round", "")) else self.index,
             white=tags.get("White", "?"), black=tags.get("Black", "?"),
             variant=tags.get("Variant", "dipole"),
             fen=tags.get("FEN") if tags.get("SetUp", "1" if "FEN" in tags else "0") == "1" else None,
@@ -217,6 +217,7 @@ def parse_move_comment(text: str, comment: str) -> MoveRecord:
     )
 
 
+_ROUND = re.compile(r"[0-9]{1,9}")  # a game number; any other Round (``1.2``, ``?``, ``-``) numbers by position
 _TAG = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 _MOVE_NUMBER = re.compile(r"[0-9]+\.+")
 _SYMBOL_END = re.compile(r"[\s{}()\[\];]")

@@ -23,5 +23,5 @@ def check_printable(text: str, what: str) -> str:
     keep each record on its lines."""
     if not text.isprintable():
         bad = next(char for char in text if not char.isprintable())
-        raise ArbiterError(f"{what} {visible(text)!r}: contains the control character {visible(bad)}; not allowed")
+        raise ArbiterError(f"{what} '{visible(text)}' contains the control character {visible(bad)}; not allowed")
     return text
