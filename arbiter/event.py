@@ -50,6 +50,7 @@ from dipole_engine.rules import BLACK, WHITE, new_board
 
 from .engines import EngineSpec, limits_from_settings
 from .errors import ArbiterError
+from .files import SQLITE_MAGIC, is_sqlite_file
 from .game import GameJob, RefereeSettings
 from .openings import Opening
 from .records import GameRecord, MoveRecord, MoveSource, Termination
@@ -58,7 +59,6 @@ from .timecontrol import Clock, SearchLimits
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x44504C41  # "DPLA": what PRAGMA application_id says in our databases
-SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
 FORMATS = ("round-robin", "gauntlet")
 
 _SCHEMA = """
@@ -238,11 +238,7 @@ def _sqlite_uri(path: str, mode: str) -> str:
 
 def is_event_file(path: str) -> bool:
     """True when ``path`` starts like an SQLite database (so it is read as an event, not PGN)."""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-    except OSError:
-        return False
+    return is_sqlite_file(path)
 
 
 class EventStore:

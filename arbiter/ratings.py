@@ -327,8 +327,10 @@ def parse_anchor(text: str) -> tuple[str, float]:
         rating = float(value)
     except ValueError:
         raise RatingError(f"anchor {text!r}: rating {value!r} is not a number") from None
-    if not math.isfinite(rating) or abs(rating) > MAX_ANCHOR:
-        raise RatingError(f"anchor {text!r}: the rating must be a number from {-MAX_ANCHOR:,} to {MAX_ANCHOR:,}")
+    if not math.isfinite(rating):
+        raise RatingError(f"anchor {text!r}: rating must be finite")
+    if abs(rating) > MAX_ANCHOR:
+        raise RatingError(f"anchor {text!r}: rating must be from {-MAX_ANCHOR:,} to {MAX_ANCHOR:,}")
     return name, rating
 
 

@@ -112,8 +112,10 @@ class Transport(ABC):
     @abstractmethod
     def receive(self, timeout: float | None) -> tuple[str | None, float]:
         """The next output line (without line ending) and its arrival time, waiting at most
-        ``timeout`` seconds (None: no limit); raises TimeoutError when none came.  Once the
-        output has ended, returns ``(EndOfOutput, arrival)`` on every call."""
+        ``timeout`` seconds (None: no limit); raises TimeoutError when none came, and
+        LineTooLongError (then on every call) once the engine wrote a line longer than
+        :data:`MAX_LINE`.  Once the output has ended, returns ``(EndOfOutput, arrival)`` on
+        every call."""
 
     @abstractmethod
     def poll(self) -> int | None:

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_arbiter_games import alive
 
 from arbiter.engines import EngineSpec
 from arbiter.game import RefereeSettings
@@ -61,14 +62,6 @@ def assert_bad_side_lost(records: list[GameRecord], termination: Termination, ba
         assert record.result == ("0-1" if record.white == bad else "1-0"), record
         (game,) = read_pgn(format_game(record))
         assert check_game(game) is None
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def wait_all_gone(pids: list[int], seconds: float = 10.0) -> list[int]:
@@ -236,23 +229,13 @@ def test_a_long_event_with_a_crashing_engine_leaks_no_thread_or_descriptor() -> 
 
 # -- memory --------------------------------------------------------------------------------
 
-PEAK_SCRIPT = """
-import resource, sys
-sys.path.insert(0, sys.argv[1])
-from arbiter.cli import main
-sys.argv = ["dipole-arbiter", *sys.argv[2:]]
-try:
-    main()
-finally:
-    print("PEAK", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
-"""
 
 
 @pytest.mark.parametrize("flag", ["--endless-line", "--flood-info", "--flood-then-move"])
 def test_the_arbiters_memory_stays_bounded_whatever_an_engine_writes(flag: str) -> None:
     begin = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-c", PEAK_SCRIPT, ROOT, "match", "--games", "2", "--st", "1", "--recover",
+        [sys.executable, str(ENGINES / "peak_arbiter.py"), ROOT, "match", "--games", "2", "--st", "1", "--recover",
          "--engine", f"cmd={sys.executable} {HOSTILE} {flag}", "name=bad",
          "--engine", f"cmd={sys.executable} {TOY}", "name=good"],
         capture_output=True, text=True, timeout=120)
