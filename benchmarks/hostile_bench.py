@@ -37,15 +37,24 @@ def peak_mb(bad_flags: list[str]) -> tuple[float, float]:
     return int(done.stderr.split("PEAK")[-1]) / 1024, time.monotonic() - begin
 
 
-def start_ms(runs: int) -> float:
-    times = []
+def start_quit_ms() -> float:
+    begin = time.perf_counter()
+    client = EngineClient([sys.executable, str(ENGINES / "echo_engine.py")])
+    client.start()
+    client.quit()
+    return (time.perf_counter() - begin) * 1000
+
+
+def guard_cost(runs: int) -> tuple[float, float]:
+    """Median ms of start + quit under the guard and without it, run in turn (the machine drifts)."""
+    guarded, bare = [], []
     for _ in range(runs):
-        begin = time.perf_counter()
-        client = EngineClient([sys.executable, str(ENGINES / "echo_engine.py")])
-        client.start()
-        client.quit()
-        times.append((time.perf_counter() - begin) * 1000)
-    return statistics.median(times)
+        transport.GUARDED = True
+        guarded.append(start_quit_ms())
+        transport.GUARDED = False
+        bare.append(start_quit_ms())
+    transport.GUARDED = True
+    return statistics.median(guarded), statistics.median(bare)
 
 
 def main() -> None:
@@ -53,11 +62,8 @@ def main() -> None:
                          ("endless line", ["--endless-line"]), ("200,000 infos per move", ["--flood-then-move"])):
         peak, seconds = peak_mb(flags)
         print(f"arbiter peak RSS, {label:24s} {peak:6.1f} MB  ({seconds:.1f} s)")
-    guarded = start_ms(10)
-    transport.GUARDED = False
-    bare = start_ms(10)
-    transport.GUARDED = True
-    print(f"engine start + quit, median of 10: {guarded:.0f} ms under the guard, {bare:.0f} ms without")
+    guarded, bare = guard_cost(15)
+    print(f"engine start + quit, median of 15: {guarded:.0f} ms under the guard, {bare:.0f} ms without")
 
 
 if __name__ == "__main__":

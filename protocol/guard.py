@@ -25,9 +25,9 @@ import ctypes
 import os
 import resource
 import signal
-import subprocess
 import sys
 import time
+from typing import Any
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -37,7 +37,7 @@ class _Stop(Exception):
     """Raised by the signal handler to leave the wait and sweep."""
 
 
-def _prctl() -> object:
+def _prctl() -> Any:
     prctl = ctypes.CDLL(None, use_errno=True).prctl
     prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
     prctl.restype = ctypes.c_int
@@ -104,6 +104,37 @@ def exit_like(status: int | None) -> None:
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
+def start_engine(command: list[str], report_fd: int, prctl: Any) -> int:
+    """Fork and exec the engine in a session of its own, to die with the guard; its pid.  If
+    it cannot be started, report ``error <errno>`` and exit."""
+    guard = os.getpid()
+    failure_read, failure_write = os.pipe()  # close-on-exec: at end of file, exec worked
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(report_fd)
+            os.close(failure_read)
+            os.setsid()
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != guard:
+                os._exit(1)
+            for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGPIPE, signal.SIGXFSZ):
+                signal.signal(number, signal.SIG_DFL)  # as Python found them, not as it set them
+            os.execvp(command[0], command)
+        except OSError as error:
+            os.write(failure_write, str(error.errno or 0).encode())
+        finally:
+            os._exit(127)
+    os.close(failure_write)
+    failure = os.read(failure_read, 64)
+    os.close(failure_read)
+    if failure:
+        os.waitpid(pid, 0)
+        os.write(report_fd, b"error " + failure)
+        os._exit(127)
+    return pid
+
+
 def main(argv: list[str]) -> None:
     report_fd, parent, die_with_parent = int(argv[1]), int(argv[2]), argv[3] == "1"
     command = argv[5:]
@@ -123,16 +154,7 @@ def main(argv: list[str]) -> None:
             if os.getppid() != parent:  # the host died before the request took effect
                 raise _Stop
 
-        def engine_dies_with_guard() -> None:
-            prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-        try:
-            process = subprocess.Popen(command, start_new_session=True, close_fds=True,
-                                       preexec_fn=engine_dies_with_guard)
-        except OSError as error:
-            os.write(report_fd, f"error {error.errno or 0}".encode())
-            os._exit(127)
-        engine = process.pid
+        engine = start_engine(command, report_fd, prctl)
         os.write(report_fd, str(engine).encode())
         os.close(report_fd)
         null = os.open(os.devnull, os.O_RDWR)

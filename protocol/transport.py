@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import queue
 import select
 import signal
 import subprocess
@@ -145,46 +146,49 @@ class _LineQueue:
     """Output lines with arrival times; sticky end of output.
 
     ``bounded``: :meth:`put` blocks while :data:`QUEUE_LINES` lines or :data:`QUEUE_BYTES`
-    characters wait (the end of output always goes in), until :meth:`close` drops the rest.
+    characters wait (the end of output always goes in), until :meth:`close` drops every
+    later line.
     """
 
     def __init__(self, bounded: bool = False) -> None:
-        self._items: deque[tuple[object, float]] = deque()
-        self._size = 0
+        self._queue: queue.SimpleQueue[tuple[object, float]] = queue.SimpleQueue()
         self._bounded = bounded
+        self._lines = 0  # waiting, when bounded
+        self._size = 0
         self._closed = False
-        self._ready = threading.Condition(threading.Lock())
+        self._room = threading.Condition(threading.Lock())
         self._end: tuple[object, float] | None = None
 
     def put(self, line: object) -> None:
-        cost = len(line) if isinstance(line, str) else 0
-        with self._ready:
-            while (self._bounded and line is not EndOfOutput and not self._closed and self._items
-                   and (len(self._items) >= QUEUE_LINES or self._size + cost > QUEUE_BYTES)):
-                self._ready.wait()
-            if self._closed:
-                return
-            self._items.append((line, time.monotonic()))
-            self._size += cost
-            self._ready.notify_all()
+        if self._bounded and line is not EndOfOutput:
+            cost = len(line) if isinstance(line, str) else 0
+            with self._room:
+                while (not self._closed and self._lines
+                       and (self._lines >= QUEUE_LINES or self._size + cost > QUEUE_BYTES)):
+                    self._room.wait()
+                if self._closed:
+                    return
+                self._lines += 1
+                self._size += cost
+        self._queue.put((line, time.monotonic()))
 
     def close(self) -> None:
-        """Drop what waits and every later line; wake a blocked :meth:`put`."""
-        with self._ready:
+        """Take no more lines; wake a blocked :meth:`put`."""
+        with self._room:
             self._closed = True
-            self._items.clear()
-            self._size = 0
-            self._ready.notify_all()
+            self._room.notify_all()
 
     def get(self, timeout: float | None) -> tuple[str | None, float]:
         if self._end is None:
-            with self._ready:
-                if not self._items and not self._ready.wait_for(lambda: self._items, timeout):
-                    raise TimeoutError
-                item = self._items.popleft()
-                if isinstance(item[0], str):
-                    self._size -= len(item[0])
-                self._ready.notify_all()
+            try:
+                item = self._queue.get(timeout=timeout)
+            except queue.Empty:
+                raise TimeoutError from None
+            if self._bounded and item[0] is not EndOfOutput:
+                with self._room:
+                    self._lines -= 1
+                    self._size -= len(item[0]) if isinstance(item[0], str) else 0
+                    self._room.notify()
             if item[0] is not EndOfOutput and item[0] is not _OVERLONG:
                 return item  # type: ignore[return-value]
             self._end = item
