@@ -143,6 +143,8 @@ def load_config(path: str) -> ConfigFile:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise ArbiterError(f"config file {path} line {error.lineno} column {error.colno}: {error.msg}") from None
+    except RecursionError:
+        raise ArbiterError(f"config file {path}: nested too deeply to be an engine config") from None
     if isinstance(data, list):
         data = {"engines": data}
     if not isinstance(data, dict):

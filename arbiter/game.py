@@ -322,7 +322,7 @@ class _Game:
             move = self.board.parse_move(token)
         except RulesError as error:
             shown = "(none)" if token is None else visible(token)
-            self.warn(side, f"illegal move {shown!r}: {error}")
+            self.warn(side, f"illegal move '{shown}': {error}")
             reason = f"{side.name} makes an illegal move: {shown}"
             raise _loss(side.color, Termination.ILLEGAL_MOVE, reason) from None
         self.board.push(move)

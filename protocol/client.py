@@ -7,7 +7,11 @@ machine reading the engine's lines until its answer arrives or its deadline pass
 that are not part of the answer (stray or garbage output) are logged and skipped.
 
 The client never polls: it blocks on the transport's queue with a timeout, and times a search
-from writing ``go`` to the arrival of ``bestmove`` on ``time.monotonic``.
+from writing ``go`` to the arrival of ``bestmove`` on ``time.monotonic``.  Whatever the engine
+writes, its deadlines hold (a line that arrived after the deadline never counts) and what it
+keeps is bounded (the last :data:`MAX_INFOS` info lines of a search); a ``bestmove`` that no
+``go`` is owed, a line longer than the transport's limit, or an endless handshake is a
+:class:`ProtocolViolation`, and the engine is killed.
 
 Errors are :class:`EngineError` subclasses whose ``str()`` is one line naming the engine.
 ``stop()`` and ``kill()`` may be called from another thread while ``go()`` waits.

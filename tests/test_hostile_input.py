@@ -75,6 +75,12 @@ def test_absurd_values_are_refused_up_front(args: tuple[str, ...], fragment: str
     one_line_error(arbiter("match", *TWO, *args), fragment)
 
 
+def test_a_config_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
+    config = tmp_path / "deep.json"
+    config.write_text("[" * 200_000 + "]" * 200_000)
+    one_line_error(arbiter("match", "--config", str(config)), "nested too deeply")
+
+
 def test_a_tournament_too_large_to_plan_is_refused(tmp_path: Path) -> None:
     one_line_error(arbiter("tournament", *TWO, "--depth", "1", "--rounds", "1000", "--games", "1000000",
                            cwd=tmp_path), "at most 1,000,000 can be scheduled")
