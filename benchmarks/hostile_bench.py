@@ -59,7 +59,8 @@ def guard_cost(runs: int) -> tuple[float, float]:
 
 def main() -> None:
     for label, flags in (("well-behaved engine", []), ("info flood", ["--flood-info"]),
-                         ("endless line", ["--endless-line"]), ("200,000 infos per move", ["--flood-then-move"])):
+                         ("endless line", ["--endless-line"]), ("1 MB info lines", ["--long-infos"]),
+                         ("200,000 infos per move", ["--flood-then-move"])):
         peak, seconds = peak_mb(flags)
         print(f"arbiter peak RSS, {label:24s} {peak:6.1f} MB  ({seconds:.1f} s)")
     guarded, bare = guard_cost(15)

@@ -108,7 +108,13 @@ MAX_INFOS = 32
 engine may write millions, and each may be a long line."""
 
 MAX_HANDSHAKE_LINES = 1024
-"""The most ``id`` and ``option`` lines a handshake may have; more is a protocol violation."""
+MAX_HANDSHAKE_CHARS = 256 * 1024
+"""The most ``id`` and ``option`` lines a handshake may have, and their most text; more is a
+protocol violation."""
+
+MAX_PARSED_LINE = 8192
+"""Longer lines are logged but not read: no answer a host needs is that long (a move, an
+option), and reading one (a ``pv`` of 100,000 moves) would cost time and memory."""
 
 
 _NEW, _IDLE, _SEARCHING, _CLOSED = "new", "idle", "searching", "closed"
@@ -165,7 +171,7 @@ class EngineClient:
             raise EngineStartError(self.name, f"cannot start {' '.join(self.command)!r}: {reason}") from None
         self._state = _IDLE
         deadline = time.monotonic() + timeout
-        handshake_lines = 0
+        handshake_lines = handshake_chars = 0
         try:
             self._send_command(Uci())
             while True:
@@ -174,8 +180,10 @@ class EngineClient:
                     break
                 if isinstance(response, (Id, OptionSpec)):
                     handshake_lines += 1
-                    if handshake_lines > MAX_HANDSHAKE_LINES:
-                        raise self._violation(f"sent more than {MAX_HANDSHAKE_LINES} id and option lines")
+                    handshake_chars += len(format_response(response))
+                    if handshake_lines > MAX_HANDSHAKE_LINES or handshake_chars > MAX_HANDSHAKE_CHARS:
+                        raise self._violation(f"sent more than {MAX_HANDSHAKE_LINES} id and option lines "
+                                              f"or {MAX_HANDSHAKE_CHARS // 1024} KB of them")
                 if isinstance(response, Id):
                     self.id[response.field] = response.value
                 elif isinstance(response, OptionSpec):
@@ -390,6 +398,8 @@ class EngineClient:
             if timeout_error is HandshakeError:
                 raise HandshakeError(self.name, message)
             raise EngineCrashed(self.name, message, returncode)
+        if len(line) > MAX_PARSED_LINE:
+            return None, arrival
         try:
             return parse_response(line), arrival
         except ProtocolError:

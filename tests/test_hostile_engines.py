@@ -231,7 +231,7 @@ def test_a_long_event_with_a_crashing_engine_leaks_no_thread_or_descriptor() -> 
 
 
 
-@pytest.mark.parametrize("flag", ["--endless-line", "--flood-info", "--flood-then-move"])
+@pytest.mark.parametrize("flag", ["--endless-line", "--flood-info", "--flood-then-move", "--long-infos"])
 def test_the_arbiters_memory_stays_bounded_whatever_an_engine_writes(flag: str) -> None:
     begin = time.monotonic()
     done = subprocess.run(

@@ -6,6 +6,8 @@ default 1) unless it says otherwise.  Every other answer is the toy engine's (le
   --flood-info        write ``info`` lines as fast as it can, forever, never ``bestmove``
   --flood-then-move   write 200,000 ``info`` lines, then a legal ``bestmove``
   --endless-line      write one line that never ends (no line feed), forever
+  --long-infos        write ``info`` lines with a ``pv`` of 100,000 moves (just under 1 MB),
+                      forever, never ``bestmove``
   --flood-handshake   answer ``uci`` with ``id``/``option``/garbage lines, forever, no ``uciok``
   --flood-garbage     answer ``uci`` with lines that are not protocol at all, forever
   --double-bestmove   answer every ``go`` with two ``bestmove`` lines
@@ -65,6 +67,10 @@ class HostileEngine(ToyEngine):
             line = "info depth 1 score cp 1 nodes 1 time 0 pv a1-a2 a3-a4 a5-a6 string flood\n" * 200
             while True:
                 sys.stdout.write(line)
+        if args.long_infos:
+            line = "info depth 1 score cp 1 pv " + "a1-a2 " * 100_000 + "\n"
+            while True:
+                sys.stdout.write(line)
         if args.endless_line:
             sys.stdout.write("info string ")
             while True:
@@ -116,7 +122,7 @@ def main() -> None:
     parser.add_argument("--pick", choices=("first", "random"), default="random")
     parser.add_argument("--seed", default="0")
     parser.add_argument("--after", type=int, default=1)
-    for flag in ("flood-info", "flood-then-move", "endless-line", "flood-handshake", "flood-garbage", "double-bestmove",
+    for flag in ("flood-info", "flood-then-move", "endless-line", "long-infos", "flood-handshake", "flood-garbage", "double-bestmove",
                  "early-bestmove", "control-move", "flood-stderr"):
         parser.add_argument(f"--{flag}", action="store_true")
     parser.add_argument("--escape", metavar="DIR")
