@@ -87,6 +87,8 @@ def tournament_command(**values: Any) -> int:
     games: int = values["games"]
     specs, demo = options.specs(DEMO_ENGINES)
     _check_size(format_, len(specs), rounds, games)
+    if values["db_path"] is not None and not values["db_path"].strip():
+        raise ArbiterError("--db: the file name is empty")
     db_path = values["db_path"] or default_db_path()
     database = [("the event database", db_path)]
     check_outputs([("--pgn", options.pgn_path), ("--report", values["report_path"])], database)

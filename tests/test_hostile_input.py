@@ -118,6 +118,7 @@ def test_no_output_may_replace_the_database_or_another_output(event: Path, tmp_p
         (("tournament", *TWO, "--depth", "1", "--db", "new.db", "--pgn", "x", "--report", "./x"), "the same file"),
         (("tournament", *TWO, "--depth", "1", "--db", "new.db", "--log", "new.db"), "that is the event database"),
         (("tournament", *TWO, "--depth", "1", "--db", "new.db", "--report", ""), "--report: the file name is empty"),
+        (("tournament", *TWO, "--depth", "1", "--db", " "), "--db: the file name is empty"),
         (("match", *TWO, "--depth", "1", "--pgn", str(event)), "is an SQLite database"),
         (("match", *TWO, "--depth", "1", "--pgn", "games.pgn", "--log", "games.pgn"), "that is the PGN file"),
     ]
