@@ -25,6 +25,7 @@ from .cli_events import (
 )
 from .cli_openings import openings_command
 from .cli_options import (
+    MAX_GAMES,
     SEPARATOR,
     EngineWordsCommand,
     EventOptions,
@@ -35,6 +36,7 @@ from .cli_options import (
     run_interruptible,
 )
 from .errors import ArbiterError
+from .files import check_log_directory, check_outputs
 from .match import Match, MatchConfig
 from .pgn import read_pgn_file
 from .replay import check_games
@@ -70,7 +72,7 @@ def cli() -> None:
 
 @cli.command("match", cls=EngineWordsCommand)
 @event_options(event="dipole-arbiter match", recover=False)
-@click.option("--games", type=click.IntRange(min=1), default=None,
+@click.option("--games", type=click.IntRange(min=1, max=MAX_GAMES), default=None,
               help=f"Number of games, played as colour-reversed pairs sharing an opening "
                    f"[default: {DEFAULT_GAMES}; {DEMO_GAMES} for the demo; with --sprt, at most {SPRT_GAMES}].")
 def match_command(**values: Any) -> int:
@@ -86,6 +88,8 @@ def match_command(**values: Any) -> int:
         games = SPRT_GAMES if options.sprt is not None else DEMO_GAMES if demo else DEFAULT_GAMES
     if len(specs) != 2:
         raise ArbiterError(f"a match is between two engines; {len(specs)} given")
+    check_outputs([("--pgn", options.pgn_path)])
+    check_log_directory(options.log_dir, [("the PGN file", options.pgn_path)] if options.pgn_path else [])
     openings, note = options.openings((games + 1) // 2, demo)
     match_config = MatchConfig(specs[0], specs[1], options.variant, games, tuple(openings), note,
                                options.referee(), concurrency=options.concurrency, recover=options.recover,

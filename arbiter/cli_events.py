@@ -23,6 +23,8 @@ from typing import Any
 import click
 
 from .cli_options import (
+    MAX_CONCURRENCY,
+    MAX_GAMES,
     EngineWordsCommand,
     EventOptions,
     Interrupted,
@@ -32,6 +34,7 @@ from .cli_options import (
     run_interruptible,
 )
 from .errors import ArbiterError
+from .files import check_log_directory, check_outputs
 from .event import FORMATS, EventConfig, EventStore, is_event_file
 from .formats import DYNAMIC_FORMATS, event_file_plan, knockout_rounds
 from .formats import openings_needed as stage_openings_needed
@@ -65,9 +68,10 @@ def _absolute(path: str | None) -> str | None:
 @click.option("--format", "format_", type=click.Choice(FORMATS), default="round-robin", show_default=True,
               help="round-robin: every engine meets every other; gauntlet: the first engine meets each other; "
                    "knockout: seeded single elimination; swiss: --rounds rounds of engines with similar scores.")
-@click.option("--rounds", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--rounds", type=click.IntRange(min=1, max=MAX_GAMES), default=1, show_default=True,
               help="Rounds of the schedule (a knockout's follow from the number of engines).")
-@click.option("--games", type=click.IntRange(min=1), default=DEFAULT_GAMES_PER_PAIRING, show_default=True,
+@click.option("--games", type=click.IntRange(min=1, max=MAX_GAMES), default=DEFAULT_GAMES_PER_PAIRING,
+              show_default=True,
               help="Games each pairing plays per round, as colour-reversed pairs sharing an opening.")
 @click.option("--db", "db_path", metavar="FILE",
               help="The event database (created; must not exist) [default: tournament-<date>-<time>.db here].")
@@ -87,6 +91,13 @@ def tournament_command(**values: Any) -> int:
     specs, demo = options.specs(DEMO_ENGINES)
     if format_ == "knockout" and rounds == 1:
         rounds = knockout_rounds(len(specs))  # the bracket's rounds follow from the engines
+    _check_size(format_, len(specs), rounds, games)
+    if values["db_path"] is not None and not values["db_path"].strip():
+        raise ArbiterError("--db: the file name is empty")
+    db_path = values["db_path"] or default_db_path()
+    database = [("the event database", db_path)]
+    check_outputs([("--pgn", options.pgn_path), ("--report", values["report_path"])], database)
+    check_log_directory(options.log_dir, database)
     needed = (stage_openings_needed(format_, len(specs), rounds, games) if format_ in DYNAMIC_FORMATS
               else openings_needed(rounds, games))
     openings, note = options.openings(needed, demo)
@@ -99,13 +110,23 @@ def tournament_command(**values: Any) -> int:
         rating_interval=options.rating_interval)
     check_config(config)
     schedule = make_schedule(format_, len(specs), rounds, games, len(openings))
-    store = EventStore.create(values["db_path"] or default_db_path(), config, schedule)
+    store = EventStore.create(db_path, config, schedule)
     return run_event(store, None, created=True)
+
+
+def _check_size(format_: str, engines: int, rounds: int, games: int) -> None:
+    """Refuse an event too large to plan (every game is scheduled up front)."""
+    pairings = {"gauntlet": engines - 1, "swiss": (engines + 1) // 2,
+                "knockout": engines}.get(format_, engines * (engines - 1) // 2)  # per round, at most
+    total = pairings * rounds * games
+    if total > MAX_GAMES:
+        raise ArbiterError(f"the event would have {total:,} games; at most {MAX_GAMES:,} can be scheduled")
 
 
 @click.command("resume")
 @click.argument("db_path", metavar="DB")
-@click.option("--concurrency", type=click.IntRange(min=1), help="Games at once [default: as the event was started].")
+@click.option("--concurrency", type=click.IntRange(min=1, max=MAX_CONCURRENCY),
+              help="Games at once [default: as the event was started].")
 def resume_command(db_path: str, concurrency: int | None) -> int:
     """Continue an interrupted event from its database, with the settings stored in it.
 
@@ -157,6 +178,7 @@ def export_command(db_path: str, pgn_path: str) -> int:
 
     The file is replaced as a whole (written beside it, then renamed), never left half written.
     """
+    check_outputs([("--pgn", pgn_path)], [("the event database", db_path)])
     store = EventStore.open(db_path, write=False)
     try:
         records = store.records()
@@ -201,6 +223,7 @@ def ratings_command(inputs: tuple[str, ...], anchor: tuple[str, float] | None, r
     Prints the standings (rating, 95% interval, games, score, flags), the White advantage, the
     crosstable with per-colour results and the likelihood-of-superiority matrix.
     """
+    check_outputs([("--report", report_path)], [(f"the input {path}", path) for path in inputs])
     records: list[GameRecord] = []
     engines: list[str] = []
     for path in inputs:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
+import math
 import secrets
 import signal
 from collections.abc import Callable, Iterator, Sequence
@@ -30,6 +31,8 @@ from .openings import START, Opening, generate_openings, load_openings
 from .ratings import RatingError, parse_anchor
 from .sprt import SprtError, SprtParams
 from .suites import OpeningsChoice
+from .text import check_printable
+from .timecontrol import MAX_SECONDS
 
 VARIANT_NAMES = [variant.name for variant in all_variants()]
 GROUPED_FLAGS = ("--engine", "--each", "--resign")
@@ -37,6 +40,9 @@ FIRST_WORD_FLAGS = ("--openings",)  # a free first word (the file), then key=val
 SEPARATOR = "\x00"  # joins the key=value tokens of one --engine/--each (never in an argument)
 INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 DEMO_OPENING_PLIES = 4
+MAX_CONCURRENCY = 512  # games at once: each is two engine processes and their threads
+MAX_GAMES = 1_000_000  # games one event may schedule (the schedule is planned up front)
+MAX_OPENING_PLIES = 1000
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -91,6 +97,20 @@ def _resign_value(ctx: click.Context, param: click.Parameter, value: str | None)
         raise click.BadParameter(str(error).removeprefix("--resign: ")) from None
 
 
+def _seconds_value(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """A timeout: finite and at most MAX_SECONDS (``nan`` and ``inf`` parse, but cannot be waited for)."""
+    if not math.isfinite(value) or value > MAX_SECONDS:
+        raise click.BadParameter(f"{value} is not a number of seconds from 0 to {MAX_SECONDS}")
+    return value
+
+
+def _event_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    try:
+        return check_printable(value, "the name")
+    except ArbiterError as error:
+        raise click.BadParameter(str(error)) from None
+
+
 def anchor_value(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, float] | None:
     """The ``--anchor NAME=RATING`` callback (a bad value is a one-line usage error)."""
     if value is None:
@@ -123,21 +143,25 @@ def event_options(*, event: str, recover: bool) -> Callable[[F], F]:
         click.option("--depth", metavar="N", help="Search depth per move."),
         click.option("--nodes", metavar="N", help="Nodes per move."),
         click.option("--timemargin", metavar="MS", help="Milliseconds an engine may overrun its time without losing."),
-        click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
+        click.option("--concurrency", type=click.IntRange(min=1, max=MAX_CONCURRENCY), default=1,
+                     show_default=True,
                      help="Games played at once."),
         click.option("--openings", "openings_file", metavar="FILE [order=random|sequential] [start=K]",
                      help="Openings, one a line: a FEN, a FEN then moves, or moves from the start; or a shipped "
                           "suite by name (dipole-balanced). order=random shuffles them by --seed; "
                           "start=K begins with the K-th (from 1)."),
-        click.option("--opening-plies", type=click.IntRange(min=1), help="Generate openings of N random plies."),
+        click.option("--opening-plies", type=click.IntRange(min=1, max=MAX_OPENING_PLIES),
+                     help="Generate openings of N random plies."),
         click.option("--seed", type=click.IntRange(min=0), help="Seed for generated openings (printed when not given)."),
         click.option("--pgn", "pgn_path", metavar="FILE", help="Append every finished game to this PGN file."),
         click.option("--log", "log_dir", metavar="DIR", help="Keep each engine's whole I/O, timestamped, in DIR."),
         click.option("--recover/--no-recover", default=recover, show_default=True, help=recover_help),
-        click.option("--event", default=event, show_default=True, help="The PGN Event tag."),
+        click.option("--event", default=event, show_default=True, callback=_event_name, help="The PGN Event tag."),
         click.option("--handshake-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0,
+                     callback=_seconds_value,
                      show_default=True, metavar="SECONDS", help="Time to start an engine, and for each isready."),
         click.option("--stall-timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
+                     callback=_seconds_value,
                      show_default=True, metavar="SECONDS",
                      help="Longest wait for a move without a clock or a time per move."),
         click.option("--sprt", callback=_sprt_value, metavar="'elo0=A elo1=B alpha=X beta=Y'",
