@@ -1,6 +1,6 @@
 """The ``dipole-arbiter`` command: ``match`` (play and record a match), ``replay`` (check
-records), and the event commands of :mod:`.cli_events` (``tournament``, ``resume``, ``export``,
-``ratings``).
+records), the event commands of :mod:`.cli_events` (``tournament``, ``resume``, ``export``,
+``ratings``) and ``openings`` (:mod:`.cli_openings`).
 
 Bad input of any kind ends in one line, ``dipole-arbiter: error: <reason>``, and status 2.
 A match interrupted by Ctrl-C, SIGTERM or SIGHUP kills every engine, writes no partial game,
@@ -23,7 +23,9 @@ from .cli_events import (
     resume_command,
     tournament_command,
 )
+from .cli_openings import openings_command
 from .cli_options import (
+    MAX_GAMES,
     SEPARATOR,
     EngineWordsCommand,
     EventOptions,
@@ -34,6 +36,7 @@ from .cli_options import (
     run_interruptible,
 )
 from .errors import ArbiterError
+from .files import check_log_directory, check_outputs
 from .match import Match, MatchConfig
 from .pgn import read_pgn_file
 from .replay import check_games
@@ -69,7 +72,7 @@ def cli() -> None:
 
 @cli.command("match", cls=EngineWordsCommand)
 @event_options(event="dipole-arbiter match", recover=False)
-@click.option("--games", type=click.IntRange(min=1), default=None,
+@click.option("--games", type=click.IntRange(min=1, max=MAX_GAMES), default=None,
               help=f"Number of games, played as colour-reversed pairs sharing an opening "
                    f"[default: {DEFAULT_GAMES}; {DEMO_GAMES} for the demo; with --sprt, at most {SPRT_GAMES}].")
 def match_command(**values: Any) -> int:
@@ -85,11 +88,13 @@ def match_command(**values: Any) -> int:
         games = SPRT_GAMES if options.sprt is not None else DEMO_GAMES if demo else DEFAULT_GAMES
     if len(specs) != 2:
         raise ArbiterError(f"a match is between two engines; {len(specs)} given")
+    check_outputs([("--pgn", options.pgn_path)])
+    check_log_directory(options.log_dir, [("the PGN file", options.pgn_path)] if options.pgn_path else [])
     openings, note = options.openings((games + 1) // 2, demo)
     match_config = MatchConfig(specs[0], specs[1], options.variant, games, tuple(openings), note,
                                options.referee(), concurrency=options.concurrency, recover=options.recover,
                                pgn=options.pgn_path, log_dir=options.log_dir, sprt=options.sprt,
-                               cluster=options.cluster)
+                               rating_interval=options.rating_interval, cluster=options.cluster)
     return run_match(match_config)
 
 
@@ -127,7 +132,7 @@ def replay_command(files: tuple[str, ...]) -> int:
     return 1 if bad else 0
 
 
-for _command in (tournament_command, resume_command, export_command, ratings_command):
+for _command in (tournament_command, resume_command, export_command, ratings_command, openings_command):
     cli.add_command(_command)
 
 

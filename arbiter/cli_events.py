@@ -23,6 +23,8 @@ from typing import Any
 import click
 
 from .cli_options import (
+    MAX_CONCURRENCY,
+    MAX_GAMES,
     EngineWordsCommand,
     EventOptions,
     Interrupted,
@@ -33,7 +35,10 @@ from .cli_options import (
     run_interruptible,
 )
 from .errors import ArbiterError
+from .files import check_log_directory, check_outputs
 from .event import FORMATS, EventConfig, EventStore, is_event_file
+from .formats import DYNAMIC_FORMATS, event_file_plan, knockout_rounds
+from .formats import openings_needed as stage_openings_needed
 from .pgn import format_game, read_pgn_file
 from .ratings import RatingError, fit_ratings
 from .records import GameRecord
@@ -62,9 +67,12 @@ def _absolute(path: str | None) -> str | None:
 @click.command("tournament", cls=EngineWordsCommand)
 @event_options(event="dipole-arbiter tournament", recover=True)
 @click.option("--format", "format_", type=click.Choice(FORMATS), default="round-robin", show_default=True,
-              help="round-robin: every engine meets every other; gauntlet: the first engine meets each other.")
-@click.option("--rounds", type=click.IntRange(min=1), default=1, show_default=True, help="Rounds of the schedule.")
-@click.option("--games", type=click.IntRange(min=1), default=DEFAULT_GAMES_PER_PAIRING, show_default=True,
+              help="round-robin: every engine meets every other; gauntlet: the first engine meets each other; "
+                   "knockout: seeded single elimination; swiss: --rounds rounds of engines with similar scores.")
+@click.option("--rounds", type=click.IntRange(min=1, max=MAX_GAMES), default=1, show_default=True,
+              help="Rounds of the schedule (a knockout's follow from the number of engines).")
+@click.option("--games", type=click.IntRange(min=1, max=MAX_GAMES), default=DEFAULT_GAMES_PER_PAIRING,
+              show_default=True,
               help="Games each pairing plays per round, as colour-reversed pairs sharing an opening.")
 @click.option("--db", "db_path", metavar="FILE",
               help="The event database (created; must not exist) [default: tournament-<date>-<time>.db here].")
@@ -82,22 +90,44 @@ def tournament_command(**values: Any) -> int:
     rounds: int = values["rounds"]
     games: int = values["games"]
     specs, demo = options.specs(DEMO_ENGINES)
-    openings, note = options.openings(openings_needed(rounds, games), demo)
+    if format_ == "knockout" and rounds == 1:
+        rounds = knockout_rounds(len(specs))  # the bracket's rounds follow from the engines
+    _check_size(format_, len(specs), rounds, games)
+    if values["db_path"] is not None and not values["db_path"].strip():
+        raise ArbiterError("--db: the file name is empty")
+    db_path = values["db_path"] or default_db_path()
+    database = [("the event database", db_path)]
+    check_outputs([("--pgn", options.pgn_path), ("--report", values["report_path"])], database)
+    check_log_directory(options.log_dir, database)
+    needed = (stage_openings_needed(format_, len(specs), rounds, games) if format_ in DYNAMIC_FORMATS
+              else openings_needed(rounds, games))
+    openings, note = options.openings(needed, demo)
     config = EventConfig(
         format=format_, variant=options.variant, engines=tuple(specs), rounds=rounds, games_per_pairing=games,
         openings=tuple(openings), openings_note=note, referee=options.referee(),
         concurrency=options.concurrency, recover=options.recover, pgn=_absolute(options.pgn_path),
         log_dir=_absolute(options.log_dir), report=_absolute(values["report_path"]), anchor=values["anchor"],
-        sprt=options.sprt, command_line=shlex.join(["dipole-arbiter", *sys.argv[1:]]), cluster=options.cluster)
+        sprt=options.sprt, command_line=shlex.join(["dipole-arbiter", *sys.argv[1:]]),
+        rating_interval=options.rating_interval, cluster=options.cluster)
     check_config(config)
     schedule = make_schedule(format_, len(specs), rounds, games, len(openings))
-    store = EventStore.create(values["db_path"] or default_db_path(), config, schedule)
+    store = EventStore.create(db_path, config, schedule)
     return run_event(store, None, created=True)
+
+
+def _check_size(format_: str, engines: int, rounds: int, games: int) -> None:
+    """Refuse an event too large to plan (every game is scheduled up front)."""
+    pairings = {"gauntlet": engines - 1, "swiss": (engines + 1) // 2,
+                "knockout": engines}.get(format_, engines * (engines - 1) // 2)  # per round, at most
+    total = pairings * rounds * games
+    if total > MAX_GAMES:
+        raise ArbiterError(f"the event would have {total:,} games; at most {MAX_GAMES:,} can be scheduled")
 
 
 @click.command("resume")
 @click.argument("db_path", metavar="DB")
-@click.option("--concurrency", type=click.IntRange(min=1), help="Games at once [default: as the event was started].")
+@click.option("--concurrency", type=click.IntRange(min=1, max=MAX_CONCURRENCY),
+              help="Games at once [default: as the event was started].")
 @click.option("--cluster", callback=cluster_value, metavar="tcp://HOST:PORT",
               help="Play on this Dask cluster [default: where the event was started].")
 @click.option("--local", is_flag=True, help="Play on local threads, though the event was started on a cluster.")
@@ -156,6 +186,7 @@ def export_command(db_path: str, pgn_path: str) -> int:
 
     The file is replaced as a whole (written beside it, then renamed), never left half written.
     """
+    check_outputs([("--pgn", pgn_path)], [("the event database", db_path)])
     store = EventStore.open(db_path, write=False)
     try:
         records = store.records()
@@ -200,6 +231,7 @@ def ratings_command(inputs: tuple[str, ...], anchor: tuple[str, float] | None, r
     Prints the standings (rating, 95% interval, games, score, flags), the White advantage, the
     crosstable with per-colour results and the likelihood-of-superiority matrix.
     """
+    check_outputs([("--report", report_path)], [(f"the input {path}", path) for path in inputs])
     records: list[GameRecord] = []
     engines: list[str] = []
     for path in inputs:
@@ -213,11 +245,16 @@ def ratings_command(inputs: tuple[str, ...], anchor: tuple[str, float] | None, r
     terminations = Counter(record.termination.label for record in records)
     counts = ", ".join(f"{label} {count}" for label, count in terminations.most_common())
     sys.stdout.write(table.text())
+    plans = [event_file_plan(path) for path in inputs if is_event_file(path)]
+    for lines, _ in plans:
+        if lines:
+            print("\n" + "\n".join(lines))
     print(f"\nTerminations: {counts or 'none'}")
     if report_path:
         details = [("Games from", ", ".join(inputs)), ("Games", str(len(records)))]
         try:
-            write_report(report_path, table, terminations, title="Ratings", details=details)
+            write_report(report_path, table, terminations, title="Ratings", details=details,
+                         sections=[part for _, section in plans for part in section])
         except OSError as error:
             raise ArbiterError(f"report {report_path}: {error.strerror or error}") from None
         print(f"Report: {report_path}")

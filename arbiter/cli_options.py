@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
+import math
 import secrets
 import signal
 from collections.abc import Callable, Iterator, Sequence
@@ -22,18 +23,26 @@ import click
 
 from dipole_engine.rules import all_variants
 
+from .adjudication import ResignRule
 from .engines import EngineSpec, load_config, own_engine_command, resolve_engines
 from .errors import ArbiterError
 from .game import RefereeSettings
 from .openings import START, Opening, generate_openings, load_openings
 from .ratings import RatingError, parse_anchor
 from .sprt import SprtError, SprtParams
+from .suites import OpeningsChoice
+from .text import check_printable
+from .timecontrol import MAX_SECONDS
 
 VARIANT_NAMES = [variant.name for variant in all_variants()]
-GROUPED_FLAGS = ("--engine", "--each")
+GROUPED_FLAGS = ("--engine", "--each", "--resign")
+FIRST_WORD_FLAGS = ("--openings",)  # a free first word (the file), then key=value words
 SEPARATOR = "\x00"  # joins the key=value tokens of one --engine/--each (never in an argument)
 INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 DEMO_OPENING_PLIES = 4
+MAX_CONCURRENCY = 512  # games at once: each is two engine processes and their threads
+MAX_GAMES = 1_000_000  # games one event may schedule (the schedule is planned up front)
+MAX_OPENING_PLIES = 1000
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -57,8 +66,11 @@ def group_settings(args: list[str]) -> list[str]:
         if arg == "--":
             grouped.extend(args[index:])
             break
-        if arg in GROUPED_FLAGS:
+        if arg in GROUPED_FLAGS or arg in FIRST_WORD_FLAGS:
             words = []
+            if arg in FIRST_WORD_FLAGS and index < len(args) and not args[index].startswith("-"):
+                words.append(args[index])
+                index += 1
             while index < len(args) and "=" in args[index] and not args[index].startswith("-"):
                 words.append(args[index])
                 index += 1
@@ -99,6 +111,29 @@ CLUSTER_HELP = ("Play the games on the workers of the Dask scheduler at this add
                 "and --concurrency does not apply.")
 
 
+def _resign_value(ctx: click.Context, param: click.Parameter, value: str | None) -> ResignRule | None:
+    if value is None:
+        return None
+    try:
+        return ResignRule.parse(value.replace(SEPARATOR, " "))
+    except ArbiterError as error:
+        raise click.BadParameter(str(error).removeprefix("--resign: ")) from None
+
+
+def _seconds_value(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """A timeout: finite and at most MAX_SECONDS (``nan`` and ``inf`` parse, but cannot be waited for)."""
+    if not math.isfinite(value) or value > MAX_SECONDS:
+        raise click.BadParameter(f"{value} is not a number of seconds from 0 to {MAX_SECONDS}")
+    return value
+
+
+def _event_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    try:
+        return check_printable(value, "the name")
+    except ArbiterError as error:
+        raise click.BadParameter(str(error)) from None
+
+
 def anchor_value(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, float] | None:
     """The ``--anchor NAME=RATING`` callback (a bad value is a one-line usage error)."""
     if value is None:
@@ -131,25 +166,36 @@ def event_options(*, event: str, recover: bool) -> Callable[[F], F]:
         click.option("--depth", metavar="N", help="Search depth per move."),
         click.option("--nodes", metavar="N", help="Nodes per move."),
         click.option("--timemargin", metavar="MS", help="Milliseconds an engine may overrun its time without losing."),
-        click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
+        click.option("--concurrency", type=click.IntRange(min=1, max=MAX_CONCURRENCY), default=1,
+                     show_default=True,
                      help="Games played at once (on local threads)."),
         click.option("--cluster", callback=cluster_value, metavar="tcp://HOST:PORT", help=CLUSTER_HELP),
-        click.option("--openings", "openings_file", metavar="FILE",
-                     help="Openings, one a line: a FEN, a FEN then moves, or moves from the start."),
-        click.option("--opening-plies", type=click.IntRange(min=1), help="Generate openings of N random plies."),
+        click.option("--openings", "openings_file", metavar="FILE [order=random|sequential] [start=K]",
+                     help="Openings, one a line: a FEN, a FEN then moves, or moves from the start; or a shipped "
+                          "suite by name (dipole-balanced). order=random shuffles them by --seed; "
+                          "start=K begins with the K-th (from 1)."),
+        click.option("--opening-plies", type=click.IntRange(min=1, max=MAX_OPENING_PLIES),
+                     help="Generate openings of N random plies."),
         click.option("--seed", type=click.IntRange(min=0), help="Seed for generated openings (printed when not given)."),
         click.option("--pgn", "pgn_path", metavar="FILE", help="Append every finished game to this PGN file."),
         click.option("--log", "log_dir", metavar="DIR", help="Keep each engine's whole I/O, timestamped, in DIR."),
         click.option("--recover/--no-recover", default=recover, show_default=True, help=recover_help),
-        click.option("--event", default=event, show_default=True, help="The PGN Event tag."),
+        click.option("--event", default=event, show_default=True, callback=_event_name, help="The PGN Event tag."),
         click.option("--handshake-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0,
+                     callback=_seconds_value,
                      show_default=True, metavar="SECONDS", help="Time to start an engine, and for each isready."),
         click.option("--stall-timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
+                     callback=_seconds_value,
                      show_default=True, metavar="SECONDS",
                      help="Longest wait for a move without a clock or a time per move."),
         click.option("--sprt", callback=_sprt_value, metavar="'elo0=A elo1=B alpha=X beta=Y'",
                      help="Stop when a sequential probability ratio test of the first engine against the "
                           "second is decided (colour-reversed pairs, counted in schedule order)."),
+        click.option("--resign", callback=_resign_value, metavar="movecount=N score=CP [twosided=true]",
+                     help="Adjudicate a game as lost for a side whose engine scored at most -CP centipawns for "
+                          "N consecutive moves of its own (twosided: and the opponent's at least +CP)."),
+        click.option("--rating-interval", type=click.IntRange(min=0, max=1_000_000), default=0, metavar="N",
+                     help="Print the standings every N finished games (0: only at the end)."),
     ]
 
     def apply(function: F) -> F:
@@ -185,6 +231,8 @@ class EventOptions:
     handshake_timeout: float
     stall_timeout: float
     sprt: SprtParams | None
+    resign: ResignRule | None
+    rating_interval: int
 
     @classmethod
     def take(cls, values: dict[str, Any]) -> EventOptions:
@@ -216,20 +264,30 @@ class EventOptions:
 
     def referee(self) -> RefereeSettings:
         return RefereeSettings(handshake_timeout=self.handshake_timeout, stall_timeout=self.stall_timeout,
-                               event=self.event, date=datetime.date.today().strftime("%Y.%m.%d"))
+                               event=self.event, date=datetime.date.today().strftime("%Y.%m.%d"),
+                               resign=self.resign)
 
 
 def choose_openings(variant: str, count: int, path: str | None, plies: int | None,
                     seed: int | None) -> tuple[list[Opening], str]:
     """The openings of an event (``count`` are generated) and a note saying how to get the
-    same ones again."""
+    same ones again.  ``path`` is the ``--openings`` value: a file or shipped suite, then
+    ``order=``/``start=`` words (:mod:`arbiter.suites`)."""
     if path is not None and plies is not None:
         raise ArbiterError("give --openings FILE or --opening-plies N, not both")
-    if seed is not None and plies is None:
-        raise ArbiterError("--seed applies to generated openings; give --opening-plies N too")
-    if path is not None:
-        openings = load_openings(path, variant)
-        return openings, f"{len(openings)} from {path}, in file order"
+    choice = OpeningsChoice.parse(path.split(SEPARATOR)) if path is not None else None
+    if seed is not None and plies is None and (choice is None or choice.order != "random"):
+        raise ArbiterError("--seed applies to generated openings or --openings order=random; "
+                           "give --opening-plies N or order=random too")
+    if choice is not None:
+        source = choice.resolve(variant)
+        if choice.order == "random" and seed is None:
+            seed = secrets.randbelow(2**32)
+        openings = choice.arrange(load_openings(source, variant), seed)
+        order = f"in random order, seed {seed}" if choice.order == "random" else "in file order"
+        start = f", from line {choice.start} of that order" if choice.start != 1 else ""
+        again = f" (repeat with --seed {seed})" if choice.order == "random" else ""
+        return openings, f"{len(openings)} from {source}, {order}{start}{again}"
     if plies is not None:
         seed = secrets.randbelow(2**32) if seed is None else seed
         openings = generate_openings(variant, plies, count, seed)

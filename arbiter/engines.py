@@ -36,7 +36,10 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .errors import ArbiterError
+from .files import read_text
+from .text import check_printable
 from .timecontrol import (
+    MAX_DEPTH,
     SearchLimits,
     TimeControl,
     parse_count,
@@ -47,6 +50,7 @@ from .timecontrol import (
 LIMIT_KEYS = ("tc", "st", "depth", "nodes", "timemargin")
 PLAIN_KEYS = ("cmd", "name", "dir", "conf", *LIMIT_KEYS)
 OPTION_PREFIX = "option."
+MAX_CONFIG_BYTES = 16 << 20
 
 
 @dataclass(frozen=True)
@@ -134,14 +138,13 @@ class ConfigFile:
 
 def load_config(path: str) -> ConfigFile:
     """Read and check a JSON engine config file."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise ArbiterError(f"config file {path}: {error.strerror or error}") from None
+    text = read_text(path, "config file", MAX_CONFIG_BYTES)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise ArbiterError(f"config file {path} line {error.lineno} column {error.colno}: {error.msg}") from None
+    except RecursionError:
+        raise ArbiterError(f"config file {path}: nested too deeply to be an engine config") from None
     if isinstance(data, list):
         data = {"engines": data}
     if not isinstance(data, dict):
@@ -205,9 +208,10 @@ def build_spec(settings: Mapping[str, str], where: str, here: bool = True) -> En
         _resolve_program(command[0], cwd, where)
     limits = limits_from_settings(settings, where)
     options = tuple(
-        (key[len(OPTION_PREFIX):], value) for key, value in settings.items() if key.startswith(OPTION_PREFIX)
+        (check_printable(key[len(OPTION_PREFIX):], f"{where}: option"), check_printable(value, f"{where}: {key}"))
+        for key, value in settings.items() if key.startswith(OPTION_PREFIX)
     )
-    name = settings.get("name") or default_name(command)
+    name = check_printable(settings.get("name") or default_name(command), f"{where}: name")
     return EngineSpec(name=name, command=tuple(command), limits=limits, cwd=cwd, options=options)
 
 
@@ -216,7 +220,7 @@ def limits_from_settings(settings: Mapping[str, str], where: str) -> SearchLimit
     try:
         clock = TimeControl.parse(settings["tc"]) if "tc" in settings else None
         movetime = parse_seconds(settings["st"], "st") if "st" in settings else None
-        depth = parse_count(settings["depth"], "depth") if "depth" in settings else None
+        depth = parse_count(settings["depth"], "depth", MAX_DEPTH) if "depth" in settings else None
         nodes = parse_count(settings["nodes"], "nodes") if "nodes" in settings else None
         margin = parse_margin(settings["timemargin"]) if "timemargin" in settings else 0.0
     except ArbiterError as error:

@@ -10,7 +10,8 @@ from it alone.  It holds:
   as given;
 - ``engines``: each engine's name, command, working directory, options and limits;
 - ``openings``: the openings, in order; ``schedule``: every game, planned up front: its number,
-  round, pairing, colour-reversed pair, White, Black and opening;
+  round, pairing, colour-reversed pair, White, Black and opening (knockout and Swiss events
+  add each stage when the one before has finished: :mod:`arbiter.formats`);
 - ``games`` and ``moves``: every finished game, the whole record (result, termination, reason,
   time controls, tags) and each ply with its annotation, the time it took, and the mover's
   clock after it.
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import errno
 import fcntl
 import json
 import os
@@ -48,8 +50,10 @@ from urllib.parse import quote
 
 from dipole_engine.rules import BLACK, WHITE, new_board
 
+from .adjudication import ResignRule
 from .engines import EngineSpec, limits_from_settings
 from .errors import ArbiterError
+from .files import SQLITE_MAGIC, is_sqlite_file
 from .game import GameJob, RefereeSettings
 from .openings import Opening
 from .records import GameRecord, MoveRecord, MoveSource, Termination
@@ -58,8 +62,7 @@ from .timecontrol import Clock, SearchLimits
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x44504C41  # "DPLA": what PRAGMA application_id says in our databases
-SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
-FORMATS = ("round-robin", "gauntlet")
+FORMATS = ("round-robin", "gauntlet", "knockout", "swiss")
 
 _SCHEMA = """
 CREATE TABLE schema_version (version INTEGER NOT NULL);
@@ -172,6 +175,7 @@ class EventConfig:
     anchor: tuple[str, float] | None = None
     sprt: SprtParams | None = None
     command_line: str = ""
+    rating_interval: int = 0  # print the standings every N finished games (0: never)
     cluster: str | None = None  # the Dask scheduler's address (arbiter.cluster); None: local threads
 
     @property
@@ -211,6 +215,7 @@ def _settings_json(config: EventConfig) -> str:
         "pgn": config.pgn, "log_dir": config.log_dir, "report": config.report,
         "anchor": list(config.anchor) if config.anchor else None,
         "sprt": [sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta] if sprt else None,
+        "rating_interval": config.rating_interval,
         "cluster": config.cluster,
     }, sort_keys=True)
 
@@ -240,11 +245,7 @@ def _sqlite_uri(path: str, mode: str) -> str:
 
 def is_event_file(path: str) -> bool:
     """True when ``path`` starts like an SQLite database (so it is read as an event, not PGN)."""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-    except OSError:
-        return False
+    return is_sqlite_file(path)
 
 
 class EventStore:
@@ -257,7 +258,11 @@ class EventStore:
         self._db = connection
         self._lock_fd = lock_fd
         self._lock = threading.Lock()
-        self.config, self.schedule = self._load()
+        try:
+            self.config, self.schedule = self._load()
+        except BaseException:
+            connection.close()  # the lock descriptor is the caller's to close
+            raise
         self._limits = {spec.name: spec.limits for spec in self.config.engines}
 
     # -- creating and opening --------------------------------------------------------------
@@ -308,10 +313,19 @@ class EventStore:
                 try:
                     lock_fd = os.open(path, os.O_RDWR)
                 except OSError as error:
+                    if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                        raise EventError(f"event database {path} is read-only ({error.strerror}): playing on "
+                                         f"writes to it (export and ratings can still read it)") from None
                     raise EventError(f"event database {path}: {error.strerror or error}") from None
             mode = "rw" if os.access(path, os.W_OK) else "ro"
             connection = cls._connect(path, mode)
-            cls._check(path, connection)
+            try:
+                cls._check(path, connection)
+            except EventError:
+                if mode == "rw":
+                    raise
+                connection = cls._connect_read_only(path)
+                cls._check(path, connection)
             if lock_fd is not None:
                 try:
                     fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -320,12 +334,27 @@ class EventStore:
                     owner = f" (pid {row[0]})" if row and row[0] else ""
                     connection.close()
                     raise EventError(f"event database {path} is in use by another running arbiter{owner}") from None
-                connection.execute("UPDATE event SET owner_pid = ?", (os.getpid(),))
+                try:
+                    connection.execute("UPDATE event SET owner_pid = ?", (os.getpid(),))
+                except sqlite3.DatabaseError as error:
+                    connection.close()
+                    raise EventError(f"event database {path} cannot be played on: {error}") from None
             return cls(path, connection, lock_fd)
         except BaseException:
             if lock_fd is not None:
                 os.close(lock_fd)
             raise
+
+    @classmethod
+    def _connect_read_only(cls, path: str) -> sqlite3.Connection:
+        """A database we may not write, in a directory we may not write either: SQLite cannot
+        make the WAL index it needs beside it, so it is read as an unchanging file, which is
+        only right when no write is left pending in its WAL."""
+        wal = path + "-wal"
+        if os.path.exists(wal) and os.path.getsize(wal) > 0:
+            raise EventError(f"event database {path} is read-only and {wal} holds writes not yet in it; "
+                             f"copy both files somewhere writable and read the copy")
+        return cls._connect(path, "ro&immutable=1")
 
     @staticmethod
     def _connect(path: str, mode: str) -> sqlite3.Connection:
@@ -354,12 +383,21 @@ class EventStore:
             connection.close()
             what = "an empty SQLite database" if not tables else "an SQLite database of some other program"
             raise EventError(f"{path} is not a dipole-arbiter event database ({what})")
-        row = connection.execute("SELECT version FROM schema_version").fetchone()
+        try:
+            row = connection.execute("SELECT version FROM schema_version").fetchone()
+        except sqlite3.DatabaseError as error:
+            connection.close()
+            raise EventError(f"event database {path} is damaged and cannot be read: {error}") from None
         if row is None or row[0] != SCHEMA_VERSION:
             connection.close()
             found = "no version" if row is None else f"version {row[0]}"
             raise EventError(f"event database {path} has schema {found}; this dipole-arbiter reads "
                              f"version {SCHEMA_VERSION}")
+        missing = [table for table in ("event", "engines", "openings", "schedule", "games", "moves")
+                   if table not in tables]
+        if missing:
+            connection.close()
+            raise EventError(f"event database {path} is damaged: its table {missing[0]!r} is missing")
 
     @staticmethod
     def _initialise(connection: sqlite3.Connection, config: EventConfig, schedule: list[ScheduledGame]) -> None:
@@ -395,7 +433,24 @@ class EventStore:
             connection.execute("ROLLBACK")
             raise
 
+    def _damaged(self, error: Exception) -> EventError:
+        """One line for a database that is ours but cannot be read as an event."""
+        if isinstance(error, (sqlite3.DatabaseError, ArbiterError)):
+            detail = str(error)
+        elif isinstance(error, KeyError):
+            detail = f"a setting is missing ({error})"
+        else:
+            detail = f"{type(error).__name__}: {error}"
+        return EventError(f"event database {self.path} is damaged and cannot be read: {detail}")
+
     def _load(self) -> tuple[EventConfig, list[ScheduledGame]]:
+        """The event's settings and schedule; EventError (one line) if they are damaged."""
+        try:
+            return self._read_event()
+        except (sqlite3.DatabaseError, ValueError, KeyError, TypeError, IndexError) as error:
+            raise self._damaged(error) from None
+
+    def _read_event(self) -> tuple[EventConfig, list[ScheduledGame]]:
         db = self._db
         (format_, variant, rounds, games, note, settings_text, command_line) = db.execute(
             "SELECT format, variant, rounds, games_per_pairing, openings_note, settings, command_line FROM event"
@@ -413,13 +468,17 @@ class EventStore:
             "SELECT number, round, pairing, pair, white, black, opening FROM schedule ORDER BY number")]
         anchor = settings["anchor"]
         sprt = settings["sprt"]
+        referee = settings["referee"]
+        if referee.get("resign"):  # stored as its fields (dataclasses.asdict)
+            referee["resign"] = ResignRule(**referee["resign"])
         config = EventConfig(
             format=format_, variant=variant, engines=engines, rounds=rounds, games_per_pairing=games,
-            openings=openings, openings_note=note, referee=RefereeSettings(**settings["referee"]),
+            openings=openings, openings_note=note, referee=RefereeSettings(**referee),
             concurrency=settings["concurrency"], recover=settings["recover"], pgn=settings["pgn"],
             log_dir=settings["log_dir"], report=settings["report"],
             anchor=(anchor[0], float(anchor[1])) if anchor else None,
-            sprt=SprtParams(*sprt) if sprt else None, command_line=command_line, cluster=settings.get("cluster"))
+            sprt=SprtParams(*sprt) if sprt else None, command_line=command_line,
+            rating_interval=settings.get("rating_interval", 0), cluster=settings.get("cluster"))
         return config, schedule
 
     def close(self) -> None:
@@ -465,22 +524,53 @@ class EventStore:
             except sqlite3.Error as error:
                 raise EventError(f"event database {self.path}: cannot record game {record.number}: {error}") from None
 
+    def extend_schedule(self, games: list[ScheduledGame]) -> None:
+        """Add the next stage of a knockout or Swiss event, all of it in one transaction."""
+        with self._lock:
+            db = self._db
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    db.executemany("INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                   [(g.number, g.round, g.pairing, g.pair, g.white, g.black, g.opening)
+                                    for g in games])
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as error:
+                raise EventError(f"event database {self.path}: cannot add the next round: {error}") from None
+            self.schedule.extend(games)
+
     def mark_pgn_written(self, numbers: Iterable[int]) -> None:
         with self._lock:
             self._db.executemany("UPDATE games SET pgn_written = 1 WHERE number = ?", [(n,) for n in numbers])
 
     def pgn_pending(self) -> list[int]:
         """Finished games not yet known to be in the event's PGN file."""
-        with self._lock:
-            return [row[0] for row in self._db.execute(
-                "SELECT number FROM games WHERE pgn_written = 0 ORDER BY number")]
+        try:
+            with self._lock:
+                return [row[0] for row in self._db.execute(
+                    "SELECT number FROM games WHERE pgn_written = 0 ORDER BY number")]
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
 
     def finished(self) -> set[int]:
-        with self._lock:
-            return {row[0] for row in self._db.execute("SELECT number FROM games")}
+        try:
+            with self._lock:
+                return {row[0] for row in self._db.execute("SELECT number FROM games")}
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
 
     def records(self, numbers: Iterable[int] | None = None) -> list[GameRecord]:
-        """The finished games (all, or those ``numbers``), by game number."""
+        """The finished games (all, or those ``numbers``), by game number; EventError (one
+        line) if they are damaged."""
+        try:
+            return self._read_records(numbers)
+        except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as error:
+            raise self._damaged(error) from None
+
+    def _read_records(self, numbers: Iterable[int] | None) -> list[GameRecord]:
         with self._lock:
             moves: dict[int, list[MoveRecord]] = {}
             for game, text, source, cp, mate, depth, time in self._db.execute(

@@ -24,8 +24,9 @@ from typing import Callable
 
 from dipole_engine.rules import BLACK, WHITE, Board, Color, RulesError, color_name
 from protocol import Limit
-from protocol.client import EngineClient, EngineCrashed, EngineError, EngineTimeout
+from protocol.client import EngineClient, EngineCrashed, EngineError, EngineTimeout, ProtocolViolation
 
+from .adjudication import ResignRule, ResignWatch
 from .engines import EngineSpec
 from .errors import ArbiterError
 from .openings import Opening
@@ -38,8 +39,10 @@ from .records import (
     MoveSource,
     Termination,
 )
+from .text import visible
 from .timecontrol import Clock
 
+MAX_RECORDED_NUMBER = 2**31 - 1
 PASS_TEXT = "pass"  # the protocol's move token for a forced pass (any game that has one)
 VARIANT_OPTION = "UCI_Variant"
 DEFAULT_VARIANT = "dipole"  # what an engine without UCI_Variant plays
@@ -51,6 +54,7 @@ REASONS = {  # the result sentence of each way to lose that is not the rules' ow
     Termination.CRASH: "{side} disconnects",
     Termination.STALL: "{side}'s connection stalls",
     Termination.HANDSHAKE: "{side} fails to start",
+    Termination.PROTOCOL_VIOLATION: "{side} violates the protocol",
 }
 
 
@@ -77,6 +81,7 @@ class RefereeSettings:
     bounds a move when the mover has neither a clock nor a time per move; ``stop_grace`` is how
     long an engine that overran its time has, after ``stop``, to answer before it counts as
     stalled and is killed; ``quit_grace`` is how long ``quit`` may take before the kill.
+    ``resign``, when set, adjudicates games the engines' scores say are lost.
     """
 
     handshake_timeout: float = 10.0
@@ -86,6 +91,7 @@ class RefereeSettings:
     event: str = "?"
     site: str = "?"
     date: str = "????.??.??"
+    resign: ResignRule | None = None
 
 
 class EngineSlot:
@@ -199,6 +205,12 @@ def _loss(color: Color, termination: Termination, reason: str) -> _GameOver:
     return _GameOver(BLACK_WINS if color == WHITE else WHITE_WINS, termination, reason)
 
 
+def _recordable(number: int | None) -> int | None:
+    """An engine's score or depth as recorded: a number no record can hold (an engine may write
+    any number of digits) is not recorded."""
+    return number if number is not None and abs(number) <= MAX_RECORDED_NUMBER else None
+
+
 def _ms(seconds: float) -> int:
     return max(0, int(seconds * 1000))
 
@@ -216,9 +228,10 @@ class _Game:
         self.start_fen = job.opening.fen
         self.move_texts: list[str] = list(job.opening.moves)
         self.records: list[MoveRecord] = [MoveRecord(text, MoveSource.BOOK) for text in job.opening.moves]
+        self.resign = ResignWatch(settings.resign) if settings.resign is not None else None
 
     def warn(self, side: _Side, message: str) -> None:
-        self.notify(f"game {self.job.number}: {side.slot.spec.name} ({side.name}): {message}")
+        self.notify(visible(f"game {self.job.number}: {side.slot.spec.name} ({side.name}): {message}"))
 
     # -- starting ------------------------------------------------------------------------
     def prepare(self) -> None:
@@ -240,10 +253,14 @@ class _Game:
         if slot.client is None or slot.broken or not slot.running:
             try:
                 slot.start()
+            except ProtocolViolation as error:
+                raise self.engine_lost(side, Termination.PROTOCOL_VIOLATION, str(error)) from None
             except EngineError as error:
                 raise self.engine_lost(side, Termination.HANDSHAKE, str(error)) from None
         try:
             slot.new_game()
+        except ProtocolViolation as error:
+            raise self.engine_lost(side, Termination.PROTOCOL_VIOLATION, str(error)) from None
         except EngineCrashed as error:
             raise self.engine_lost(side, Termination.CRASH, str(error)) from None
         except EngineError as error:
@@ -294,6 +311,8 @@ class _Game:
             answer = client.go(limit, timeout=deadline)
         except EngineTimeout:
             raise self.overrun(side, timed) from None
+        except ProtocolViolation as error:
+            raise self.engine_lost(side, Termination.PROTOCOL_VIOLATION, str(error)) from None
         except EngineError as error:  # EngineCrashed, or any other failure to talk to it
             raise self.engine_lost(side, Termination.CRASH, str(error)) from None
         elapsed = answer.elapsed
@@ -306,24 +325,27 @@ class _Game:
                 raise RulesError("the engine answered bestmove (none) but the game is not over")
             move = self.board.parse_move(token)
         except RulesError as error:
-            shown = "(none)" if token is None else token
-            self.warn(side, f"illegal move {shown!r}: {error}")
+            shown = "(none)" if token is None else visible(token)
+            self.warn(side, f"illegal move '{shown}': {error}")
             reason = f"{side.name} makes an illegal move: {shown}"
             raise _loss(side.color, Termination.ILLEGAL_MOVE, reason) from None
         self.board.push(move)
         text = str(move)
         self.move_texts.append(text)
-        scored = [info for info in answer.infos if info.score_cp is not None or info.score_mate is not None]
-        last = scored[-1] if scored else None
+        last = answer.scored
         depth = last.depth if last is not None else None
         if depth is None:
-            depth = next((info.depth for info in reversed(answer.infos) if info.depth is not None), None)
+            depth = answer.depth
         self.records.append(MoveRecord(
             text, MoveSource.ENGINE,
-            score_cp=last.score_cp if last is not None else None,
-            score_mate=last.score_mate if last is not None else None,
-            depth=depth, time=elapsed,
+            score_cp=_recordable(last.score_cp if last is not None else None),
+            score_mate=_recordable(last.score_mate if last is not None else None),
+            depth=_recordable(depth), time=elapsed,
         ))
+        verdict = self.resign.observe(side.color, self.records[-1]) if self.resign is not None else None
+        if verdict is not None and self.board.winner() is None:  # a move that won stays a normal win
+            loser, reason = verdict
+            raise _loss(loser, Termination.ADJUDICATION, reason)
 
     def overrun(self, side: _Side, timed: bool) -> _GameOver:
         """No answer by the deadline: ``stop``, then a short grace for the late ``bestmove``.

@@ -54,6 +54,7 @@ class MatchConfig:
     pgn: str | None = None
     log_dir: str | None = None
     sprt: SprtParams | None = None
+    rating_interval: int = 0  # print the standings every N finished games (0: never)
     cluster: str | None = None
 
 
@@ -120,6 +121,11 @@ class Match(RecordedRun):
         if self.sprt is not None and (decision := self.sprt.add(record)) is not None:
             self.pool.request_stop(f"SPRT {decision}")
         self.progress.finished(record)
+        interval = self.config.rating_interval
+        if interval and len(self.records) % interval == 0:
+            first, second = self.config.first.name, self.config.second.name
+            self.progress.note([f"Standings after {len(self.records)} games:", self.stats.score_line(first, second),
+                                self.stats.estimate(first, second).text(), *self.stats.table()])
 
     def run(self) -> MatchOutcome:
         """Play the match; returns when it is over, stopped, or interrupted."""

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from dipole_engine.rules import Board, RulesError, new_board
 
 from .errors import ArbiterError
+from .files import read_text
 
 
 @dataclass(frozen=True)
@@ -62,14 +62,12 @@ def parse_opening(line: str, variant: str, source: str) -> Opening:
     return Opening(fen, tuple(tokens), source)
 
 
+MAX_OPENINGS_BYTES = 64 << 20
+
+
 def load_openings(path: str, variant: str) -> list[Opening]:
     """Every opening of the file at ``path``, in file order."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise ArbiterError(f"openings file {path}: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise ArbiterError(f"openings file {path}: not UTF-8 text ({error.reason})") from None
+    text = read_text(path, "openings file", MAX_OPENINGS_BYTES)
     openings = []
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from dipole_engine.rules import BLACK, new_board
 
 from .errors import ArbiterError
+from .files import read_text
 from .records import RESULTS, GameRecord, MoveRecord, MoveSource, Termination
 
 LINE_WIDTH = 79
@@ -176,7 +177,7 @@ class PgnGame:
         termination = Termination.from_tag(tags.get("Termination", "normal")) or Termination.NORMAL
         time_control = tags.get("TimeControl")
         return GameRecord(
-            number=int(tags["Round"]) if tags.get("Round", "").isdigit() else self.index,
+            number=int(tags["Round"]) if _ROUND.fullmatch(tags.get("Round", "")) else self.index,
             white=tags.get("White", "?"), black=tags.get("Black", "?"),
             variant=tags.get("Variant", "dipole"),
             fen=tags.get("FEN") if tags.get("SetUp", "1" if "FEN" in tags else "0") == "1" else None,
@@ -216,6 +217,7 @@ def parse_move_comment(text: str, comment: str) -> MoveRecord:
     )
 
 
+_ROUND = re.compile(r"[0-9]{1,9}")  # a game number; any other Round (``1.2``, ``?``, ``-``) numbers by position
 _TAG = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 _MOVE_NUMBER = re.compile(r"[0-9]+\.+")
 _SYMBOL_END = re.compile(r"[\s{}()\[\];]")
@@ -363,11 +365,4 @@ def read_pgn(text: str, name: str = "<pgn>") -> list[PgnGame]:
 
 def read_pgn_file(path: str) -> list[PgnGame]:
     """Every game in the file at ``path``."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError as error:
-        raise ArbiterError(f"PGN file {path}: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise ArbiterError(f"PGN file {path}: not UTF-8 text ({error.reason})") from None
-    return read_pgn(text, path)
+    return read_pgn(read_text(path, "PGN file"), path)

@@ -83,6 +83,10 @@ class Progress:
                              f"{format_duration(time.monotonic() - self.started_at)}, ETA {self.eta()}")
             self._emit(lines)
 
+    def note(self, lines: list[str]) -> None:
+        """Lines for the main stream (a new round's pairings, the standings so far)."""
+        self._emit(lines)
+
     def message(self, line: str) -> None:
         """A warning or notice, on the message stream, without breaking the bar."""
         self._emit([line], self.messages)

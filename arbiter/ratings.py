@@ -315,6 +315,9 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
+MAX_ANCHOR = 1_000_000  # beyond this, a rating's float loses the precision the fit needs
+
+
 def parse_anchor(text: str) -> tuple[str, float]:
     """``NAME=RATING`` (the name may itself contain ``=``; the last one splits)."""
     name, sep, value = text.rpartition("=")
@@ -326,6 +329,8 @@ def parse_anchor(text: str) -> tuple[str, float]:
         raise RatingError(f"anchor {text!r}: rating {value!r} is not a number") from None
     if not math.isfinite(rating):
         raise RatingError(f"anchor {text!r}: rating must be finite")
+    if abs(rating) > MAX_ANCHOR:
+        raise RatingError(f"anchor {text!r}: rating must be from {-MAX_ANCHOR:,} to {MAX_ANCHOR:,}")
     return name, rating
 
 

@@ -25,6 +25,8 @@ class Termination(Enum):
     STALL = ("stalled connection", "stall")
     CRASH = ("abandoned", "crash")
     HANDSHAKE = ("abandoned", "failed start")
+    ADJUDICATION = ("adjudication", "adjudication")  # the resign rule (arbiter/adjudication.py)
+    PROTOCOL_VIOLATION = ("rules infraction", "protocol violation")
     UNTERMINATED = ("unterminated", "unterminated")
 
     def __init__(self, tag: str, label: str) -> None:

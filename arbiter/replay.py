@@ -7,16 +7,18 @@ result fits how the game ended:
 - a game whose final position is over must be won by the rules' winner (termination normal);
 - a game that is not over cannot have ended normally; after a time forfeit or an illegal
   move the side to move (the one that was thinking) must be the loser; a crash or stall may
-  have been either side's; ``*`` is only for a game that is not over.
+  have been either side's; an adjudication must follow from the recorded scores by the rule
+  its closing comment names; ``*`` is only for a game that is not over.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dipole_engine.rules import WHITE, RulesError, color_name, new_board
+from dipole_engine.rules import BLACK, WHITE, RulesError, color_name, new_board
 
-from .pgn import PgnGame
+from .adjudication import check_adjudication
+from .pgn import PgnGame, parse_move_comment
 from .records import BLACK_WINS, UNFINISHED, WHITE_WINS, Termination
 
 DEFAULT_VARIANT = "dipole"
@@ -88,6 +90,12 @@ def _check_result(game: PgnGame, winner: int | None, turn: int, plies: int) -> P
         )
     if termination is Termination.UNTERMINATED:
         return Problem(game, None, f"an unterminated game must have the result *, not {result}")
+    if termination is Termination.ADJUDICATION:
+        moves = [parse_move_comment(move.text, move.comments[0] if move.comments else "") for move in game.moves]
+        first = turn if plies % 2 == 0 else -turn
+        wrong = check_adjudication(game.reason(), moves, first, WHITE if result == BLACK_WINS else BLACK)
+        if wrong is not None:
+            return Problem(game, None, f"adjudication: {wrong}")
     if termination.mover_loses:
         mover_lost = BLACK_WINS if turn == WHITE else WHITE_WINS
         if result != mover_lost:

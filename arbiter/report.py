@@ -42,6 +42,7 @@ td.name, th.name { text-align: left; }
 td.name { max-width: 16em; overflow: hidden; text-overflow: ellipsis; }
 div.scroll { overflow-x: auto; }
 td.self { color: #9aa3b2; text-align: center; }
+table.bracket td, table.bracket th { text-align: left; vertical-align: middle; white-space: normal; min-width: 14em; }
 td.better { background: #e3f4e6; }
 td.worse { background: #fbe5e3; }
 .flag { color: #a45d00; font-weight: 600; }
@@ -65,13 +66,15 @@ def write_report(
     terminations: Mapping[str, int],
     title: str = "Tournament report",
     details: Sequence[tuple[str, str]] = (),
+    sections: Sequence[str] = (),
 ) -> None:
     """Write the report to ``path`` (through a temporary file, so a reader never sees half of
     it).  ``terminations`` counts games by termination label; ``details`` are (label, text)
-    lines shown under the title (event, variant, time control, date ...)."""
+    lines shown under the title (event, variant, time control, date ...); ``sections`` is
+    ready-made, escaped HTML placed before the terminations (a knockout bracket ...)."""
     target = Path(path)
     temporary = target.with_name(target.name + ".tmp")
-    temporary.write_text(render_report(table, terminations, title, details), encoding="utf-8")
+    temporary.write_text(render_report(table, terminations, title, details, sections), encoding="utf-8")
     os.replace(temporary, target)
 
 
@@ -80,6 +83,7 @@ def render_report(
     terminations: Mapping[str, int],
     title: str = "Tournament report",
     details: Sequence[tuple[str, str]] = (),
+    sections: Sequence[str] = (),
 ) -> str:
     """The report as one HTML5 document (see ``write_report``)."""
     parts = [
@@ -105,6 +109,7 @@ def render_report(
         parts += _white_advantage(table)
         parts += _crosstable(table)
         parts += _los(table)
+    parts += sections
     parts += _terminations(terminations)
     parts += [
         "<footer>",

@@ -49,48 +49,93 @@ class EngineLogs:
     ``<ISO time with microseconds> w<worker> <dir> <text>`` where ``dir`` is ``>`` (to the
     engine), ``<`` (from it), ``!`` (its stderr) or ``#`` (the arbiter's own notes).  Games
     played on a cluster name the worker process (``<host>:<pid>``) in place of ``w<worker>``.
+
+    A log that cannot be written (the disk is full, the file cannot be opened) is reported
+    once to ``warn`` and then left alone: logging never stops a game or an engine's pipe.
     """
 
-    def __init__(self, directory: str) -> None:
+    def __init__(self, directory: str, warn: Callable[[str], None] = lambda line: None) -> None:
         try:
             Path(directory).mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise ArbiterError(f"log directory {directory}: {error.strerror or error}") from None
         self.directory = directory
-        self._files: dict[str, tuple[TextIO, threading.Lock]] = {}
+        self._warn = warn
+        self._files: dict[str, _LogFile] = {}
         self._lock = threading.Lock()
 
-    def _file(self, name: str) -> tuple[TextIO, threading.Lock]:
+    def _file(self, name: str) -> _LogFile:
         with self._lock:
             if name not in self._files:
                 safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "engine"
-                path = os.path.join(self.directory, f"{safe}.log")
-                self._files[name] = (open(path, "a", encoding="utf-8", buffering=1), threading.Lock())
+                self._files[name] = _LogFile(os.path.join(self.directory, f"{safe}.log"), name, self._warn)
             return self._files[name]
 
     def logger(self, name: str, worker: int) -> Callable[[str, str], None]:
-        handle, lock = self._file(name)
+        log_file = self._file(name)
 
         def log(direction: str, line: str) -> None:
-            stamp = datetime.now().isoformat(timespec="microseconds")
-            with lock:
-                if not handle.closed:
-                    handle.write(f"{stamp} w{worker} {direction} {line}\n")
+            log_file.write(f"{datetime.now().isoformat(timespec='microseconds')} w{worker} {direction} {line}\n")
 
         return log
 
     def append(self, name: str, worker: str, stamp: str, direction: str, line: str) -> None:
         """A line stamped where it happened (a cluster worker), written as it is."""
-        handle, lock = self._file(name)
-        with lock:
-            if not handle.closed:
-                handle.write(f"{stamp} {worker} {direction} {line}\n")
+        self._file(name).write(f"{stamp} {worker} {direction} {line}\n")
 
     def close(self) -> None:
         with self._lock:
-            for handle, lock in self._files.values():
-                with lock:
-                    handle.close()
+            for log_file in self._files.values():
+                log_file.close()
+
+
+class _LogFile:
+    """One engine's log file; after the first failure to open or write it, silent."""
+
+    def __init__(self, path: str, name: str, warn: Callable[[str], None]) -> None:
+        self.path = path
+        self.name = name
+        self._warn = warn
+        self._lock = threading.Lock()
+        self._handle: TextIO | None = None
+        self._state = "new"  # new, open, failed or closed
+
+    def write(self, text: str) -> None:
+        with self._lock:
+            try:
+                if self._state == "new":
+                    self._handle = open(self.path, "a", encoding="utf-8", errors="replace", buffering=1)
+                    self._state = "open"
+                if self._state == "open":
+                    assert self._handle is not None
+                    self._handle.write(text)
+            except (OSError, ValueError) as error:
+                self._fail(error)
+
+    def _fail(self, error: Exception) -> None:
+        self._state = "failed"
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        self._warn(f"cannot write the log of engine {self.name!r} to {self.path} ({reason}); "
+                   f"its logging stops, the games go on")
+        self._discard()
+
+    def _discard(self) -> None:
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            try:
+                handle.close()
+            except OSError:  # what was left in the buffer cannot be written either
+                pass
+
+    def close(self) -> None:
+        with self._lock:
+            if self._state == "open" and self._handle is not None:
+                try:
+                    self._handle.flush()
+                except (OSError, ValueError) as error:
+                    self._fail(error)
+            self._discard()
+            self._state = "closed"
 
 
 class GamePool:
@@ -164,6 +209,10 @@ class GamePool:
 
     def _stopping(self) -> bool:
         return self.interrupted or self.stop_reason is not None or self._error is not None
+
+    def stopping(self) -> bool:
+        """True once the pool takes no new games (interrupted, stopped, or a worker failed)."""
+        return self._stopping()
 
     def _next_job(self) -> GameJob | None:
         with self._jobs_lock:
@@ -252,7 +301,8 @@ class RecordedRun:
     def __init__(self, variant: str, referee: RefereeSettings, *, concurrency: int, recover: bool,
                  pgn: str | None, log_dir: str | None, cluster: str | None = None) -> None:
         self.writer = PgnWriter(pgn) if pgn else None
-        self.logs = EngineLogs(log_dir) if log_dir else None
+        self.logs = (EngineLogs(log_dir, warn=lambda line: self.progress.message(f"Warning: {line}"))
+                     if log_dir else None)
         self.cluster = cluster
         self.pool: GamePool | ClusterPool
         notify = lambda line: self.progress.message(f"Warning: {line}")  # noqa: E731

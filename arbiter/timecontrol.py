@@ -19,6 +19,11 @@ from dataclasses import dataclass
 
 from .errors import ArbiterError
 
+MAX_SECONDS = 10**7
+"""The longest time the arbiter accepts anywhere (about 115 days): longer cannot be waited for."""
+MAX_DEPTH = 2**31 - 1  # what any engine can read as a 32-bit integer
+MAX_NODES = 2**63 - 1  # ... as a 64-bit integer
+
 _NUMBER = r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+"
 _TC_TEXT = re.compile(
     rf"(?:(?P<moves>[0-9]+)/)?(?:(?P<minutes>[0-9]+):)?(?P<seconds>{_NUMBER})(?:\+(?P<inc>{_NUMBER}))?"
@@ -58,6 +63,8 @@ class TimeControl:
             raise ArbiterError(f"time control {text!r}: the number of moves per period must be at least 1")
         if base <= 0 and increment <= 0:
             raise ArbiterError(f"time control {text!r}: gives no time at all")
+        if max(base, increment) > MAX_SECONDS or moves > MAX_DEPTH:
+            raise ArbiterError(f"time control {text!r}: too large (at most {MAX_SECONDS} seconds)")
         return cls(moves, base, increment)
 
     def __str__(self) -> str:
@@ -69,8 +76,10 @@ class TimeControl:
         return text
 
 
-def _number(text: str, what: str, kind: type[int] | type[float], low: float, strict: bool, expected: str) -> float:
-    """``text`` read as ``kind``, above ``low`` (``strict``) or at least ``low``; else ArbiterError."""
+def _number(text: str, what: str, kind: type[int] | type[float], low: float, strict: bool, expected: str,
+            high: float) -> float:
+    """``text`` read as ``kind``, above ``low`` (``strict``) or at least ``low``, and at most
+    ``high``; else ArbiterError."""
     try:
         value = kind(text)
     except ValueError:
@@ -80,22 +89,24 @@ def _number(text: str, what: str, kind: type[int] | type[float], low: float, str
     if value < low or (strict and value == low):
         bound = f"more than {low:g}" if strict else f"at least {low:g}"
         raise ArbiterError(f"{what} {text!r}: must be {bound}")
+    if value > high:
+        raise ArbiterError(f"{what} {text!r}: must be at most {high:,.0f}")
     return value
 
 
 def parse_seconds(text: str, what: str) -> float:
     """A positive number of seconds (``st=0.5``); ``what`` names the setting in errors."""
-    return _number(text, what, float, 0, True, "a number of seconds such as 0.5")
+    return _number(text, what, float, 0, True, "a number of seconds such as 0.5", MAX_SECONDS)
 
 
-def parse_count(text: str, what: str) -> int:
-    """A positive whole number (``depth=3``, ``nodes=10000``)."""
-    return int(_number(text, what, int, 1, False, "a whole number"))
+def parse_count(text: str, what: str, high: int = MAX_NODES) -> int:
+    """A positive whole number (``depth=3``, ``nodes=10000``), at most ``high``."""
+    return int(_number(text, what, int, 1, False, "a whole number", high))
 
 
 def parse_margin(text: str) -> float:
     """``timemargin`` in milliseconds (cutechess-cli's unit), returned in seconds."""
-    return _number(text, "timemargin", int, 0, False, "a whole number of milliseconds") / 1000
+    return _number(text, "timemargin", int, 0, False, "a whole number of milliseconds", MAX_SECONDS * 1000) / 1000
 
 
 @dataclass(frozen=True)
@@ -157,6 +168,7 @@ class Clock:
         control = self.control
         if control is None:
             return True
+        seconds = max(0.0, seconds)  # a move never gives time back
         if seconds > self.remaining + margin:
             self.remaining -= seconds
             return False

@@ -9,7 +9,8 @@ Schedule
     are interleaved, pair 1 of every pairing, then pair 2 of every pairing..., so every engine
     advances at the same pace.  Every pairing of a round uses the same openings: pair ``k`` of
     round ``r`` (both from 0) takes opening ``r * pairs_per_round + k``, cycling through the list.
-    Games are numbered 1.. in that order.
+    Games are numbered 1.. in that order.  ``knockout`` and ``swiss`` are planned a stage at
+    a time, as results come in (:mod:`arbiter.formats`).
 
 Running
     :class:`Tournament` plays the games of an :class:`~arbiter.event.EventStore` that have not
@@ -26,12 +27,16 @@ from __future__ import annotations
 import dataclasses
 import os
 import shlex
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
 from .engines import check_program
 from .errors import ArbiterError
 from .event import EventConfig, EventStore, ScheduledGame
+from .formats import DYNAMIC_FORMATS, EventShape, knockout_rounds, plan_event, plan_html, plan_lines
+from .game import GameJob
 from .pgn import format_game
 from .progress import Progress
 from .ratings import RatingError, RatingTable, fit_ratings
@@ -61,6 +66,9 @@ def make_schedule(format_: str, engines: int, rounds: int, games_per_pairing: in
     """Every game of the event, in playing order (see the module docstring); ``openings`` is
     the length of the openings list (default: as many as :func:`openings_needed`)."""
     count = openings or openings_needed(rounds, games_per_pairing)
+    if format_ in DYNAMIC_FORMATS:  # the first stage only
+        shape = EventShape(format_, tuple(map(str, range(engines))), rounds, games_per_pairing, count)
+        return plan_event(shape, [], {}).next_games
     games: list[ScheduledGame] = []
     pair_id = 0
     per_round = pairs_per_round(games_per_pairing)
@@ -95,8 +103,13 @@ def check_config(config: EventConfig) -> None:
     names = [spec.name for spec in config.engines]
     if len(names) < 2:
         raise ArbiterError(f"a tournament needs at least two engines; {len(names)} given")
+    if config.sprt is not None and config.format in DYNAMIC_FORMATS:
+        raise ArbiterError(f"--sprt needs a fixed schedule: use a match or a round-robin, not {config.format}")
     if config.sprt is not None and len(names) != 2:
         raise ArbiterError(f"--sprt tests one engine against another: give exactly two engines, not {len(names)}")
+    if config.format == "knockout" and config.rounds != knockout_rounds(len(names)):
+        raise ArbiterError(f"a knockout of {len(names)} engines has {knockout_rounds(len(names))} round(s); "
+                           f"leave out --rounds")
     if config.anchor is not None and config.anchor[0] not in names:
         raise ArbiterError(f"--anchor {config.anchor[0]}: no engine of that name (the engines: {', '.join(names)})")
 
@@ -135,6 +148,10 @@ class Tournament(RecordedRun):
             if self.sprt is not None:
                 self.sprt.add(record)
         self.finished_before = len(earlier)
+        self.results = {record.number: record.result for record in earlier}
+        self.shape = EventShape(config.format, tuple(self.names), config.rounds, config.games_per_pairing,
+                                len(config.openings))
+        self._stage = threading.Condition()
         self.played = 0
         self.last: tuple[str, str] | None = None
         self.progress = Progress(len(store.schedule), out, err, tty=tty, score_text=self._score_text,
@@ -165,9 +182,10 @@ class Tournament(RecordedRun):
         games = f"{config.games_per_pairing} game{'s' if config.games_per_pairing != 1 else ''}"
         recover = "" if config.recover else ", no recover"
         resume = f"dipole-arbiter resume {shlex.quote(self.store.path)}"
+        count = f"{total} games" if config.format not in DYNAMIC_FORMATS else f"{total} games planned so far"
         lines = [
             (f"Tournament: {config.format}, {len(self.names)} engines, {rounds} of {games} per pairing, "
-             f"{total} games, variant {config.variant}, {self.where(config.concurrency)}{recover}"),
+             f"{count}, variant {config.variant}, {self.where(config.concurrency)}{recover}"),
             *(f"Engine {spec.describe()}" for spec in config.engines),
             f"Openings: {config.openings_note}",
             f"Event database: {self.store.path} (continue an interrupted run with: {resume})",
@@ -191,12 +209,18 @@ class Tournament(RecordedRun):
         if self.writer is not None and self.writer.write(record):
             self.store.mark_pgn_written([record.number])
         self.played += 1
+        with self._stage:
+            self.results[record.number] = record.result
+            self._stage.notify_all()
         first, second = sorted((record.white, record.black), key=self.names.index)
         self.last = (first, second)
         self.stats.add(record)
         if self.sprt is not None and (decision := self.sprt.add(record)) is not None:
             self.pool.request_stop(f"SPRT {decision}")
         self.progress.finished(record)
+        interval = self.config.rating_interval
+        if interval and self.done % interval == 0:
+            self.progress.note([f"Standings after {self.done} games:", *self.ratings().text().rstrip("\n").split("\n")])
 
     def _append_missing_pgn(self) -> None:
         """Games committed before the last run died, but maybe not yet in the PGN file."""
@@ -227,10 +251,42 @@ class Tournament(RecordedRun):
             if self.cluster is None:  # on a cluster, each worker looks its engines up itself
                 check_program(spec)  # an engine moved away since the event began: say so, play nothing
         self._append_missing_pgn()
-        self.play(jobs, self._finished)
+        self.play(self._stages(jobs) if self.config.format in DYNAMIC_FORMATS else jobs, self._finished)
         decision = self.sprt.decision if self.sprt is not None else None
         stop_reason = self.pool.stop_reason or (f"SPRT {decision}" if decision and not jobs else None)
         return TournamentOutcome(stop_reason, decision)
+
+    def _stages(self, planned: list[GameJob]) -> Iterator[GameJob]:
+        """The jobs of a knockout or Swiss event: those already planned, then, each time every
+        game so far has finished, the next stage (stored first).  The pool pulls from this on
+        a worker thread; that worker waits here while the stage's last games finish."""
+        yield from planned
+        while True:
+            with self._stage:
+                while not all(game.number in self.results for game in self.store.schedule):
+                    if self.pool.stopping():
+                        return
+                    self._stage.wait(0.5)
+            if self.pool.stopping():
+                return
+            plan = plan_event(self.shape, self.store.schedule, dict(self.results))
+            if plan.complete or not plan.next_games:
+                return
+            self.store.extend_schedule(plan.next_games)
+            self.progress.total = len(self.store.schedule)
+            stage = plan.next_games
+            firsts: dict[int, ScheduledGame] = {}
+            for game in stage:
+                firsts.setdefault(game.pairing, game)
+            pairings = ", ".join(f"{self.names[game.white]} vs {self.names[game.black]}" for game in firsts.values())
+            self.progress.note([f"Round {stage[0].round}: games {stage[0].number}-{stage[-1].number} ({pairings})"])
+            yield from (self.config.job(game) for game in stage)
+
+    def plan_lines(self) -> list[str]:
+        """A knockout's bracket or a Swiss event's pairings so far (nothing for other formats)."""
+        if self.config.format not in DYNAMIC_FORMATS:
+            return []
+        return plan_lines(self.shape, plan_event(self.shape, self.store.schedule, dict(self.results)))
 
     # -- the end ------------------------------------------------------------------------------
     def ratings(self) -> RatingTable:
@@ -245,6 +301,8 @@ class Tournament(RecordedRun):
         """The ratings table, the termination counts, the SPRT's decision; writes the report."""
         table = self.ratings()
         lines = table.text().rstrip("\n").split("\n")
+        if self.config.format in DYNAMIC_FORMATS:
+            lines += ["", *self.plan_lines()]
         lines += ["", self.stats.termination_line()]
         if self.stats.unfinished:
             lines.append(f"Unfinished games (not rated): {self.stats.unfinished}")
@@ -267,7 +325,10 @@ class Tournament(RecordedRun):
         path = config.report
         assert path is not None
         try:
-            write_report(path, table, self.stats.terminations, title=config.name, details=details)
+            sections = (plan_html(self.shape, plan_event(self.shape, self.store.schedule, dict(self.results)))
+                        if config.format in DYNAMIC_FORMATS else [])
+            write_report(path, table, self.stats.terminations, title=config.name, details=details,
+                         sections=sections)
         except OSError as error:
             return f"Warning: cannot write the report {path}: {error.strerror or error}"
         return f"Report: {os.path.abspath(path)}"

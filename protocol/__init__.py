@@ -11,6 +11,7 @@ from .client import (
     EngineStartError,
     EngineTimeout,
     HandshakeError,
+    ProtocolViolation,
     SearchResult,
     kill_all,
 )
@@ -63,4 +64,5 @@ __all__ = [
     "QueryResponse", "Quit", "ReadyOk", "Response", "SearchResult", "SetOption", "Stop",
     "Transport", "Uci", "UciNewGame", "UciOk", "Ugi", "UgiNewGame", "UgiOk", "error_info",
     "format_command", "format_response", "kill_all", "parse_command", "parse_int", "parse_response",
+    "ProtocolViolation",
 ]

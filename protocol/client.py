@@ -7,7 +7,11 @@ machine reading the engine's lines until its answer arrives or its deadline pass
 that are not part of the answer (stray or garbage output) are logged and skipped.
 
 The client never polls: it blocks on the transport's queue with a timeout, and times a search
-from writing ``go`` to the arrival of ``bestmove`` on ``time.monotonic``.
+from writing ``go`` to the arrival of ``bestmove`` on ``time.monotonic``.  Whatever the engine
+writes, its deadlines hold (a line that arrived after the deadline never counts) and what it
+keeps is bounded (the last :data:`MAX_INFOS` info lines of a search); a ``bestmove`` that no
+``go`` is owed, a line longer than the transport's limit, or an endless handshake is a
+:class:`ProtocolViolation`, and the engine is killed.
 
 Errors are :class:`EngineError` subclasses whose ``str()`` is one line naming the engine.
 ``stop()`` and ``kill()`` may be called from another thread while ``go()`` waits.
@@ -18,6 +22,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -41,12 +46,13 @@ from .codec import (
     UciNewGame,
     UciOk,
     format_command,
+    format_response,
     parse_response,
 )
-from .transport import EndOfOutput, LogFunction, ProcessTransport, Transport, kill_all
+from .transport import EndOfOutput, LineTooLongError, LogFunction, ProcessTransport, Transport, kill_all
 
 __all__ = [
-    "EngineClient", "EngineCrashed", "EngineError", "EngineStartError", "EngineTimeout",
+    "EngineClient", "EngineCrashed", "EngineError", "EngineStartError", "EngineTimeout", "ProtocolViolation",
     "HandshakeError", "SearchResult", "kill_all",
 ]
 
@@ -80,13 +86,35 @@ class EngineTimeout(EngineError):
     """No answer by the deadline.  The engine is left running (kill or quit it)."""
 
 
+class ProtocolViolation(EngineError):
+    """The engine broke the protocol in a way no answer can repair: a ``bestmove`` when no
+    search was running (before ``go``, or a second one for one ``go``), a line longer than
+    :data:`~protocol.transport.MAX_LINE`, or an endless handshake.  The engine has been killed."""
+
+
 @dataclass
 class SearchResult:
     """What one ``go`` produced."""
 
     bestmove: str | None               # the token exactly as sent; None for ``bestmove (none)``
-    infos: list[Info] = field(default_factory=list)   # every info line of this search, in order
+    infos: list[Info] = field(default_factory=list)   # the last MAX_INFOS info lines of this search, in order
     elapsed: float = 0.0               # seconds from writing ``go`` to the arrival of ``bestmove``
+    scored: Info | None = None         # the last info line with a score (however many came after it)
+    depth: int | None = None           # the depth of the last info line that gave one
+
+
+MAX_INFOS = 32
+"""How many of a search's ``info`` lines a :class:`SearchResult` keeps (the last ones): an
+engine may write millions, and each may be a long line."""
+
+MAX_HANDSHAKE_LINES = 1024
+MAX_HANDSHAKE_CHARS = 256 * 1024
+"""The most ``id`` and ``option`` lines a handshake may have, and their most text; more is a
+protocol violation."""
+
+MAX_PARSED_LINE = 8192
+"""Longer lines are logged but not read: no answer a host needs is that long (a move, an
+option), and reading one (a ``pv`` of 100,000 moves) would cost time and memory."""
 
 
 _NEW, _IDLE, _SEARCHING, _CLOSED = "new", "idle", "searching", "closed"
@@ -113,6 +141,7 @@ class EngineClient:
         self._log_lock = threading.Lock()
         self._state = _NEW
         self._stale = 0  # bestmoves still owed by searches the client stopped waiting for
+        self._go_written = 0.0  # when the running search's go was written (time.monotonic)
 
     # -- properties --------------------------------------------------------------------
     @property
@@ -142,12 +171,19 @@ class EngineClient:
             raise EngineStartError(self.name, f"cannot start {' '.join(self.command)!r}: {reason}") from None
         self._state = _IDLE
         deadline = time.monotonic() + timeout
+        handshake_lines = handshake_chars = 0
         try:
             self._send_command(Uci())
             while True:
                 response = self._expect(deadline, "uciok", HandshakeError)
                 if isinstance(response, UciOk):
                     break
+                if isinstance(response, (Id, OptionSpec)):
+                    handshake_lines += 1
+                    handshake_chars += len(format_response(response))
+                    if handshake_lines > MAX_HANDSHAKE_LINES or handshake_chars > MAX_HANDSHAKE_CHARS:
+                        raise self._violation(f"sent more than {MAX_HANDSHAKE_LINES} id and option lines "
+                                              f"or {MAX_HANDSHAKE_CHARS // 1024} KB of them")
                 if isinstance(response, Id):
                     self.id[response.field] = response.value
                 elif isinstance(response, OptionSpec):
@@ -227,22 +263,29 @@ class EngineClient:
         if self._stale:
             self._collect_stale(None if timeout is None else time.monotonic() + timeout)
         line = format_command(Go(limit))
-        infos: list[Info] = []
+        infos: deque[Info] = deque(maxlen=MAX_INFOS)
+        scored: Info | None = None
+        depth: int | None = None
         self._state = _SEARCHING
         answered = False
         try:
             started = time.monotonic()
+            self._go_written = started
             deadline = None if timeout is None else started + timeout
             self._send(line)
             while True:
                 response, arrival = self._next(deadline, "bestmove", EngineTimeout)
-                if type(response) is Info:
+                if type(response) is Info and arrival >= started:
                     infos.append(response)
+                    if response.score_cp is not None or response.score_mate is not None:
+                        scored = response
+                    if response.depth is not None:
+                        depth = response.depth
                     if on_info is not None:
                         on_info(response)
                 elif type(response) is BestMove:
                     answered = True
-                    return SearchResult(response.move, infos, arrival - started)
+                    return SearchResult(response.move, list(infos), arrival - started, scored, depth)
         finally:
             if self._state == _SEARCHING:
                 self._state = _IDLE
@@ -321,15 +364,22 @@ class EngineClient:
 
         Skips lines that do not parse and the bestmoves of abandoned searches; raises
         ``timeout_error`` at the deadline and, when the output ends, EngineCrashed (or
-        HandshakeError during the handshake).
+        HandshakeError during the handshake).  A ``bestmove`` that no search owes (it was
+        read before the running search's ``go`` was written, or while none ran) is a
+        :class:`ProtocolViolation`: it is never taken as the answer to a later ``go``.
         """
         while True:
             response, arrival = self._receive(deadline, awaited, timeout_error)
             if response is None:
                 continue  # not a protocol line; it was logged on arrival
-            if type(response) is BestMove and self._stale:
-                self._stale -= 1
-                continue
+            if type(response) is BestMove:
+                if self._stale:
+                    self._stale -= 1
+                    continue
+                if self._state != _SEARCHING or arrival < self._go_written:
+                    when = "before its go" if self._state == _SEARCHING else "while no search was running"
+                    raise self._violation(f"sent {format_response(response)!r} {when} "
+                                          f"(a bestmove out of turn)")
             return response, arrival
 
     def _receive(self, deadline: float | None, awaited: str,
@@ -339,11 +389,17 @@ class EngineClient:
             line, arrival = self._transport.receive(remaining)
         except TimeoutError:
             raise timeout_error(self.name, f"no {awaited!r} within the deadline") from None
+        except LineTooLongError as error:
+            raise self._violation(f"wrote {error} while the host waited for {awaited!r}") from None
+        if deadline is not None and arrival > deadline:  # however busy the output, the deadline holds
+            raise timeout_error(self.name, f"no {awaited!r} within the deadline")
         if line is EndOfOutput:
             message, returncode = self._ended(f"while the host waited for {awaited!r}")
             if timeout_error is HandshakeError:
                 raise HandshakeError(self.name, message)
             raise EngineCrashed(self.name, message, returncode)
+        if len(line) > MAX_PARSED_LINE:
+            return None, arrival
         try:
             return parse_response(line), arrival
         except ProtocolError:
@@ -356,6 +412,12 @@ class EngineClient:
             response, _ = self._receive(deadline, "bestmove of the previous search", EngineTimeout)
             if type(response) is BestMove:
                 self._stale -= 1
+
+    def _violation(self, what: str) -> ProtocolViolation:
+        """Kill the engine, which broke the protocol (``what`` says how)."""
+        self._close()
+        where = f"(pid {self.pid}) " if self.pid is not None else ""
+        return ProtocolViolation(self.name, f"{where}{what}; the engine was killed")
 
     def _crashed(self, when: str) -> EngineCrashed:
         message, returncode = self._ended(when)

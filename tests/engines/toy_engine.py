@@ -20,6 +20,7 @@ and, from the start:
   --no-uciok      never finish the handshake
   --ignore-quit   ignore ``quit`` and the end of input (must be killed)
   --think MS      take MS milliseconds over every move
+  --score CP      report the score CP (centipawns, the mover's view) with every move
   --pid-dir DIR   create the empty file DIR/<pid> at start (so tests can find every process)
 """
 
@@ -110,7 +111,8 @@ class ToyEngine:
             move = "(none)"
         else:
             move = self.choose()
-        self.say(f"info depth 1 score cp {len(self.moves) % 7 - 3} nodes 1 time 0 pv {move}", f"bestmove {move}")
+        score = len(self.moves) % 7 - 3 if args.score is None else args.score
+        self.say(f"info depth 1 score cp {score} nodes 1 time 0 pv {move}", f"bestmove {move}")
 
     def run(self) -> None:
         while True:
@@ -154,6 +156,7 @@ def main() -> None:
         parser.add_argument(f"--{flag}", action="store_true")
     parser.add_argument("--overrun", type=int, default=0, metavar="MS")
     parser.add_argument("--think", type=int, default=0, metavar="MS")
+    parser.add_argument("--score", type=int, default=None, metavar="CP")
     parser.add_argument("--pid-dir", metavar="DIR")
     args = parser.parse_args()
     if args.pid_dir:

@@ -1,0 +1,244 @@
+"""The arbiter against engines built to attack it (tests/engines/hostile_engine.py): output
+floods, endless lines, answers out of turn, processes that try to escape, control characters,
+a log disk that is full.  Each must end the game correctly scored, on time, with the host's
+memory bounded and no process, thread or file descriptor left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from test_arbiter_games import alive
+
+from arbiter.engines import EngineSpec
+from arbiter.game import RefereeSettings
+from arbiter.match import schedule
+from arbiter.openings import START
+from arbiter.pgn import format_game, read_pgn
+from arbiter.records import GameRecord, Termination
+from arbiter.replay import check_game
+from arbiter.runner import EngineLogs, GamePool
+from arbiter.timecontrol import SearchLimits
+from protocol import EngineClient, Limit
+from protocol.client import MAX_INFOS, HandshakeError, ProtocolViolation
+from protocol.transport import GUARDED
+
+ENGINES = Path(__file__).parent / "engines"
+HOSTILE = str(ENGINES / "hostile_engine.py")
+TOY = str(ENGINES / "toy_engine.py")
+ROOT = str(Path(__file__).parent.parent)
+FAST = RefereeSettings(handshake_timeout=3.0, stall_timeout=5.0, stop_grace=1.0, quit_grace=0.3)
+TIMED = SearchLimits(movetime=0.3, margin=0.3)
+MB = 1 << 20
+
+
+def hostile(name: str, *flags: str, limits: SearchLimits = TIMED) -> EngineSpec:
+    return EngineSpec(name, (sys.executable, HOSTILE, "--seed", name, *flags), limits)
+
+
+def toy(name: str, limits: SearchLimits = TIMED, *flags: str) -> EngineSpec:
+    return EngineSpec(name, (sys.executable, TOY, "--seed", name, *flags), limits)
+
+
+def play(first: EngineSpec, second: EngineSpec, games: int = 2, logs: EngineLogs | None = None,
+         notes: list[str] | None = None) -> list[GameRecord]:
+    pool = GamePool("dipole", FAST, concurrency=1, recover=True, logs=logs,
+                    notify=(notes.append if notes is not None else lambda line: None))
+    records: list[GameRecord] = []
+    pool.run(schedule(first, second, games, [START], "dipole"), lambda job: None, records.append)
+    return sorted(records, key=lambda record: record.number)
+
+
+def assert_bad_side_lost(records: list[GameRecord], termination: Termination, bad: str = "bad") -> None:
+    for record in records:
+        assert record.termination is termination, record
+        assert record.result == ("0-1" if record.white == bad else "1-0"), record
+        (game,) = read_pgn(format_game(record))
+        assert check_game(game) is None
+
+
+def wait_all_gone(pids: list[int], seconds: float = 10.0) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while any(map(alive, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return [pid for pid in pids if alive(pid)]
+
+
+# -- floods --------------------------------------------------------------------------------
+
+def test_an_info_flood_cannot_push_the_deadline_back() -> None:
+    begin = time.monotonic()
+    records = play(hostile("bad", "--flood-info"), toy("good"))
+    # each game: 0.6 s to the deadline, 1 s of grace after stop, then the kill
+    assert time.monotonic() - begin < 20
+    assert_bad_side_lost(records, Termination.STALL)
+
+
+def test_an_endless_line_is_a_protocol_violation() -> None:
+    begin = time.monotonic()
+    records = play(hostile("bad", "--endless-line"), toy("good"))
+    assert time.monotonic() - begin < 20
+    assert_bad_side_lost(records, Termination.PROTOCOL_VIOLATION)
+    assert all(record.reason.endswith("violates the protocol") for record in records)
+
+
+def test_a_handshake_flood_fails_at_the_handshake_deadline() -> None:
+    begin = time.monotonic()
+    records = play(hostile("bad", "--flood-handshake"), toy("good"))
+    assert time.monotonic() - begin < 25
+    for record in records:
+        assert record.termination in (Termination.HANDSHAKE, Termination.PROTOCOL_VIOLATION)
+        assert record.result == ("0-1" if record.white == "bad" else "1-0")
+
+
+def test_a_garbage_flood_cannot_push_the_handshake_deadline_back() -> None:
+    engine = EngineClient([sys.executable, HOSTILE, "--flood-garbage"])
+    begin = time.monotonic()
+    with pytest.raises(HandshakeError, match="no 'uciok' within the deadline"):
+        engine.start(timeout=1.0)
+    assert time.monotonic() - begin < 8 and not engine.alive
+
+
+def test_many_info_lines_are_read_but_only_the_last_are_kept() -> None:
+    with EngineClient([sys.executable, HOSTILE, "--flood-then-move"]) as engine:
+        engine.set_position(None)
+        result = engine.go(Limit(depth=1), timeout=60)
+    assert result.bestmove is not None and len(result.infos) == MAX_INFOS
+    assert result.scored is not None and result.scored.score_cp == 5 and result.depth == 1
+
+
+def test_a_stderr_flood_costs_nothing() -> None:
+    records = play(hostile("bad", "--flood-stderr", limits=SearchLimits(depth=1)), toy("good", SearchLimits(depth=1)))
+    assert all(record.termination is Termination.NORMAL for record in records)
+
+
+# -- answers out of turn -------------------------------------------------------------------
+
+@pytest.mark.parametrize("flag", ["--double-bestmove", "--early-bestmove"])
+def test_a_bestmove_out_of_turn_is_a_protocol_violation(flag: str) -> None:
+    # the opponent thinks 0.1 s, so the extra bestmove surely arrives before the next go
+    records = play(hostile("bad", flag, "--after", "2"), toy("good", TIMED, "--think", "100"))
+    assert_bad_side_lost(records, Termination.PROTOCOL_VIOLATION)
+    for record in records:
+        assert all(move.time is None or move.time >= 0 for move in record.moves)
+
+
+def test_a_second_bestmove_is_never_the_answer_to_the_next_go() -> None:
+    with EngineClient([sys.executable, HOSTILE, "--double-bestmove"]) as engine:
+        engine.set_position(None)
+        first = engine.go(Limit(depth=1), timeout=10)
+        assert first.elapsed >= 0
+        time.sleep(0.3)  # the second bestmove has arrived by now
+        engine.set_position(None, [first.bestmove])
+        with pytest.raises(ProtocolViolation, match="bestmove .* before its go"):
+            engine.go(Limit(depth=1), timeout=10)
+        assert not engine.alive
+
+
+# -- bytes that are not text ---------------------------------------------------------------
+
+def test_control_characters_in_a_move_never_reach_the_record_raw() -> None:
+    notes: list[str] = []
+    records = play(hostile("bad", "--control-move", limits=SearchLimits(depth=1)),
+                   toy("good", SearchLimits(depth=1)), notes=notes)
+    assert_bad_side_lost(records, Termination.ILLEGAL_MOVE)
+    for text in [*(format_game(record) for record in records), *(r.finished_line() for r in records), *notes]:
+        assert not any(ord(char) < 32 and char != "\n" or char == "\x7f" for char in text), repr(text)
+    assert any("\\x1b" in record.reason for record in records)
+
+
+# -- the log disk is full ------------------------------------------------------------------
+
+def test_a_full_log_disk_is_reported_once_and_costs_nothing(tmp_path: Path) -> None:
+    for name in ("one", "two"):
+        (tmp_path / f"{name}.log").symlink_to("/dev/full")
+    notes: list[str] = []
+    logs = EngineLogs(str(tmp_path), warn=notes.append)
+    records = play(toy("one", SearchLimits(depth=1)), toy("two", SearchLimits(depth=1)), 4, logs=logs)
+    logs.close()
+    assert len(records) == 4 and all(record.termination is Termination.NORMAL for record in records)
+    assert len(notes) == 2 and all("cannot write" in note for note in notes), notes
+
+
+# -- processes that escape; threads and descriptors ----------------------------------------
+
+needs_guard = pytest.mark.skipif(not GUARDED, reason="the process-tree guard is Linux-only")
+
+
+@needs_guard
+def test_helpers_in_new_sessions_die_with_the_engine(tmp_path: Path) -> None:
+    engine = EngineClient([sys.executable, HOSTILE, "--escape", str(tmp_path)])
+    engine.start()
+    deadline = time.monotonic() + 10
+    while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    helpers = [int(path.name) for path in tmp_path.iterdir()]
+    assert len(helpers) == 2 and all(map(alive, helpers))
+    assert all(os.getpgid(pid) != engine.pid for pid in helpers)  # they left its process group
+    engine.quit()
+    assert wait_all_gone(helpers) == []
+
+
+ARBITER_SCRIPT = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from arbiter.cli import main
+sys.argv = ["dipole-arbiter", *sys.argv[2:]]
+main()
+"""
+
+
+@needs_guard
+def test_nothing_survives_the_arbiter_killed_with_sigkill(tmp_path: Path) -> None:
+    helpers, pids = tmp_path / "helpers", tmp_path / "pids"
+    helpers.mkdir()
+    pids.mkdir()
+    wrapper = f"{sys.executable} {TOY} --pid-dir {pids} --think 200; echo the wrapper lives on"
+    arbiter = subprocess.Popen(
+        [sys.executable, "-c", ARBITER_SCRIPT, ROOT, "match", "--games", "50", "--depth", "1",
+         "--engine", f"cmd={sys.executable} {HOSTILE} --escape {helpers} --pid-dir {pids}", "name=escaper",
+         "--engine", "cmd=sh -c " + repr(wrapper).replace("'", '"'), "name=wrapped"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 30
+    while (len(list(helpers.iterdir())) < 2 or len(list(pids.iterdir())) < 2) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    everything = [int(path.name) for directory in (helpers, pids) for path in directory.iterdir()]
+    assert len(everything) == 4 and all(map(alive, everything))
+    arbiter.kill()
+    arbiter.wait()
+    assert wait_all_gone(everything) == []
+
+
+def test_a_long_event_with_a_crashing_engine_leaks_no_thread_or_descriptor() -> None:
+    crasher = EngineSpec("bad", (sys.executable, TOY, "--crash", "--after", "2"), SearchLimits(depth=1))
+    play(crasher, toy("good", SearchLimits(depth=1)), 2)  # warm up (imports, first threads)
+    threads, fds = threading.active_count(), len(os.listdir("/proc/self/fd"))
+    records = play(crasher, toy("good", SearchLimits(depth=1)), 12)
+    assert sum(record.termination is Termination.CRASH for record in records) >= 6
+    time.sleep(0.5)
+    assert threading.active_count() <= threads + 1
+    assert len(os.listdir("/proc/self/fd")) <= fds + 2
+
+
+# -- memory --------------------------------------------------------------------------------
+
+
+
+@pytest.mark.parametrize("flag", ["--endless-line", "--flood-info", "--flood-then-move", "--long-infos"])
+def test_the_arbiters_memory_stays_bounded_whatever_an_engine_writes(flag: str) -> None:
+    begin = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, str(ENGINES / "peak_arbiter.py"), ROOT, "match", "--games", "2", "--st", "1", "--recover",
+         "--engine", f"cmd={sys.executable} {HOSTILE} {flag}", "name=bad",
+         "--engine", f"cmd={sys.executable} {TOY}", "name=good"],
+        capture_output=True, text=True, timeout=120)
+    peak_kb = int(done.stderr.split("PEAK")[-1])
+    assert peak_kb < 100 * 1024, f"peak RSS {peak_kb} kB"
+    assert "Finished match" in done.stdout and time.monotonic() - begin < 60
