@@ -17,6 +17,7 @@ import click
 
 from dipole_engine import clikit
 
+from .cli_check import check_engine_command
 from .cli_events import (
     export_command,
     ratings_command,
@@ -126,7 +127,7 @@ def replay_command(files: tuple[str, ...]) -> int:
     return 1 if bad else 0
 
 
-for _command in (tournament_command, resume_command, export_command, ratings_command):
+for _command in (tournament_command, resume_command, export_command, ratings_command, check_engine_command):
     cli.add_command(_command)
 
 
