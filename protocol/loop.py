@@ -158,6 +158,9 @@ class EngineLoop(Generic[P]):
         self.position: P = new_position(self.variant, None)
         self._output = threading.Lock()
         self._thread: threading.Thread | None = None
+        # True from a go until its bestmove is written; changed only under the output lock, so a
+        # host that has read the bestmove finds the engine idle (SPEC.md 6.2).
+        self._busy = False
         self._stop = threading.Event()
         self._handlers: dict[type, Callable[[Any], None]] = {
             Uci: lambda _: self._handshake(UciOk()), Ugi: lambda _: self._handshake(UgiOk()),
@@ -192,11 +195,15 @@ class EngineLoop(Generic[P]):
     def _send(self, *responses: Response) -> None:
         text = "".join(format_response(response) + "\n" for response in responses)
         with self._output:
-            try:
-                self._stdout.write(text)
-                self._stdout.flush()
-            except (OSError, ValueError):  # the host has gone; the end of input follows
-                pass
+            self._write(text)
+
+    def _write(self, text: str) -> None:
+        """Write and flush; the caller holds the output lock."""
+        try:
+            self._stdout.write(text)
+            self._stdout.flush()
+        except (OSError, ValueError):  # the host has gone; the end of input follows
+            pass
 
     def _unsupported(self, what: str) -> Callable[[Any], None]:
         def refuse(_: Any) -> None:
@@ -204,9 +211,6 @@ class EngineLoop(Generic[P]):
         return refuse
 
     # -- commands --------------------------------------------------------------------------
-    def _searching(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
     def _handshake(self, done: UciOk | UgiOk) -> None:
         ids = [Id("name", self.name)] + ([Id("author", self.author)] if self.author else [])
         self._send(*ids, *self.option_specs, done)
@@ -253,10 +257,12 @@ class EngineLoop(Generic[P]):
         self.position = position
 
     def _go(self, command: Go) -> None:
-        if self._searching():
-            raise ProtocolError("go: a search is already running; send stop first")
-        self._stop = threading.Event()
         white = self.turn(self.position) if self.turn is not None else True
+        with self._output:
+            if self._busy:
+                raise ProtocolError("go: a search is already running; send stop first")
+            self._busy = True
+        self._stop = threading.Event()
         job = SearchJob(self.position, command.limit, self.variant, dict(self.values), time.monotonic(),
                         white_to_move=white, _stop=self._stop, _emit=lambda info: self._send(info))
         self._thread = threading.Thread(target=self._run, args=(job,), name="search", daemon=True)
@@ -272,7 +278,10 @@ class EngineLoop(Generic[P]):
             self._send(error_info(f"internal error in the search: {type(error).__name__}: {error}"))
         if job.limit.infinite:
             job._stop.wait()
-        self._send(BestMove(move))
+        text = format_response(BestMove(move)) + "\n"
+        with self._output:
+            self._busy = False
+            self._write(text)
 
     def _end_search(self) -> None:
         """Stop the running search and wait until its ``bestmove`` is out."""
