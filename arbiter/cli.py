@@ -33,6 +33,7 @@ from .cli_options import (
     event_options,
     group_settings,
     run_interruptible,
+    show_warnings,
 )
 from .errors import ArbiterError
 from .match import Match, MatchConfig
@@ -81,7 +82,8 @@ def match_command(**values: Any) -> int:
     """
     options = EventOptions.take(values)
     games: int | None = values.pop("games")
-    specs, demo = options.specs(DEMO_ENGINES)
+    warnings: list[str] = []
+    specs, demo = options.specs(DEMO_ENGINES, warnings)
     if games is None:
         games = SPRT_GAMES if options.sprt is not None else DEMO_GAMES if demo else DEFAULT_GAMES
     if len(specs) != 2:
@@ -90,6 +92,7 @@ def match_command(**values: Any) -> int:
     match_config = MatchConfig(specs[0], specs[1], options.variant, games, tuple(openings), note,
                                options.referee(), concurrency=options.concurrency, recover=options.recover,
                                pgn=options.pgn_path, log_dir=options.log_dir, sprt=options.sprt)
+    show_warnings(warnings)
     return run_match(match_config)
 
 

@@ -30,6 +30,7 @@ from .cli_options import (
     conclude,
     event_options,
     run_interruptible,
+    show_warnings,
 )
 from .errors import ArbiterError
 from .event import FORMATS, EventConfig, EventStore, is_event_file
@@ -80,7 +81,8 @@ def tournament_command(**values: Any) -> int:
     format_: str = values["format_"]
     rounds: int = values["rounds"]
     games: int = values["games"]
-    specs, demo = options.specs(DEMO_ENGINES)
+    warnings: list[str] = []
+    specs, demo = options.specs(DEMO_ENGINES, warnings)
     openings, note = options.openings(openings_needed(rounds, games), demo)
     config = EventConfig(
         format=format_, variant=options.variant, engines=tuple(specs), rounds=rounds, games_per_pairing=games,
@@ -89,6 +91,7 @@ def tournament_command(**values: Any) -> int:
         log_dir=_absolute(options.log_dir), report=_absolute(values["report_path"]), anchor=values["anchor"],
         sprt=options.sprt, command_line=shlex.join(["dipole-arbiter", *sys.argv[1:]]))
     check_config(config)
+    show_warnings(warnings)
     schedule = make_schedule(format_, len(specs), rounds, games, len(openings))
     store = EventStore.create(values["db_path"] or default_db_path(), config, schedule)
     return run_event(store, None, created=True)

@@ -53,6 +53,7 @@ FAULTS = {
     "ignore-quit": "'quit' is ignored",
     "wrong-query": "'query fen' answers the start position",
     "wrong-perft": "'go perft' counts one node too many",
+    "complains": "every 'go' is preceded by an error report, and then answered correctly",
 }
 
 
@@ -77,6 +78,8 @@ class BrokenLoop(EngineLoop[Board]):
     def first_move(self, job: SearchJob[Board]) -> str | None:
         limit, fault = job.limit, self.fault
         moves = job.position.legal_moves()
+        if fault == "complains":
+            job.info(string="error the hash table is on fire")
         if fault == "ignore-nodes" and limit.nodes is not None:
             job._stop.wait()
         if fault == "slow-movetime" and limit.movetime is not None:
