@@ -40,6 +40,7 @@ FAULTS = {
     "ignore-quit": "quit",
     "wrong-query": "query fen",
     "wrong-perft": "go perft",
+    "shouts": "UCI_Variant dipole",
 }
 
 

@@ -8,6 +8,7 @@ thing; each fault is one sentence in FAULTS below.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import time
@@ -54,6 +55,8 @@ FAULTS = {
     "wrong-query": "'query fen' answers the start position",
     "wrong-perft": "'go perft' counts one node too many",
     "complains": "every 'go' is preceded by an error report, and then answered correctly",
+    "shouts": "moves are answered in upper case (E1-E3)",
+    "crlf-output": "every line it writes ends in CR LF (allowed: not a fault)",
 }
 
 
@@ -95,6 +98,8 @@ class BrokenLoop(EngineLoop[Board]):
             return "pass" if str(moves[0]) != "pass" else str(moves[-1])
         if fault == "move-when-finished" and not moves:
             return "pass"
+        if fault == "shouts" and moves:
+            return str(moves[0]).upper()
         return str(moves[0]) if moves else None
 
     def handle(self, line: str) -> bool:
@@ -162,7 +167,10 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fault", choices=sorted(FAULTS))
     fault = parser.parse_args().fault
-    return BrokenLoop(fault).run(sys.stdin.buffer, sys.stdout)
+    stdout = sys.stdout
+    if fault == "crlf-output":
+        stdout = io.TextIOWrapper(sys.stdout.buffer, encoding="ascii", newline="\r\n")
+    return BrokenLoop(fault).run(sys.stdin.buffer, stdout)
 
 
 if __name__ == "__main__":
