@@ -11,6 +11,7 @@ import threading
 import time
 from pathlib import Path
 
+from arbiter.compliance import CheckSettings, check_engine
 from dipole_engine.rules import Board, new_board
 from protocol import OptionSpec
 from protocol.loop import EngineLoop, SearchJob
@@ -182,3 +183,14 @@ def test_the_example_engine_plays_a_refereed_match() -> None:
     assert len(finished) == 2
     assert all("has no checkers left" in line for line in finished), finished
     assert "Finished match" in done.stdout
+
+
+def test_the_readme_engine_passes_check_engine(tmp_path: Path) -> None:
+    text = (ROOT / "README.md").read_text()
+    start = text.index("```python\nfrom dipole_engine.rules import Board, all_variants")
+    code = text[start + len("```python\n"):text.index("```", start + 10)]
+    script = tmp_path / "tiny.py"
+    script.write_text(code)
+    results = check_engine(CheckSettings((sys.executable, str(script)), cwd=str(ROOT), variants=("dipole", "impasse"),
+                                         positions=8, timeout=5))
+    assert [r.line() for r in results if r.status == "FAIL"] == []
