@@ -7,13 +7,14 @@ one failed, 2 for bad input.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import TextIO
 
 import click
 
 from .cli_options import SEPARATOR, VARIANT_NAMES, EngineWordsCommand
-from .compliance import CheckResult, CheckSettings, check_engine, summary
+from .compliance import CheckSettings, check_engine, summary
 from .engines import OPTION_PREFIX, build_spec, parse_tokens
 from .errors import ArbiterError
 
@@ -47,24 +48,21 @@ def check_engine_command(engine: str, variants: tuple[str, ...], positions: int,
         raise ArbiterError(f"--engine: {unknown[0]}= is not used by check-engine, which sets its own limits; "
                            f"give cmd=, name=, dir= and option.NAME=")
     spec = build_spec({**settings, "depth": "1"}, "--engine")
-    log_file: TextIO | None = None
-    if log_path:
-        try:
-            log_file = open(log_path, "w", encoding="utf-8", buffering=1)
-        except OSError as error:
-            raise ArbiterError(f"log file {log_path}: {error.strerror or error}") from None
-    print(f"Checking {spec.name}: {' '.join(spec.command)}")
+    with contextlib.ExitStack() as stack:
+        log = None
+        if log_path:
+            try:
+                log_file: TextIO = stack.enter_context(open(log_path, "w", encoding="utf-8", buffering=1))
+            except OSError as error:
+                raise ArbiterError(f"log file {log_path}: {error.strerror or error}") from None
 
-    def show(result: CheckResult) -> None:
-        print(result.line(), flush=True)
+            def log(direction: str, line: str) -> None:
+                log_file.write(f"{direction} {line}\n")
 
-    try:
-        results = check_engine(CheckSettings(
-            spec.command, spec.cwd, spec.options, variants, positions, seed, timeout, margin,
-            log=(lambda direction, line: log_file.write(f"{direction} {line}\n")) if log_file else None), show)
-    finally:
-        if log_file is not None:
-            log_file.close()
+        print(f"Checking {spec.name}: {' '.join(spec.command)}")
+        results = check_engine(CheckSettings(spec.command, spec.cwd, spec.options, variants, positions, seed,
+                                             timeout, margin, log=log),
+                               lambda result: print(result.line(), flush=True))
     print(summary(results))
     sys.stdout.flush()
     return 1 if any(result.status == "FAIL" for result in results) else 0

@@ -29,8 +29,21 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from dipole_engine.rules import Board, RulesError, all_variants, divide, new_board
-from protocol import BestMove, Id, Info, OptionSpec, PerftMove, PerftTotal, ProtocolError, QueryResponse
-from protocol import ReadyOk, Response, UciOk, UgiOk, parse_response
+from protocol import (
+    BestMove,
+    Id,
+    Info,
+    OptionSpec,
+    PerftMove,
+    PerftTotal,
+    ProtocolError,
+    QueryResponse,
+    ReadyOk,
+    Response,
+    UciOk,
+    UgiOk,
+    parse_response,
+)
 from protocol.transport import EndOfOutput, ProcessTransport
 
 __all__ = ["CheckResult", "CheckSettings", "check_engine"]
@@ -278,7 +291,7 @@ class _Checker:
             names = [r.name for r in responses if isinstance(r, OptionSpec)]
             duplicated = {n for n in names if names.count(n) > 1}
             if duplicated:
-                raise _Fail(f"option {sorted(duplicated)[0]!r} is listed twice")
+                raise _Fail(f"option {min(duplicated)!r} is listed twice")
             for name, value in self.settings.options:
                 session.quiet(f"setoption name {name} value {value}")
             session.ready()

@@ -26,10 +26,10 @@ def test_a_refused_variant_stops_the_match_with_the_engines_own_reason() -> None
     result = arbiter("match", "--variant", "impasse", *broken("refuse-impasse", "picky"), "--engine", OWN,
                      "name=own", "--depth", "1", "--games", "2")
     assert result.returncode == 2, result
-    assert result.stderr.splitlines() == [
+    assert result.stderr.splitlines() == [(
         "dipole-arbiter: error: engine 'picky' refused 'setoption name UCI_Variant value impasse': setoption: "
         "UCI_Variant must be one of dipole, dipole-s, dipole-10, dipole-10s, impasse, impasse-singles, "
-        "found 'impasse-is-refused'"]
+        "found 'impasse-is-refused'")]
     assert "Finished game" not in result.stdout
 
 
@@ -48,9 +48,9 @@ def test_a_variant_option_contradicting_the_variant_is_refused_before_any_game()
     result = arbiter("match", "--variant", "dipole", "--engine", OWN, "name=a", "option.UCI_Variant=impasse",
                      "--engine", OWN, "name=b", "--depth", "1")
     assert result.returncode == 2
-    assert result.stderr.splitlines() == [
+    assert result.stderr.splitlines() == [(
         "dipole-arbiter: error: engine 'a': option.UCI_Variant=impasse contradicts --variant dipole; "
-        "the arbiter sets UCI_Variant from --variant (drop the option)"]
+        "the arbiter sets UCI_Variant from --variant (drop the option)")]
     assert result.stdout == ""
 
 
@@ -64,9 +64,9 @@ def test_a_variant_option_agreeing_with_the_variant_is_accepted() -> None:
 def test_two_engines_given_the_same_name_is_an_error() -> None:
     result = arbiter("match", "--engine", OWN, "name=twin", "--engine", OWN, "name=twin", "--depth", "1")
     assert result.returncode == 2
-    assert result.stderr.splitlines() == [
+    assert result.stderr.splitlines() == [(
         "dipole-arbiter: error: --engine #2: name=twin is already the name of --engine #1; "
-        "every engine needs its own name"]
+        "every engine needs its own name")]
 
 
 def test_engines_named_after_the_same_command_are_renamed_with_a_warning() -> None:

@@ -50,7 +50,7 @@ def settings(*command: str) -> CheckSettings:
 
 def test_the_project_engine_passes_every_check_from_the_command_line() -> None:
     done = subprocess.run([*ARBITER, "check-engine", "--engine",
-                           f"cmd={sys.executable} -m dipole_engine", "--positions", "60"],
+                           f"cmd={sys.executable} -m dipole_engine", "--positions", "60", "--margin", "250"],
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     lines = done.stdout.splitlines()
     assert done.returncode == 0, done.stdout + done.stderr

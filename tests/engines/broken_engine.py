@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from dipole_engine.rules import Board, all_variants, divide, new_board  # noqa: E402
-from protocol import (  # noqa: E402
+from dipole_engine.rules import Board, all_variants, divide, new_board
+from protocol import (
     BestMove,
     GoPerft,
     Info,
@@ -29,7 +29,7 @@ from protocol import (  # noqa: E402
     UciNewGame,
     UciOk,
 )
-from protocol.loop import EngineLoop, SearchJob  # noqa: E402
+from protocol.loop import EngineLoop, SearchJob
 
 FAULTS = {
     "no-id-name": "the handshake has no 'id name' line",
