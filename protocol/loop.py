@@ -118,7 +118,7 @@ class SearchJob(Generic[P]):
         if limit.infinite:
             return None
         overhead = int(self.options.get(MOVE_OVERHEAD.name, MOVE_OVERHEAD.default))  # type: ignore[arg-type]
-        budgets = []
+        budgets: list[float] = []
         if limit.movetime is not None:
             budgets.append(max(0, limit.movetime - overhead))
         left = limit.wtime if self.white_to_move else limit.btime
