@@ -168,10 +168,12 @@ class EventOptions:
         """Take this class's fields out of a command's keyword arguments (the rest stay)."""
         return cls(**{field.name: values.pop(field.name) for field in dataclasses.fields(cls)})
 
-    def specs(self, demo: Sequence[tuple[str, str]], warnings: list[str]) -> tuple[list[EngineSpec], bool]:
+    def specs(self, demo: Sequence[tuple[str, str]],
+              warnings: list[str] | None = None) -> tuple[list[EngineSpec], bool]:
         """The engines, and whether this is the demo: with no ``--engine`` and no ``--config``,
         the project's own engine at each (name, depth) of ``demo``.  Warnings (engines renamed)
-        are added to ``warnings``, for the caller to show once the rest of the input is checked."""
+        are added to ``warnings``, for the caller to show once the rest of the input is checked
+        (:func:`show_warnings`); without a list they are shown at once."""
         flags = {"tc": self.tc, "st": self.st, "depth": self.depth, "nodes": self.nodes,
                  "timemargin": self.timemargin}
         config = load_config(self.config_path) if self.config_path else None
@@ -182,7 +184,8 @@ class EventOptions:
             words = [[f"cmd={command}", f"name={name}", f"depth={depth}"] for name, depth in demo]
         each = self.each.split(SEPARATOR) if self.each else []
         settings = {key: value for key, value in flags.items() if value is not None}
-        specs = resolve_engines(words, each, settings, config, warn=warnings.append)
+        warn = warnings.append if warnings is not None else (lambda message: show_warnings([message]))
+        specs = resolve_engines(words, each, settings, config, warn=warn)
         check_variant_options(specs, self.variant)
         return specs, is_demo
 

@@ -429,7 +429,8 @@ class _Checker:
         variant = self.variants[0]
         for parameters in ("infinite", ""):
             shown = f"go {parameters}".strip()
-            with self.check(f"{shown}: isready answered during it, bestmove only after stop") as note:
+            name = f"{shown}: isready answered during it" + (", a second go refused" if parameters else "")
+            with self.check(name + ", bestmove only after stop") as note:
                 session = self.engine()
                 self.use_variant(session, variant)
                 session.quiet("position startpos")
@@ -441,6 +442,11 @@ class _Checker:
                 answered = time.monotonic() - started
                 if any(isinstance(r, BestMove) for r in seen):
                     raise _Fail(f"'bestmove' before 'stop' in '{shown}'")
+                if parameters:  # a go during a search is refused; the running search goes on
+                    session.send("go depth 1")
+                    refused = [r for r in session.ready() if isinstance(r, Info) and r.error]
+                    if len(refused) != 1:
+                        raise _Fail(f"'go depth 1' during '{shown}' got {len(refused)} error lines; expected one")
                 time.sleep(0.1)
                 session.send("stop")
                 started = time.monotonic()

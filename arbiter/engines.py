@@ -10,10 +10,12 @@ or in a JSON config file with the same keys (``{"engines": [{...}, ...], "each":
 
 ==============  ==================================================================
 ``cmd``         the command line, split as a POSIX shell would (required)
-``name``        the name in records and results (default: taken from the command)
+``name``        the name in records and results (default: taken from the command; two
+                engines given the same name is an error)
 ``dir``         the working directory to start the engine in
 ``option.X``    ``setoption name X value ...`` after the handshake (any number)
-``tc``          time control ``[moves/]seconds[+increment]`` or ``inf``
+``tc``          time control ``[moves/]seconds[+increment]`` or ``inf`` (no clock; as the
+                only limit, ``go infinite`` ended by the arbiter's ``stop``)
 ``st``          fixed seconds per move
 ``depth``       ``go depth N``
 ``nodes``       ``go nodes N``

@@ -41,6 +41,7 @@ FAULTS = {
     "wrong-query": "query fen",
     "wrong-perft": "go perft",
     "shouts": "UCI_Variant dipole",
+    "go-restarts": "go infinite: isready answered during it, a second go refused",
 }
 
 

@@ -56,6 +56,7 @@ FAULTS = {
     "wrong-perft": "'go perft' counts one node too many",
     "complains": "every 'go' is preceded by an error report, and then answered correctly",
     "shouts": "moves are answered in upper case (E1-E3)",
+    "go-restarts": "a 'go' during a search ends it (with its bestmove) and starts another, as some UCI engines do",
     "crlf-output": "every line it writes ends in CR LF (allowed: not a fault)",
 }
 
@@ -116,6 +117,8 @@ class BrokenLoop(EngineLoop[Board]):
             return True
         elif fault == "refuse-impasse" and word == "setoption" and line.split()[-1] == "impasse":
             line = "setoption name UCI_Variant value impasse-is-refused"
+        elif fault == "go-restarts" and word == "go" and self._busy:
+            self._end_search()
         elif fault == "blocking-search" and word == "go":
             keep_going = super().handle(line)
             if self._thread is not None:
