@@ -28,6 +28,8 @@ FAULTS = {
     "refuse-pass": "a pass in a moves list",
     "refuse-crown": "a crown in a moves list",
     "ignore-nodes": "go nodes",
+    "ignore-depth": "go depth 2",
+    "ignore-stop": "go infinite",
     "slow-movetime": "go movetime",
     "ignore-clock": "go wtime 150",
     "early-infinite": "go infinite",

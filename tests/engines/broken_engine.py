@@ -26,6 +26,7 @@ from protocol import (
     Query,
     QueryResponse,
     Response,
+    Stop,
     UciNewGame,
     UciOk,
 )
@@ -42,6 +43,8 @@ FAULTS = {
     "refuse-pass": "'pass' in a moves list is refused",
     "refuse-crown": "a crown (a move with '=') in a moves list is refused",
     "ignore-nodes": "'go nodes' searches until 'stop'",
+    "ignore-depth": "'go depth N' with N > 1 searches until 'stop'",
+    "ignore-stop": "'stop' is ignored",
     "slow-movetime": "'go movetime' answers 400 ms late",
     "ignore-clock": "a clock is ignored: it thinks 300 ms whatever is left",
     "early-infinite": "'go infinite' answers without waiting for 'stop'",
@@ -73,6 +76,8 @@ class BrokenLoop(EngineLoop[Board]):
         self._handlers[GoPerft] = self.perft
         if fault == "no-reset-on-newgame":
             self._handlers[UciNewGame] = lambda _: None
+        if fault == "ignore-stop":
+            self._handlers[Stop] = lambda _: None
 
     def play_move(self, board: Board, move: str) -> None:
         if (self.fault == "refuse-pass" and move == "pass") or (self.fault == "refuse-crown" and "=" in move):
@@ -84,7 +89,7 @@ class BrokenLoop(EngineLoop[Board]):
         moves = job.position.legal_moves()
         if fault == "complains":
             job.info(string="error the hash table is on fire")
-        if fault == "ignore-nodes" and limit.nodes is not None:
+        if (fault == "ignore-nodes" and limit.nodes is not None) or (fault == "ignore-depth" and (limit.depth or 0) > 1):
             job._stop.wait()
         if fault == "slow-movetime" and limit.movetime is not None:
             time.sleep((limit.movetime + 400) / 1000)
