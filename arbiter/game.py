@@ -348,6 +348,7 @@ class _Game:
         finally:
             if stopper is not None:
                 stopper.cancel()
+                stopper.join()  # a stop already on its way is sent before the next go
             self.pass_on_errors(side)
         elapsed = answer.elapsed
         over_time = limits.movetime is not None and elapsed > limits.movetime + limits.margin
