@@ -46,11 +46,11 @@ from protocol import (
 )
 from protocol.transport import EndOfOutput, ProcessTransport
 
-__all__ = ["CheckResult", "CheckSettings", "check_engine"]
+__all__ = ["CheckResult", "CheckSettings", "check_engine", "summary"]
 
 Status = Literal["ok", "FAIL", "skip"]
 KNOWN_VARIANTS = [variant.name for variant in all_variants()]
-GO_LEGAL = "depth 1"  # the go parameters of used for the legal-move checks: any engine answers it fast
+GO_LEGAL = "depth 1"  # the go parameters of the legal-move checks: any engine answers them fast
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,10 @@ class _Fail(Exception):
 
 class _Late(_Fail):
     """The check fails because an answer came late; the engine is otherwise fine (kept)."""
+
+
+class _Skip(Exception):
+    """The check does not apply, or checks an optional feature the engine does not offer."""
 
 
 class _Session:
@@ -196,6 +200,8 @@ class _Session:
 
 @dataclass
 class _Checker:
+    """Runs the checks in order on one engine process at a time (see the module docstring)."""
+
     settings: CheckSettings
     report: Callable[[CheckResult], None]
     results: list[CheckResult] = field(default_factory=list)
@@ -601,10 +607,6 @@ class _Checker:
             self.restart()
 
 
-class _Skip(Exception):
-    """The check does not apply, or checks an optional feature the engine does not offer."""
-
-
 def _random_moves(board: Board, rng: random.Random, plies: int, playing: bool = False) -> list[str]:
     """Play up to ``plies`` random moves on ``board`` (fewer if the game ends; with ``playing``,
     stop one ply before the end, so that the position still has moves); their texts."""
@@ -629,6 +631,7 @@ def check_engine(settings: CheckSettings, report: Callable[[CheckResult], None] 
 
 
 def summary(results: Sequence[CheckResult]) -> str:
+    """The closing line: how many checks passed, failed and were skipped, and the verdict."""
     counts = {status: sum(r.status == status for r in results) for status in ("ok", "FAIL", "skip")}
     verdict = "passed" if not counts["FAIL"] else "FAILED"
     return (f"{len(results)} checks: {counts['ok']} ok, {counts['FAIL']} failed, "
