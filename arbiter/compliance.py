@@ -12,9 +12,10 @@ legal moves (by this project's rules) over random positions of every variant che
 exactly one error line and no crash, ``quit`` ending the process promptly, and the optional
 ``go perft`` and ``query`` answers compared with the rules.
 
-The checker talks to the engine through the protocol package's process transport and codec
-(the arbiter's own client's parts) and sees every line the engine writes, so it notices what a
-host would merely skip: a line that does not parse, a second ``bestmove``, an error report.
+The arbiter's own client (:class:`protocol.EngineClient`) must be able to start the engine and
+set its options; every other check talks to it through that client's process transport and
+the codec, seeing every line the engine writes, so it notices what a host would merely skip:
+a line that does not parse, a second ``bestmove``, an error report.
 A check that leaves the engine in doubt (it failed, crashed or hung) is followed by a fresh
 engine process, so one fault is reported once, where it is.
 """
@@ -44,7 +45,10 @@ from protocol import (
     UgiOk,
     parse_response,
 )
+from protocol.client import EngineClient, EngineError
 from protocol.transport import EndOfOutput, ProcessTransport
+
+from .errors import ArbiterError
 
 __all__ = ["CheckResult", "CheckSettings", "check_engine", "summary"]
 
@@ -299,9 +303,23 @@ class _Checker:
             if duplicated:
                 raise _Fail(f"option {min(duplicated)!r} is listed twice")
             for name, value in self.settings.options:
-                session.quiet(f"setoption name {name} value {value}")
+                try:
+                    session.quiet(f"setoption name {name} value {value}")
+                except _Fail as refused:  # the user's request is wrong, not the engine
+                    raise ArbiterError(f"--engine option.{name}={value}: {refused}") from None
             session.ready()
             note(f"id name {ids['name']!r}, {len(names)} option(s)")
+        with self.check("the arbiter's client starts it and sets its options"):
+            client = EngineClient(list(self.settings.command), cwd=self.settings.cwd)
+            try:
+                client.start(timeout=self.settings.timeout)
+                for name, value in self.settings.options:
+                    client.set_option(name, value)
+                client.is_ready(timeout=self.settings.timeout)
+            except EngineError as error:
+                raise _Fail(str(error)) from None
+            finally:
+                client.quit(grace=1.0)
         self.variants = self.choose_variants()
         with self.check("handshake: ugi ... ugiok") as note:
             session = _Session(self.settings)
@@ -626,7 +644,8 @@ def _random_moves(board: Board, rng: random.Random, plies: int, playing: bool = 
 
 def check_engine(settings: CheckSettings, report: Callable[[CheckResult], None] = lambda result: None
                  ) -> list[CheckResult]:
-    """Run every check; ``report`` sees each result as it is known.  Never leaves the engine running."""
+    """Run every check; ``report`` sees each result as it is known.  Never leaves the engine running.
+    Raises ArbiterError when the engine refuses one of ``settings.options`` (bad input)."""
     return _Checker(settings, report).run()
 
 

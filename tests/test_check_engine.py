@@ -99,6 +99,8 @@ def test_exit_status_and_summary_of_a_failing_engine() -> None:
     (["cmd=dipole-engine", "depth=3"], "depth= is not used by check-engine"),
     (["cmd=/no/such/engine"], "engine program '/no/such/engine' not found"),
     (["name=x"], "no command"),
+    ([f"cmd={sys.executable} -m dipole_engine", "option.Hash=5000"],
+     "--engine option.Hash=5000: 'setoption name Hash value 5000' was refused: setoption Hash: must be at most 1024"),
 ])
 def test_bad_engine_words_are_one_line_errors(words: list[str], message: str) -> None:
     done = subprocess.run([*ARBITER, "check-engine", "--engine", *words],
