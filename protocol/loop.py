@@ -24,8 +24,10 @@ input.  A ``moves`` list is played up to its first bad move, as SPEC.md 4.5 says
 ``position`` command builds a new position, so the search may use the one it was given
 freely.  The search callback gets a :class:`SearchJob` and returns a move text, or None for
 ``bestmove (none)`` (no legal move); it should return soon after :meth:`SearchJob.stopped`
-turns true, and may report progress with :meth:`SearchJob.info`.  ``go perft`` and ``query``
-(optional in SPEC.md) are answered with an error line.
+turns true, and may report progress with :meth:`SearchJob.info`.  ``query`` (optional in
+SPEC.md) is answered by ``answer(position, item)`` when the engine gives one: the value of the
+``response`` line, or None for an item it does not answer; ``go perft`` (optional too) and
+the queries not answered get an error line.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from .codec import (
     Position,
     ProtocolError,
     Query,
+    QueryResponse,
     Quit,
     ReadyOk,
     Response,
@@ -133,13 +136,14 @@ class EngineLoop(Generic[P]):
     """One protocol session for an engine that is only its search (see the module docstring).
 
     ``turn(position)`` says whether White is to move (for :meth:`SearchJob.time_budget`);
-    without it the budget assumes White.
+    without it the budget assumes White.  ``answer(position, item)`` answers ``query <item>``.
     """
 
     def __init__(self, search: Callable[[SearchJob[P]], str | None], *, name: str,
                  new_position: Callable[[str, str | None], P], play: Callable[[P, str], object],
                  variants: Sequence[str] = ("dipole",), author: str = "",
-                 options: Iterable[OptionSpec] = (), turn: Callable[[P], bool] | None = None) -> None:
+                 options: Iterable[OptionSpec] = (), turn: Callable[[P], bool] | None = None,
+                 answer: Callable[[P, str], str | None] | None = None) -> None:
         if not variants:
             raise ValueError("an engine plays at least one variant")
         self.search = search
@@ -148,6 +152,7 @@ class EngineLoop(Generic[P]):
         self.new_position = new_position
         self.play = play
         self.turn = turn
+        self.answer = answer
         self.variants = list(variants)
         self.option_specs: list[OptionSpec] = [
             OptionSpec("UCI_Variant", "combo", self.variants[0], vars=tuple(self.variants)),
@@ -167,7 +172,7 @@ class EngineLoop(Generic[P]):
             IsReady: lambda _: self._send(ReadyOk()), SetOption: self._set_option,
             UciNewGame: self._new_game, UgiNewGame: self._new_game, Position: self._position,
             Go: self._go, Stop: lambda _: self._end_search(),
-            GoPerft: self._unsupported("go perft"), Query: self._unsupported("query"),
+            GoPerft: self._unsupported("go perft"), Query: self._query,
         }
 
     # -- the loop --------------------------------------------------------------------------
@@ -211,6 +216,12 @@ class EngineLoop(Generic[P]):
         return refuse
 
     # -- commands --------------------------------------------------------------------------
+    def _query(self, command: Query) -> None:
+        value = self.answer(self.position, command.item) if self.answer is not None else None
+        if value is None:
+            raise ProtocolError(f"query {command.item} is not supported by this engine")
+        self._send(QueryResponse(value))
+
     def _handshake(self, done: UciOk | UgiOk) -> None:
         ids = [Id("name", self.name)] + ([Id("author", self.author)] if self.author else [])
         self._send(*ids, *self.option_specs, done)
@@ -293,8 +304,8 @@ class EngineLoop(Generic[P]):
 def serve(search: Callable[[SearchJob[P]], str | None], *, name: str,
           new_position: Callable[[str, str | None], P], play: Callable[[P, str], object],
           variants: Sequence[str] = ("dipole",), author: str = "", options: Iterable[OptionSpec] = (),
-          turn: Callable[[P], bool] | None = None) -> int:
+          turn: Callable[[P], bool] | None = None, answer: Callable[[P, str], str | None] | None = None) -> int:
     """Run an :class:`EngineLoop` on this process's stdin and stdout; the exit status."""
     loop = EngineLoop(search, name=name, new_position=new_position, play=play, variants=variants,
-                      author=author, options=options, turn=turn)
+                      author=author, options=options, turn=turn, answer=answer)
     return loop.run(sys.stdin.buffer, sys.stdout)

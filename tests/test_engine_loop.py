@@ -194,3 +194,12 @@ def test_the_readme_engine_passes_check_engine(tmp_path: Path) -> None:
     results = check_engine(CheckSettings((sys.executable, str(script)), cwd=str(ROOT), variants=("dipole", "impasse"),
                                          positions=8, timeout=5))
     assert [r.line() for r in results if r.status == "FAIL"] == []
+
+
+def test_queries_are_answered_by_the_engines_answer_function_or_refused() -> None:
+    def answer(board: Board, item: str) -> str | None:
+        return board.fen() if item == "fen" else None
+
+    out = session(["position startpos moves c1-c3", "query fen", "query moves"], make_loop(answer=answer))
+    assert out == ["response B:W10c1,2c3:B12d8", "info string error query moves is not supported by this engine"]
+    assert session(["query fen"]) == ["info string error query fen is not supported by this engine"]

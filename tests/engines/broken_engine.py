@@ -23,8 +23,6 @@ from protocol import (
     Info,
     PerftMove,
     PerftTotal,
-    Query,
-    QueryResponse,
     Response,
     Stop,
     UciNewGame,
@@ -68,11 +66,10 @@ class BrokenLoop(EngineLoop[Board]):
     def __init__(self, fault: str | None) -> None:
         super().__init__(self.first_move, name="" if fault == "no-id-name" else "Broken Engine",
                          variants=[variant.name for variant in all_variants()], new_position=new_board,
-                         play=self.play_move, turn=lambda board: board.turn > 0)
+                         play=self.play_move, turn=lambda board: board.turn > 0, answer=self.answer_query)
         self.fault = fault
         self.errors_sent = 0
         self.isready_count = 0
-        self._handlers[Query] = self.query
         self._handlers[GoPerft] = self.perft
         if fault == "no-reset-on-newgame":
             self._handlers[UciNewGame] = lambda _: None
@@ -145,24 +142,21 @@ class BrokenLoop(EngineLoop[Board]):
                 self._stdout.write("option name Broken type spin default lots\n")
         super()._send(*responses)
 
-    def query(self, command: Query) -> None:
-        board = self.position
-        if command.item == "fen":
-            value = board.variant.start_fen if self.fault == "wrong-query" else board.fen()
-        elif command.item == "moves":
-            value = " ".join(str(move) for move in board.legal_moves()) or "(none)"
-        elif command.item == "size":
-            value = f"{board.variant.width}x{board.variant.height}"
-        elif command.item == "startpos":
-            value = board.variant.start_fen
-        elif command.item == "p1turn":
-            value = "true" if board.turn > 0 else "false"
-        elif command.item == "gameover":
-            value = "true" if board.is_game_over() else "false"
-        else:
-            winner = board.winner()
-            value = "none" if winner is None else ("p1win" if winner > 0 else "p2win")
-        self._send(QueryResponse(value))
+    def answer_query(self, board: Board, item: str) -> str:
+        if item == "fen":
+            return board.variant.start_fen if self.fault == "wrong-query" else board.fen()
+        if item == "moves":
+            return " ".join(str(move) for move in board.legal_moves()) or "(none)"
+        if item == "size":
+            return f"{board.variant.width}x{board.variant.height}"
+        if item == "startpos":
+            return board.variant.start_fen
+        if item == "p1turn":
+            return "true" if board.turn > 0 else "false"
+        if item == "gameover":
+            return "true" if board.is_game_over() else "false"
+        winner = board.winner()
+        return "none" if winner is None else ("p1win" if winner > 0 else "p2win")
 
     def perft(self, command: GoPerft) -> None:
         counts = divide(self.position.copy(), command.depth) if command.depth else []
