@@ -320,6 +320,9 @@ class _Checker:
                 raise _Fail(str(error)) from None
             finally:
                 client.quit(grace=1.0)
+        if self.results[-2].status == "FAIL" and not self.options:  # no handshake: nothing else can run
+            self.record("the other checks", "skip", "not run: the engine did not complete the uci handshake")
+            return
         self.variants = self.choose_variants()
         with self.check("handshake: ugi ... ugiok") as note:
             session = _Session(self.settings)

@@ -48,7 +48,7 @@ FAULTS = {
 
 
 def settings(*command: str) -> CheckSettings:
-    return CheckSettings(tuple(command), variants=("dipole", "impasse"), positions=8, timeout=2.0, margin=150)
+    return CheckSettings(tuple(command), variants=("dipole", "impasse"), positions=8, timeout=4.0, margin=150)
 
 
 def test_the_project_engine_passes_every_check_from_the_command_line() -> None:
