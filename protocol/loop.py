@@ -21,8 +21,10 @@ The loop knows nothing of any game: positions are whatever ``new_position(varian
 returns (``fen`` None: the variant's start), ``play(position, move)`` plays one move text on
 it in place, and both raise ``ValueError`` (the reason is sent as the error line) for bad
 input.  A ``moves`` list is played up to its first bad move, as SPEC.md 4.5 says.  Every
-``position`` command builds a new position, so the search may use the one it was given
-freely.  The search callback gets a :class:`SearchJob` and returns a move text, or None for
+``position`` command builds a new position, so a ``position`` during a search never touches
+the searched one; but the search must leave its position as it found it (push, then pop), as
+the next ``go`` may search it again, and an ``answer`` during the search reads it too (search
+a copy where that matters).  The search callback gets a :class:`SearchJob` and returns a move text, or None for
 ``bestmove (none)`` (no legal move); it should return soon after :meth:`SearchJob.stopped`
 turns true, and may report progress with :meth:`SearchJob.info`.  ``query`` (optional in
 SPEC.md) is answered by ``answer(position, item)`` when the engine gives one: the value of the
