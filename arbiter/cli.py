@@ -17,6 +17,7 @@ import click
 
 from dipole_engine import clikit
 
+from .cli_check import check_engine_command
 from .cli_events import (
     export_command,
     ratings_command,
@@ -34,6 +35,7 @@ from .cli_options import (
     event_options,
     group_settings,
     run_interruptible,
+    show_warnings,
 )
 from .errors import ArbiterError
 from .files import check_log_directory, check_outputs
@@ -83,7 +85,8 @@ def match_command(**values: Any) -> int:
     """
     options = EventOptions.take(values)
     games: int | None = values.pop("games")
-    specs, demo = options.specs(DEMO_ENGINES)
+    warnings: list[str] = []
+    specs, demo = options.specs(DEMO_ENGINES, warnings)
     if games is None:
         games = SPRT_GAMES if options.sprt is not None else DEMO_GAMES if demo else DEFAULT_GAMES
     if len(specs) != 2:
@@ -95,6 +98,7 @@ def match_command(**values: Any) -> int:
                                options.referee(), concurrency=options.concurrency, recover=options.recover,
                                pgn=options.pgn_path, log_dir=options.log_dir, sprt=options.sprt,
                                rating_interval=options.rating_interval, cluster=options.cluster)
+    show_warnings(warnings)
     return run_match(match_config)
 
 
@@ -132,7 +136,8 @@ def replay_command(files: tuple[str, ...]) -> int:
     return 1 if bad else 0
 
 
-for _command in (tournament_command, resume_command, export_command, ratings_command, openings_command):
+for _command in (tournament_command, resume_command, export_command, ratings_command, openings_command,
+                 check_engine_command):
     cli.add_command(_command)
 
 

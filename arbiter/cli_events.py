@@ -33,6 +33,7 @@ from .cli_options import (
     conclude,
     event_options,
     run_interruptible,
+    show_warnings,
 )
 from .errors import ArbiterError
 from .files import check_log_directory, check_outputs
@@ -89,7 +90,8 @@ def tournament_command(**values: Any) -> int:
     format_: str = values["format_"]
     rounds: int = values["rounds"]
     games: int = values["games"]
-    specs, demo = options.specs(DEMO_ENGINES)
+    warnings: list[str] = []
+    specs, demo = options.specs(DEMO_ENGINES, warnings)
     if format_ == "knockout" and rounds == 1:
         rounds = knockout_rounds(len(specs))  # the bracket's rounds follow from the engines
     _check_size(format_, len(specs), rounds, games)
@@ -110,6 +112,7 @@ def tournament_command(**values: Any) -> int:
         sprt=options.sprt, command_line=shlex.join(["dipole-arbiter", *sys.argv[1:]]),
         rating_interval=options.rating_interval, cluster=options.cluster)
     check_config(config)
+    show_warnings(warnings)
     schedule = make_schedule(format_, len(specs), rounds, games, len(openings))
     store = EventStore.create(db_path, config, schedule)
     return run_event(store, None, created=True)

@@ -24,7 +24,7 @@ import click
 from dipole_engine.rules import all_variants
 
 from .adjudication import ResignRule
-from .engines import EngineSpec, load_config, own_engine_command, resolve_engines
+from .engines import EngineSpec, check_variant_options, load_config, own_engine_command, resolve_engines
 from .errors import ArbiterError
 from .game import RefereeSettings
 from .openings import START, Opening, generate_openings, load_openings
@@ -161,7 +161,8 @@ def event_options(*, event: str, recover: bool) -> Callable[[F], F]:
                      help="JSON file of engines ({\"engines\": [...], \"each\": {...}})."),
         click.option("--variant", type=click.Choice(VARIANT_NAMES), default="dipole", show_default=True),
         click.option("--tc", metavar="[MOVES/]SECONDS[+INC]",
-                     help="Time control for every engine, e.g. 10+0.1, 40/60, inf."),
+                     help="Time control for every engine, e.g. 10+0.1, 40/60, inf (no clock; alone, each move is "
+                          "'go infinite' ended by 'stop' after --stall-timeout)."),
         click.option("--st", metavar="SECONDS", help="Fixed time per move."),
         click.option("--depth", metavar="N", help="Search depth per move."),
         click.option("--nodes", metavar="N", help="Nodes per move."),
@@ -187,7 +188,8 @@ def event_options(*, event: str, recover: bool) -> Callable[[F], F]:
         click.option("--stall-timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
                      callback=_seconds_value,
                      show_default=True, metavar="SECONDS",
-                     help="Longest wait for a move without a clock or a time per move."),
+                     help="Longest wait for a move without a clock or a time per move (with tc=inf alone: "
+                          "the time per move)."),
         click.option("--sprt", callback=_sprt_value, metavar="'elo0=A elo1=B alpha=X beta=Y'",
                      help="Stop when a sequential probability ratio test of the first engine against the "
                           "second is decided (colour-reversed pairs, counted in schedule order)."),
@@ -239,9 +241,12 @@ class EventOptions:
         """Take this class's fields out of a command's keyword arguments (the rest stay)."""
         return cls(**{field.name: values.pop(field.name) for field in dataclasses.fields(cls)})
 
-    def specs(self, demo: Sequence[tuple[str, str]]) -> tuple[list[EngineSpec], bool]:
+    def specs(self, demo: Sequence[tuple[str, str]],
+              warnings: list[str] | None = None) -> tuple[list[EngineSpec], bool]:
         """The engines, and whether this is the demo: with no ``--engine`` and no ``--config``,
-        the project's own engine at each (name, depth) of ``demo``."""
+        the project's own engine at each (name, depth) of ``demo``.  Warnings (engines renamed)
+        are added to ``warnings``, for the caller to show once the rest of the input is checked
+        (:func:`show_warnings`); without a list they are shown at once."""
         flags = {"tc": self.tc, "st": self.st, "depth": self.depth, "nodes": self.nodes,
                  "timemargin": self.timemargin}
         config = load_config(self.config_path) if self.config_path else None
@@ -252,8 +257,11 @@ class EventOptions:
             words = [[f"cmd={command}", f"name={name}", f"depth={depth}"] for name, depth in demo]
         each = self.each.split(SEPARATOR) if self.each else []
         settings = {key: value for key, value in flags.items() if value is not None}
+        warn = warnings.append if warnings is not None else (lambda message: show_warnings([message]))
         # On a cluster the engines' programs are looked up by each worker, not here.
-        return resolve_engines(words, each, settings, config, here=self.cluster is None), is_demo
+        specs = resolve_engines(words, each, settings, config, here=self.cluster is None, warn=warn)
+        check_variant_options(specs, self.variant)
+        return specs, is_demo
 
     def openings(self, count: int, demo: bool) -> tuple[list[Opening], str]:
         """``count`` openings as the flags ask (the demo generates 4-ply ones by default)."""
@@ -293,6 +301,11 @@ def choose_openings(variant: str, count: int, path: str | None, plies: int | Non
         openings = generate_openings(variant, plies, count, seed)
         return openings, f"{plies} random plies, seed {seed} (repeat with --opening-plies {plies} --seed {seed})"
     return [START], "the start position"
+
+
+def show_warnings(warnings: list[str]) -> None:
+    for message in warnings:
+        click.echo(f"Warning: {message}", err=True)
 
 
 class Interrupted(Exception):

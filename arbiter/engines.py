@@ -10,10 +10,12 @@ or in a JSON config file with the same keys (``{"engines": [{...}, ...], "each":
 
 ==============  ==================================================================
 ``cmd``         the command line, split as a POSIX shell would (required)
-``name``        the name in records and results (default: taken from the command)
+``name``        the name in records and results (default: taken from the command; two
+                engines given the same name is an error)
 ``dir``         the working directory to start the engine in
 ``option.X``    ``setoption name X value ...`` after the handshake (any number)
-``tc``          time control ``[moves/]seconds[+increment]`` or ``inf``
+``tc``          time control ``[moves/]seconds[+increment]`` or ``inf`` (no clock; as the
+                only limit, ``go infinite`` ended by the arbiter's ``stop``)
 ``st``          fixed seconds per move
 ``depth``       ``go depth N``
 ``nodes``       ``go nodes N``
@@ -33,7 +35,7 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .errors import ArbiterError
 from .files import read_text
@@ -219,13 +221,14 @@ def limits_from_settings(settings: Mapping[str, str], where: str) -> SearchLimit
     """The SearchLimits that ``tc``/``st``/``depth``/``nodes``/``timemargin`` describe."""
     try:
         clock = TimeControl.parse(settings["tc"]) if "tc" in settings else None
+        infinite = "tc" in settings and clock is None
         movetime = parse_seconds(settings["st"], "st") if "st" in settings else None
         depth = parse_count(settings["depth"], "depth", MAX_DEPTH) if "depth" in settings else None
         nodes = parse_count(settings["nodes"], "nodes") if "nodes" in settings else None
         margin = parse_margin(settings["timemargin"]) if "timemargin" in settings else 0.0
     except ArbiterError as error:
         raise ArbiterError(f"{where}: {error}") from None
-    limits = SearchLimits(clock=clock, movetime=movetime, depth=depth, nodes=nodes, margin=margin)
+    limits = SearchLimits(clock=clock, movetime=movetime, depth=depth, nodes=nodes, margin=margin, infinite=infinite)
     if not limits.bounded:
         raise ArbiterError(
             f"{where}: no limit on the engine's thinking; give tc=, st=, depth= or nodes= "
@@ -240,10 +243,15 @@ def resolve_engines(
     match_settings: Mapping[str, str] | None = None,
     config: ConfigFile | None = None,
     here: bool = True,
+    warn: Callable[[str], None] | None = None,
 ) -> list[EngineSpec]:
     """The engines of a match: each ``--engine``'s settings over ``--each`` over the config
     file's ``each`` over ``match_settings`` (the match-wide flags).  With no ``--engine`` but a
-    config file, every engine of the file takes part.  Duplicate names get ``-2``, ``-3``..."""
+    config file, every engine of the file takes part.
+
+    Two engines given the same ``name=`` is an error.  Engines whose names were taken from
+    their commands and collide get ``-2``, ``-3``..., and ``warn`` (default: standard error)
+    is told the new names."""
     base: Settings = dict(match_settings or {})
     if config is not None:
         base.update(config.each)
@@ -260,19 +268,47 @@ def resolve_engines(
     if not entries and config is not None:
         entries = [(own, f"config file {config.path} engine {i}") for i, own in enumerate(config.engines, 1)]
     specs = [build_spec({**base, **own}, where, here) for own, where in entries]
-    return _unique_names(specs)
+    named = [(spec, where) for spec, (own, where) in zip(specs, entries) if {**base, **own}.get("name")]
+    for index, (spec, where) in enumerate(named):
+        earlier = next((w for s, w in named[:index] if s.name == spec.name), None)
+        if earlier is not None:
+            raise ArbiterError(f"{where}: name={spec.name} is already the name of {earlier}; "
+                               f"every engine needs its own name")
+    return _unique_names(specs, warn or _warn_on_stderr)
 
 
-def _unique_names(specs: list[EngineSpec]) -> list[EngineSpec]:
+def _warn_on_stderr(message: str) -> None:
+    print(f"Warning: {message}", file=sys.stderr)
+
+
+def _unique_names(specs: list[EngineSpec], warn: Callable[[str], None]) -> list[EngineSpec]:
+    taken = {spec.name for spec in specs}
     seen: dict[str, int] = {}
     unique = []
     for spec in specs:
         count = seen.get(spec.name, 0) + 1
         seen[spec.name] = count
         if count > 1:
-            spec = EngineSpec(f"{spec.name}-{count}", spec.command, spec.limits, spec.cwd, spec.options)
+            new = f"{spec.name}-{count}"
+            while new in taken:
+                count += 1
+                new = f"{spec.name}-{count}"
+            taken.add(new)
+            warn(f"two engines are called {spec.name!r} (named after their command); "
+                 f"the one run as {shlex.join(spec.command)!r} is called {new!r} (give name= to choose)")
+            spec = EngineSpec(new, spec.command, spec.limits, spec.cwd, spec.options)
         unique.append(spec)
     return unique
+
+
+def check_variant_options(specs: Sequence[EngineSpec], variant: str) -> None:
+    """Refuse an ``option.UCI_Variant=`` that contradicts the event's variant (the arbiter sets
+    ``UCI_Variant`` itself, from ``--variant``)."""
+    for spec in specs:
+        for name, value in spec.options:
+            if name.lower() == "uci_variant" and value.strip().lower() != variant.lower():
+                raise ArbiterError(f"engine {spec.name!r}: option.{name}={value} contradicts --variant {variant}; "
+                                   f"the arbiter sets UCI_Variant from --variant (drop the option)")
 
 
 def own_engine_command() -> tuple[str, ...]:

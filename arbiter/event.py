@@ -195,6 +195,8 @@ def _limits_settings(limits: SearchLimits) -> dict[str, str]:
     settings = {}
     if limits.clock is not None:
         settings["tc"] = str(limits.clock)
+    elif limits.infinite:
+        settings["tc"] = "inf"
     if limits.movetime is not None:
         settings["st"] = repr(limits.movetime)
     if limits.depth is not None:

@@ -11,7 +11,10 @@ finished :class:`GameRecord`.  The arbiter alone decides everything:
   (so in Impasse, which has no pass, the engine always moves: see ``arbiter/NOTATION.md``);
 - it ends the game, with the right result and reason, when an engine plays an illegal or
   unreadable move, overruns its time (by more than its margin), crashes, stalls (no answer by
-  the deadline, nor within a short grace after ``stop``: then it is killed), or fails to start.
+  the deadline, nor within a short grace after ``stop``: then it is killed), or fails to start;
+- it listens: every ``info string error`` an engine writes is passed on as a warning naming
+  the engine, and one written in answer to the set-up (a refused option or ``UCI_Variant``)
+  stops the event with the engine's own reason (:class:`SetupError`).
 
 A slot whose engine crashed or was killed is marked ``broken``; the caller decides whether to
 restart it (``--recover``) or to stop the match.
@@ -19,12 +22,14 @@ restart it (``--recover``) or to stop the match.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
 from dipole_engine.rules import BLACK, WHITE, Board, Color, RulesError, color_name
-from protocol import Limit
+from protocol import Limit, parse_response
 from protocol.client import EngineClient, EngineCrashed, EngineError, EngineTimeout, ProtocolViolation
+from protocol.codec import Info, ProtocolError
 
 from .adjudication import ResignRule, ResignWatch
 from .engines import EngineSpec
@@ -94,11 +99,16 @@ class RefereeSettings:
     resign: ResignRule | None = None
 
 
+MAX_ERROR_REPORTS = 16  # error reports kept between two looks; more are dropped
+ERROR_REPORT_CHARS = 500  # of each, shown
+
+
 class EngineSlot:
     """One engine process for one spec, started on demand and reused from game to game.
 
     ``broken`` is set when the engine crashed or was killed (it must be restarted before it
-    can play again); ``failure`` says why, in one line.
+    can play again); ``failure`` says why, in one line.  The reasons of the engine's error
+    reports (``info string error <reason>``) wait in :meth:`take_errors` until collected.
     """
 
     def __init__(self, spec: EngineSpec, variant: str, settings: RefereeSettings,
@@ -110,6 +120,28 @@ class EngineSlot:
         self.client: EngineClient | None = None
         self.broken = False
         self.failure = ""
+        self._errors: list[str] = []
+        self._errors_lock = threading.Lock()
+
+    def _listen(self, direction: str, line: str) -> None:
+        """The client's log: keeps the engine's error reports, then passes the line on."""
+        if direction == "<" and line.lstrip().startswith("info string error "):
+            try:
+                reason = parse_response(line)
+            except ProtocolError:
+                reason = None
+            if isinstance(reason, Info) and reason.error is not None:
+                with self._errors_lock:
+                    if len(self._errors) < MAX_ERROR_REPORTS:  # a flood of reports stays bounded
+                        self._errors.append(reason.error[:ERROR_REPORT_CHARS])
+        if self.log is not None:
+            self.log(direction, line)
+
+    def take_errors(self) -> list[str]:
+        """The reasons of the error lines the engine wrote since the last call."""
+        with self._errors_lock:
+            errors, self._errors = self._errors, []
+        return errors
 
     @property
     def running(self) -> bool:
@@ -125,12 +157,15 @@ class EngineSlot:
         spec = self.spec
         if self.log is not None:
             self.log("#", f"starting {spec.name}: {' '.join(spec.command)}")
-        client = EngineClient(list(spec.command), name=spec.name, cwd=spec.cwd, log=self.log)
+        client = EngineClient(list(spec.command), name=spec.name, cwd=spec.cwd, log=self._listen)
         self.client = client
+        self.take_errors()
         client.start(timeout=self.settings.handshake_timeout)
         if self.log is not None:
             self.log("#", f"started, pid {client.pid}")
-        settings: list[tuple[str, str]] = list(spec.options)
+        self.take_errors()  # reports during the handshake are not answers to the set-up
+        settings: list[tuple[str, str]] = [(name, value) for name, value in spec.options
+                                           if name.lower() != VARIANT_OPTION.lower()]
         if VARIANT_OPTION in client.options:
             settings.insert(0, (VARIANT_OPTION, self.variant))
         elif self.variant != DEFAULT_VARIANT:
@@ -139,11 +174,16 @@ class EngineSlot:
         for name, value in settings:
             try:
                 client.set_option(name, value)
+                client.is_ready(timeout=self.settings.handshake_timeout)
             except (EngineCrashed, EngineTimeout):
                 raise
             except EngineError as error:  # the engine works; the request is wrong
                 client.kill()
                 raise SetupError(str(error)) from None
+            errors = self.take_errors()
+            if errors:  # the engine refused it, and says why
+                client.kill()
+                raise SetupError(f"engine {spec.name!r} refused 'setoption name {name} value {value}': {errors[0]}")
         self.broken = False
         self.failure = ""
 
@@ -233,6 +273,11 @@ class _Game:
     def warn(self, side: _Side, message: str) -> None:
         self.notify(visible(f"game {self.job.number}: {side.slot.spec.name} ({side.name}): {message}"))
 
+    def pass_on_errors(self, side: _Side) -> None:
+        """Warn of each error report the engine wrote since the last look."""
+        for reason in side.slot.take_errors():
+            self.warn(side, f"the engine reports an error: {reason}")
+
     # -- starting ------------------------------------------------------------------------
     def prepare(self) -> None:
         """Start (if needed) and reset both engines; a failure loses the game for that side."""
@@ -265,6 +310,8 @@ class _Game:
             raise self.engine_lost(side, Termination.CRASH, str(error)) from None
         except EngineError as error:
             raise self.engine_lost(side, Termination.STALL, str(error)) from None
+        finally:
+            self.pass_on_errors(side)
 
     def lost_on_time(self, side: _Side) -> _GameOver:
         return _loss(side.color, Termination.TIME_FORFEIT, REASONS[Termination.TIME_FORFEIT].format(side=side.name))
@@ -287,6 +334,8 @@ class _Game:
         if limits.movetime is not None:
             per_move = limits.movetime + limits.margin
             deadline = per_move if deadline is None else min(deadline, per_move)
+        if limits.stopped_by_host:  # tc=inf alone: think until the arbiter's stop
+            return Limit(infinite=True), self.settings.stall_timeout
         limit = Limit(
             wtime=_ms(white.remaining) if timed and white.control else None,
             btime=_ms(black.remaining) if timed and black.control else None,
@@ -306,6 +355,11 @@ class _Game:
         limit, deadline = self.limit_for(side)
         limits = slot.spec.limits
         timed = limits.clock is not None or limits.movetime is not None
+        stopper = None
+        if limits.stopped_by_host:  # the move is what the engine found when stopped at the deadline
+            stopper = threading.Timer(deadline, client.stop)
+            deadline += self.settings.stop_grace
+            stopper.start()
         try:
             client.set_position(self.start_fen, self.move_texts)
             answer = client.go(limit, timeout=deadline)
@@ -315,6 +369,11 @@ class _Game:
             raise self.engine_lost(side, Termination.PROTOCOL_VIOLATION, str(error)) from None
         except EngineError as error:  # EngineCrashed, or any other failure to talk to it
             raise self.engine_lost(side, Termination.CRASH, str(error)) from None
+        finally:
+            if stopper is not None:
+                stopper.cancel()
+                stopper.join()  # a stop already on its way is sent before the next go
+            self.pass_on_errors(side)
         elapsed = answer.elapsed
         over_time = limits.movetime is not None and elapsed > limits.movetime + limits.margin
         if not side.clock.spend(elapsed, limits.margin) or over_time:

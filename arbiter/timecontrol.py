@@ -113,18 +113,26 @@ def parse_margin(text: str) -> float:
 class SearchLimits:
     """What bounds one engine's search: ``clock`` (None: no clock), ``movetime`` seconds per
     move, ``depth`` and ``nodes`` (sent to the engine, not enforced), and ``margin``, the
-    seconds an engine may overrun its time before it loses on time."""
+    seconds an engine may overrun its time before it loses on time.  ``infinite`` is ``tc=inf``:
+    no clock; as the only limit, each move is ``go infinite`` ended by the arbiter's ``stop``
+    after the stall timeout (so that timeout is then the time per move)."""
 
     clock: TimeControl | None = None
     movetime: float | None = None
     depth: int | None = None
     nodes: int | None = None
     margin: float = 0.0
+    infinite: bool = False
 
     @property
     def bounded(self) -> bool:
         """True when something makes the engine answer (an unbounded ``go`` never returns)."""
-        return any(x is not None for x in (self.clock, self.movetime, self.depth, self.nodes))
+        return self.infinite or any(x is not None for x in (self.clock, self.movetime, self.depth, self.nodes))
+
+    @property
+    def stopped_by_host(self) -> bool:
+        """True when ``tc=inf`` is the only limit: the arbiter ends each search with ``stop``."""
+        return self.infinite and all(x is None for x in (self.clock, self.movetime, self.depth, self.nodes))
 
     def describe(self) -> str:
         """The PGN ``TimeControl`` value: ``40/60+0.5``, ``0.5/move``, or ``-`` for none."""
@@ -139,6 +147,8 @@ class SearchLimits:
         parts = []
         if self.clock is not None:
             parts.append(f"tc={self.clock}")
+        elif self.infinite:
+            parts.append("tc=inf")
         if self.movetime is not None:
             parts.append(f"st={_format_seconds(self.movetime)}")
         if self.depth is not None:

@@ -231,9 +231,17 @@ class ProtocolLoop:
             value = _bool(board.is_game_over())
         elif command.item == "p1turn":
             value = _bool(board.turn == WHITE)
-        else:
+        elif command.item == "result":
             winner = board.winner()
             value = "none" if winner is None else ("p1win" if winner == WHITE else "p2win")
+        elif command.item == "fen":
+            value = board.fen()
+        elif command.item == "moves":
+            value = " ".join(str(move) for move in board.legal_moves()) or "(none)"
+        elif command.item == "size":
+            value = f"{board.variant.width}x{board.variant.height}"
+        else:
+            value = board.variant.start_fen
         self._send(QueryResponse(value))
 
 
@@ -242,9 +250,7 @@ def _bool(value: bool) -> str:
 
 
 def _limits(limit: Limit) -> Limits:
-    """The facade's limits for a ``go``; a ``go`` without parameters searches until ``stop``."""
-    if limit == Limit():
-        return Limits(infinite=True)
+    """The facade's limits for a ``go`` (a ``go`` without parameters has ``infinite`` set)."""
     return Limits(wtime=limit.wtime, btime=limit.btime, winc=limit.winc, binc=limit.binc,
                   movestogo=limit.movestogo, movetime=limit.movetime, depth=limit.depth,
                   nodes=limit.nodes, infinite=limit.infinite)

@@ -151,7 +151,8 @@ class Limit:
     """The limits of a search, the parameters of ``go``; times in milliseconds.
 
     ``wtime``/``btime`` are the clocks of White (p1, who moves first) and Black (p2); they may
-    be zero or negative (a flagged clock).  No field set at all means ``infinite``.
+    be zero or negative (a flagged clock).  No field set at all means ``infinite`` (a bare
+    ``go`` searches until ``stop``, SPEC.md 4.6), so ``Limit() == Limit(infinite=True)``.
     """
 
     wtime: int | None = None
@@ -163,6 +164,10 @@ class Limit:
     depth: int | None = None
     nodes: int | None = None
     infinite: bool = False
+
+    def __post_init__(self) -> None:
+        if self.infinite is False and all(getattr(self, name) is None for name in _LIMIT_FIELDS):
+            object.__setattr__(self, "infinite", True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,14 +195,18 @@ class Quit:
     """``quit``: stop any search and exit."""
 
 
-QUERY_ITEMS = ("gameover", "p1turn", "result")
+QUERY_ITEMS = ("gameover", "p1turn", "result", "fen", "moves", "size", "startpos")
+"""UGI's three items, then protocol 1.1's four for GUIs that know no rules (SPEC.md 4.9)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Query:
-    """UGI ``query gameover|p1turn|result``: the engine answers ``response <value>``."""
+    """``query <item>``: the engine answers ``response <value>``.  UGI's items are ``gameover``,
+    ``p1turn`` and ``result``; protocol 1.1 adds ``fen`` (the current position), ``moves`` (its
+    legal moves), ``size`` (the board, ``<files>x<ranks>``) and ``startpos`` (the variant's
+    start FEN)."""
 
-    item: Literal["gameover", "p1turn", "result"]
+    item: Literal["gameover", "p1turn", "result", "fen", "moves", "size", "startpos"]
 
 
 Command = (Uci | Ugi | IsReady | SetOption | UciNewGame | UgiNewGame | Position | Go | GoPerft
@@ -484,9 +493,16 @@ def error_info(reason: str) -> Info:
 
 @dataclass(frozen=True, slots=True)
 class QueryResponse:
-    """UGI ``response <value>``: ``true``/``false`` or ``p1win``/``p2win``/``draw``/``none``."""
+    """``response <value>``: ``true``/``false``, ``p1win``/``p2win``/``draw``/``none``, a FEN,
+    a size such as ``8x8``, or (for ``query moves``) the moves separated by single spaces, or
+    ``(none)`` when there is none."""
 
     value: str
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The value's tokens: the moves of an answer to ``query moves`` (none for ``(none)``)."""
+        return () if self.value == "(none)" else tuple(self.value.split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -748,9 +764,9 @@ def _format_bestmove(response: BestMove) -> str:
 
 
 def _parse_response_value(tokens: list[str]) -> QueryResponse:
-    if len(tokens) != 2:
+    if len(tokens) < 2:
         raise ProtocolError("response: expected 'response <value>'")
-    return QueryResponse(tokens[1])
+    return QueryResponse(" ".join(tokens[1:]))
 
 
 def _parse_perft_total(tokens: list[str]) -> PerftTotal:
@@ -798,7 +814,7 @@ def format_response(response: Response) -> str:
         key = _check_token(response.field, "id field")  # type: ignore[union-attr]
         return f"id {key} {_check_words(response.value, 'id value', allow_empty=True)}".rstrip()  # type: ignore[union-attr]
     if kind is QueryResponse:
-        return f"response {_check_token(response.value, 'response')}"  # type: ignore[union-attr]
+        return f"response {_check_words(response.value, 'response')}"  # type: ignore[union-attr]
     if kind is PerftMove:
         move = _check_token(response.move, "perft move")  # type: ignore[union-attr]
         if move in _RESPONSE_PARSERS:

@@ -58,7 +58,6 @@ COMMANDS = [
     ("position fen W:W12c1:B12d8", Position("W:W12c1:B12d8")),
     ("position fen W:W1d4:B2c5,2e5 moves pass", Position("W:W1d4:B2c5,2e5", ("pass",))),
     ("position fen x 7 7 moves a b", Position("x 7 7", ("a", "b"))),
-    ("go", Go()),
     ("go infinite", Go(Limit(infinite=True))),
     ("go wtime 60000 btime 59000 winc 1000 binc 900 movestogo 40",
      Go(Limit(wtime=60000, btime=59000, winc=1000, binc=900, movestogo=40))),
@@ -72,6 +71,10 @@ COMMANDS = [
     ("query gameover", Query("gameover")),
     ("query p1turn", Query("p1turn")),
     ("query result", Query("result")),
+    ("query fen", Query("fen")),
+    ("query moves", Query("moves")),
+    ("query size", Query("size")),
+    ("query startpos", Query("startpos")),
 ]
 
 RESPONSES = [
@@ -106,6 +109,8 @@ RESPONSES = [
     ("info", Info()),
     ("response true", QueryResponse("true")),
     ("response p2win", QueryResponse("p2win")),
+    ("response e1-e3 e1-e5 pass", QueryResponse("e1-e3 e1-e5 pass")),
+    ("response (none)", QueryResponse("(none)")),
     ("e1-e3 1234", PerftMove("e1-e3", 1234)),
     ("pass 0", PerftMove("pass", 0)),
     ("Nodes searched: 90132", PerftTotal(90132)),
@@ -128,6 +133,7 @@ def test_every_response_round_trips(line: str, value: object) -> None:
     ("  go   depth 3 \r\n", "go depth 3"),
     ("go p1time 1000 p2time 900 p1inc 10 p2inc 5", "go wtime 1000 btime 900 winc 10 binc 5"),
     ("go infinite depth 4", "go depth 4 infinite"),
+    ("go", "go infinite"),
     ("go nodes 9 btime 5 wtime 6", "go wtime 6 btime 5 nodes 9"),
     ("position startpos moves", "position startpos"),
     ("setoption  name  Book   File value  a   b\t", "setoption name Book File value a b"),
@@ -135,6 +141,18 @@ def test_every_response_round_trips(line: str, value: object) -> None:
 ])
 def test_commands_are_written_canonically(line: str, canonical: str) -> None:
     assert format_command(parse_command(line)) == canonical
+
+
+def test_a_bare_go_means_what_spec_says_search_until_stop() -> None:
+    assert parse_command("go") == Go(Limit(infinite=True))
+    assert parse_command("go").limit.infinite is True  # type: ignore[union-attr]
+    assert Limit() == Limit(infinite=True)
+    assert Limit(depth=3).infinite is False
+
+
+def test_query_moves_answer_reads_as_its_moves() -> None:
+    assert parse_response("response c1-c3 pass").words == ("c1-c3", "pass")  # type: ignore[union-attr]
+    assert parse_response("response (none)").words == ()  # type: ignore[union-attr]
 
 
 def test_ugi_clock_words_read_as_uci_and_write_back_on_request() -> None:
@@ -196,7 +214,7 @@ def test_error_info_is_one_line_with_its_reason() -> None:
     ("go perft", "'go perft' takes exactly one argument"),
     ("go perft 3 depth 2", "'go perft' takes exactly one argument"),
     ("go perft -1", "go perft: must be at least 0"),
-    ("query", "query: expected 'query gameover|p1turn|result'"),
+    ("query", "query: expected 'query gameover|p1turn|result|fen|moves|size|startpos'"),
     ("query time", "query: expected"),
 ])
 def test_bad_commands_raise_one_clear_line(line: str, message: str) -> None:
@@ -291,7 +309,8 @@ def test_values_that_cannot_be_written_raise(value: object, message: str) -> Non
     (OptionSpec("X type", "spin"), "contains the keyword 'type'"),
     (OptionSpec("X", "colour"), "type must be one of"),  # type: ignore[arg-type]
     (Id("na me", "x"), "one token"),
-    (QueryResponse("a b"), "one token"),
+    (QueryResponse("a  b"), "single spaces"),
+    (QueryResponse(""), "single spaces"),
     (PerftMove("info", 3), "is a response keyword"),
     (PerftMove("e1-e3", -3), "must be at least 0"),
     (PerftTotal(-1), "must be at least 0"),

@@ -1,0 +1,660 @@
+"""``dipole-arbiter check-engine``: runs an engine through everything protocol/SPEC.md requires.
+
+Each check is one line, ``ok``, ``FAIL`` (and why) or ``skip`` (an optional feature the engine
+does not offer, or a check that does not apply); a summary follows; the run passes when no
+check failed.  Checked: the ``uci`` and ``ugi`` handshakes (ids and option lines well formed),
+``isready`` answered promptly, also during a search, ``UCI_Variant`` for each variant checked,
+``ucinewgame``, ``position startpos|fen ... moves ...`` including a pass and an Impasse crown,
+``go`` with each limit (depth, nodes, movetime, a clock, infinite and a bare ``go`` until
+``stop``), exactly one ``bestmove`` per ``go``, time use within the clock and ``movetime``,
+legal moves (by this project's rules) over random positions of every variant checked,
+``bestmove (none)`` at finished positions, ``CR LF`` line endings, bad input answered by
+exactly one error line and no crash, ``quit`` ending the process promptly, and the optional
+``go perft`` and ``query`` answers compared with the rules.
+
+The arbiter's own client (:class:`protocol.EngineClient`) must be able to start the engine and
+set its options; every other check talks to it through that client's process transport and
+the codec, seeing every line the engine writes, so it notices what a host would merely skip:
+a line that does not parse, a second ``bestmove``, an error report.
+A check that leaves the engine in doubt (it failed, crashed or hung) is followed by a fresh
+engine process, so one fault is reported once, where it is.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Literal
+
+from dipole_engine.rules import Board, RulesError, all_variants, divide, new_board
+from protocol import (
+    BestMove,
+    Id,
+    Info,
+    OptionSpec,
+    PerftMove,
+    PerftTotal,
+    ProtocolError,
+    QueryResponse,
+    ReadyOk,
+    Response,
+    UciOk,
+    UgiOk,
+    parse_response,
+)
+from protocol.client import EngineClient, EngineError
+from protocol.transport import EndOfOutput, ProcessTransport
+
+from .errors import ArbiterError
+
+__all__ = ["CheckResult", "CheckSettings", "check_engine", "summary"]
+
+Status = Literal["ok", "FAIL", "skip"]
+KNOWN_VARIANTS = [variant.name for variant in all_variants()]
+GO_LEGAL = "depth 1"  # the go parameters of the legal-move checks: any engine answers them fast
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check: its name, ``ok``/``FAIL``/``skip``, and a one-line detail (why, for a FAIL)."""
+
+    name: str
+    status: Status
+    detail: str = ""
+
+    def line(self) -> str:
+        return f"{self.status:<4}  {self.name}" + (f": {self.detail}" if self.detail else "")
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    """What to check and how patiently.
+
+    ``variants``: the variants to check (empty: every variant the engine offers that the rules
+    know); ``positions``: random positions for the legal-move check, shared out among them;
+    ``timeout``: seconds for the handshake and for any answer without a time limit;
+    ``margin``: milliseconds an answer may arrive after its time limit (pipe and scheduling).
+    """
+
+    command: tuple[str, ...]
+    cwd: str | None = None
+    options: tuple[tuple[str, str], ...] = ()
+    variants: tuple[str, ...] = ()
+    positions: int = 300
+    seed: int = 1
+    timeout: float = 10.0
+    margin: int = 100
+    log: Callable[[str, str], None] | None = None
+
+
+class _Fail(Exception):
+    """The check fails, for the reason given."""
+
+
+class _Late(_Fail):
+    """The check fails because an answer came late; the engine is otherwise fine (kept)."""
+
+
+class _Skip(Exception):
+    """The check does not apply, or checks an optional feature the engine does not offer."""
+
+
+class _Session:
+    """One engine process and a raw conversation with it: every line it writes is seen."""
+
+    def __init__(self, settings: CheckSettings) -> None:
+        self.settings = settings
+        self.transport = ProcessTransport(list(settings.command), settings.cwd)
+        self.errors: list[str] = []  # the error reports (``info string error``) read so far
+        try:
+            self.transport.start(settings.log or (lambda direction, line: None))
+        except OSError as error:
+            raise _Fail(f"cannot start {' '.join(settings.command)!r}: {error.strerror or error}") from None
+
+    def send(self, line: str) -> None:
+        if self.settings.log is not None:
+            self.settings.log(">", line)
+        try:
+            self.transport.send(line)
+        except OSError:
+            raise _Fail(f"the engine is gone ({self._how()}) when sent {line.strip()!r}") from None
+
+    def read(self, timeout: float, awaited: str) -> tuple[str, Response, float]:
+        """The next line, parsed, with its arrival time; _Fail on a timeout, an exit, or a line
+        that is not a response of the protocol."""
+        try:
+            line, arrival = self.transport.receive(max(0.0, timeout))
+        except TimeoutError:
+            raise _Fail(f"no {awaited} within {timeout:.1f} s") from None
+        if line is EndOfOutput:
+            raise _Fail(f"the engine {self._how()} while the checker waited for {awaited}")
+        try:
+            response = parse_response(line)
+        except ProtocolError as error:
+            raise _Fail(f"unreadable line {line[:60]!r}: {error}") from None
+        if isinstance(response, Info) and response.error is not None:
+            self.errors.append(response.error)
+        return line, response, arrival
+
+    def until(self, kind: type, timeout: float, awaited: str) -> tuple[list[Response], float]:
+        """Every response up to and including the first of type ``kind``, and its arrival time."""
+        deadline = time.monotonic() + timeout
+        seen: list[Response] = []
+        while True:
+            _, response, arrival = self.read(deadline - time.monotonic(), awaited)
+            seen.append(response)
+            if isinstance(response, kind):
+                return seen, arrival
+
+    def ready(self, timeout: float | None = None) -> list[Response]:
+        """``isready``; what came before ``readyok`` (a ``bestmove`` there is a fault)."""
+        self.send("isready")
+        seen, _ = self.until(ReadyOk, timeout or self.settings.timeout, "'readyok'")
+        extra = [r for r in seen[:-1] if isinstance(r, BestMove)]
+        if extra:
+            raise _Fail(f"an unrequested 'bestmove {extra[0].move or '(none)'}' (a second answer to one go?)")
+        return seen[:-1]
+
+    def quiet(self, command: str) -> None:
+        """Send a command that must be accepted silently: no error line before ``readyok``."""
+        self.send(command)
+        errors = [r.error for r in self.ready() if isinstance(r, Info) and r.error]
+        if errors:
+            raise _Fail(f"{command!r} was refused: {errors[0]}")
+
+    def go(self, parameters: str, timeout: float) -> tuple[str | None, float, list[Response]]:
+        """``go <parameters>``: the bestmove, the seconds it took, and the lines before it.
+        Exactly one bestmove: ``isready`` after it must not bring another."""
+        line = f"go {parameters}".strip()
+        self.send(line)
+        started = time.monotonic()
+        seen, arrival = self.until(BestMove, timeout, f"'bestmove' for {line!r}")
+        errors = [r.error for r in seen if isinstance(r, Info) and r.error]
+        if errors:
+            raise _Fail(f"{line!r} was answered by an error line ({errors[0]}) and then a bestmove")
+        self.ready()
+        bestmove = seen[-1]
+        assert isinstance(bestmove, BestMove)
+        return bestmove.move, arrival - started, seen[:-1]
+
+    def handshake(self, word: str = "uci") -> list[Response]:
+        self.send(word)
+        done = UciOk if word == "uci" else UgiOk
+        seen, _ = self.until(done, self.settings.timeout, f"'{word}ok'")
+        for response in seen[:-1]:
+            if not isinstance(response, (Id, OptionSpec)) and not (isinstance(response, Info) and response.string is not None):
+                raise _Fail(f"'{type(response).__name__}' during the handshake; expected id and option lines")
+        return seen[:-1]
+
+    def alive(self) -> bool:
+        return self.transport.poll() is None
+
+    def _how(self) -> str:
+        code = self.transport.wait(0.5)
+        if code is None:
+            return "closed its output"
+        return f"exited with code {code}" if code >= 0 else f"was killed by signal {-code}"
+
+    def close(self) -> None:
+        self.transport.close()
+
+
+@dataclass
+class _Checker:
+    """Runs the checks in order on one engine process at a time (see the module docstring)."""
+
+    settings: CheckSettings
+    report: Callable[[CheckResult], None]
+    results: list[CheckResult] = field(default_factory=list)
+    session: _Session | None = None
+    options: dict[str, OptionSpec] = field(default_factory=dict)
+    variants: list[str] = field(default_factory=list)
+
+    # -- bookkeeping -----------------------------------------------------------------------
+    def record(self, name: str, status: Status, detail: str = "") -> None:
+        result = CheckResult(name, status, detail)
+        self.results.append(result)
+        self.report(result)
+
+    @contextmanager
+    def check(self, name: str) -> Iterator[Callable[[str], None]]:
+        """Run one check: ``ok`` unless it raises _Fail; ``note(text)`` sets the ok detail.
+        After a failure the engine is replaced by a fresh one."""
+        notes: list[str] = []
+        try:
+            yield notes.append
+        except _Fail as failure:
+            self.record(name, "FAIL", str(failure))
+            if not isinstance(failure, _Late):
+                self.restart()
+        except _Skip as skip:
+            self.record(name, "skip", str(skip))
+        else:
+            self.record(name, "ok", "; ".join(notes))
+
+    def engine(self) -> _Session:
+        if self.session is None:
+            self.session = self.fresh()
+        return self.session
+
+    def fresh(self) -> _Session:
+        """A new engine process, after ``uci``, the user's options and ``isready``."""
+        session = _Session(self.settings)
+        try:
+            session.handshake()
+            for name, value in self.settings.options:
+                session.quiet(f"setoption name {name} value {value}")
+            session.ready()
+        except _Fail:
+            session.close()
+            raise
+        return session
+
+    def restart(self) -> None:
+        if self.session is not None:
+            self.session.close()
+        self.session = None
+
+    def use_variant(self, session: _Session, variant: str) -> None:
+        if "UCI_Variant" in self.options:
+            session.quiet(f"setoption name UCI_Variant value {variant}")
+        session.quiet("ucinewgame")
+
+    def legal(self, board: Board, move: str | None, where: str) -> None:
+        """Fail unless ``move`` is legal on ``board`` (None: only when the game is over)."""
+        if move is None:
+            if board.legal_moves():
+                raise _Fail(f"bestmove (none) {where}, but the game is not over")
+            return
+        try:
+            board.parse_move(move)
+        except RulesError as error:
+            raise _Fail(f"illegal bestmove {move!r} {where} ({board.variant.name} {board.fen()}): {error}") from None
+
+    # -- the checks --------------------------------------------------------------------------
+    def run(self) -> list[CheckResult]:
+        try:
+            self.check_handshakes()
+            if not self.variants:
+                return self.results
+            for check in (self.check_isready, self.check_variants, self.check_new_game, self.check_positions,
+                          self.check_limits, self.check_time, self.check_infinite, self.check_legal_moves,
+                          self.check_finished, self.check_line_endings, self.check_bad_input,
+                          self.check_perft, self.check_queries, self.check_quit):
+                check()
+        finally:
+            self.restart()
+        return self.results
+
+    def check_handshakes(self) -> None:
+        with self.check("handshake: uci ... uciok, ids and options well formed") as note:
+            self.restart()
+            self.session = session = _Session(self.settings)
+            responses = session.handshake("uci")
+            self.options = {r.name: r for r in responses if isinstance(r, OptionSpec)}
+            ids = {r.field: r.value for r in responses if isinstance(r, Id)}
+            if not ids.get("name"):
+                raise _Fail("no 'id name' line")
+            names = [r.name for r in responses if isinstance(r, OptionSpec)]
+            duplicated = {n for n in names if names.count(n) > 1}
+            if duplicated:
+                raise _Fail(f"option {min(duplicated)!r} is listed twice")
+            for name, value in self.settings.options:
+                try:
+                    session.quiet(f"setoption name {name} value {value}")
+                except _Fail as refused:  # the user's request is wrong, not the engine
+                    raise ArbiterError(f"--engine option.{name}={value}: {refused}") from None
+            session.ready()
+            note(f"id name {ids['name']!r}, {len(names)} option(s)")
+        with self.check("the arbiter's client starts it and sets its options"):
+            client = EngineClient(list(self.settings.command), cwd=self.settings.cwd)
+            try:
+                client.start(timeout=self.settings.timeout)
+                for name, value in self.settings.options:
+                    client.set_option(name, value)
+                client.is_ready(timeout=self.settings.timeout)
+            except EngineError as error:
+                raise _Fail(str(error)) from None
+            finally:
+                client.quit(grace=1.0)
+        if self.results[-2].status == "FAIL" and not self.options:  # no handshake: nothing else can run
+            self.record("the other checks", "skip", "not run: the engine did not complete the uci handshake")
+            return
+        self.variants = self.choose_variants()
+        with self.check("handshake: ugi ... ugiok") as note:
+            session = _Session(self.settings)
+            try:
+                responses = session.handshake("ugi")
+                session.ready()
+            finally:
+                session.close()
+            note(f"{sum(isinstance(r, OptionSpec) for r in responses)} option(s)")
+
+    def choose_variants(self) -> list[str]:
+        spec = self.options.get("UCI_Variant")
+        offered = list(spec.vars) if spec is not None and spec.type == "combo" else ["dipole"]
+        wanted = list(self.settings.variants) or [v for v in offered if v in KNOWN_VARIANTS]
+        with self.check("variants") as note:
+            if spec is None:
+                note("no UCI_Variant option: the engine plays dipole only (SPEC.md 7)")
+            elif spec.type != "combo":
+                raise _Fail(f"UCI_Variant is a {spec.type} option; it must be a combo listing the variants")
+            missing = [v for v in wanted if v not in offered]
+            if missing:
+                raise _Fail(f"variant {missing[0]!r} is not offered (UCI_Variant offers: {', '.join(offered)})")
+            unknown = [v for v in offered if v not in KNOWN_VARIANTS]
+            if not wanted:
+                raise _Fail(f"it offers no variant these rules know (offered: {', '.join(offered)})")
+            note("checking " + ", ".join(wanted) + (f"; not known here: {', '.join(unknown)}" if unknown else ""))
+            return wanted
+        return []
+
+    def check_isready(self) -> None:
+        with self.check("isready answered promptly (within 1 s)") as note:
+            session = self.engine()
+            started = time.monotonic()
+            session.ready()
+            took = time.monotonic() - started
+            if took > 1.0:
+                raise _Late(f"readyok came after {took * 1000:.0f} ms")
+            note(f"readyok after {took * 1000:.0f} ms")
+
+    def check_variants(self) -> None:
+        for variant in self.variants:
+            with self.check(f"UCI_Variant {variant}: set, then a legal move from its start"):
+                session = self.engine()
+                self.use_variant(session, variant)
+                session.quiet("position startpos")
+                move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+                self.legal(new_board(variant), move, "from the start position")
+
+    def check_new_game(self) -> None:
+        with self.check("ucinewgame resets to the start position"):
+            session = self.engine()
+            variant = self.variants[0]
+            self.use_variant(session, variant)
+            board = new_board(variant)
+            session.quiet("position startpos moves " + str(board.legal_moves()[0]))
+            session.quiet("ucinewgame")
+            move, _, _ = session.go(GO_LEGAL, self.settings.timeout)  # no position: ucinewgame set it
+            self.legal(board, move, "after 'ucinewgame' (no 'position' since), from the start position")
+
+    def check_positions(self) -> None:
+        variant = self.variants[0]
+        rng = random.Random(self.settings.seed)
+        with self.check("position startpos moves ... and position fen ... moves ..."):
+            session = self.engine()
+            self.use_variant(session, variant)
+            board = new_board(variant)
+            moves = _random_moves(board, rng, 6)
+            session.quiet("position startpos moves " + " ".join(moves))
+            move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+            self.legal(board, move, "after 'position startpos moves " + " ".join(moves) + "'")
+            start = board.fen()
+            more = _random_moves(board, rng, 3)
+            session.quiet(f"position fen {start} moves " + " ".join(more))
+            move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+            self.legal(board, move, f"after 'position fen {start} moves {' '.join(more)}'")
+        dipole = next((v for v in self.variants if new_board(v).game == "dipole"), None)
+        with self.check("a pass in a moves list (Dipole)"):
+            if dipole is None:
+                raise _Skip("no Dipole variant checked")
+            session = self.engine()
+            self.use_variant(session, dipole)
+            session.quiet("position fen W:W1d4:B2c5,2e5 moves pass")
+            board = new_board(dipole, "W:W1d4:B2c5,2e5")
+            board.push_text("pass")
+            move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+            self.legal(board, move, "after White's forced pass")
+            session.quiet("position fen W:W1d4:B2c5,2e5")
+            move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+            if move != "pass":
+                raise _Fail(f"answered {move!r} where 'pass' is the only legal move")
+        impasse = next((v for v in self.variants if new_board(v).game == "impasse"), None)
+        with self.check("a crown in a moves list (Impasse)"):
+            if impasse is None:
+                raise _Skip("no Impasse variant checked")
+            session = self.engine()
+            self.use_variant(session, impasse)
+            fen = "W:W1a1,1c3,1g7:B1a7,1c7"
+            session.quiet(f"position fen {fen} moves g7-h8=a1")
+            board = new_board(impasse, fen)
+            board.push_text("g7-h8=a1")
+            move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+            self.legal(board, move, "after the crown g7-h8=a1")
+
+    def check_limits(self) -> None:
+        variant = self.variants[0]
+        for parameters in ("depth 2", "nodes 500"):
+            with self.check(f"go {parameters}") as note:
+                session = self.engine()
+                self.use_variant(session, variant)
+                session.quiet("position startpos")
+                move, elapsed, _ = session.go(parameters, self.settings.timeout)
+                self.legal(new_board(variant), move, f"for 'go {parameters}'")
+                note(f"{elapsed * 1000:.0f} ms")
+
+    def check_time(self) -> None:
+        variant = self.variants[0]
+        margin = self.settings.margin
+        for parameters, limit in (("movetime 300", 300), ("wtime 2000 btime 2000 winc 0 binc 0", 2000),
+                                  ("wtime 150 btime 60000 winc 0 binc 0", 150)):
+            with self.check(f"go {parameters}: answered within {limit} ms") as note:
+                session = self.engine()
+                self.use_variant(session, variant)
+                session.quiet("position startpos")
+                move, elapsed, _ = session.go(parameters, limit / 1000 + self.settings.timeout)
+                self.legal(new_board(variant), move, f"for 'go {parameters}'")
+                if elapsed * 1000 > limit + margin:
+                    raise _Late(f"answered after {elapsed * 1000:.0f} ms (more than {limit} + a margin of {margin})")
+                note(f"{elapsed * 1000:.0f} ms")
+
+    def check_infinite(self) -> None:
+        variant = self.variants[0]
+        for parameters in ("infinite", ""):
+            shown = f"go {parameters}".strip()
+            name = f"{shown}: isready answered during it" + (", a second go refused" if parameters else "")
+            with self.check(name + ", bestmove only after stop") as note:
+                session = self.engine()
+                self.use_variant(session, variant)
+                session.quiet("position startpos")
+                session.send(shown)
+                time.sleep(0.2)
+                started = time.monotonic()
+                session.send("isready")
+                seen, _ = session.until(ReadyOk, 1.0, f"'readyok' during '{shown}'")
+                answered = time.monotonic() - started
+                if any(isinstance(r, BestMove) for r in seen):
+                    raise _Fail(f"'bestmove' before 'stop' in '{shown}'")
+                if parameters:  # a go during a search is refused; the running search goes on
+                    session.send("go depth 1")
+                    refused = [r for r in session.ready() if isinstance(r, Info) and r.error]
+                    if len(refused) != 1:
+                        raise _Fail(f"'go depth 1' during '{shown}' got {len(refused)} error lines; expected one")
+                time.sleep(0.1)
+                session.send("stop")
+                started = time.monotonic()
+                seen, arrival = session.until(BestMove, 1.0, "'bestmove' after 'stop'")
+                session.ready()
+                bestmove = seen[-1]
+                assert isinstance(bestmove, BestMove)
+                self.legal(new_board(variant), bestmove.move, f"after '{shown}' and 'stop'")
+                note(f"readyok in {answered * 1000:.0f} ms, bestmove {(arrival - started) * 1000:.0f} ms after stop")
+
+    def check_legal_moves(self) -> None:
+        rng = random.Random(self.settings.seed)
+        share = max(1, self.settings.positions // len(self.variants))
+        for variant in self.variants:
+            with self.check(f"legal moves in {share} random {variant} positions") as note:
+                session = self.engine()
+                self.use_variant(session, variant)
+                slowest = 0.0
+                for number in range(share):
+                    board = new_board(variant)
+                    moves = _random_moves(board, rng, rng.randrange(0, 40), playing=True)
+                    if number % 2:
+                        session.quiet(f"position fen {board.fen()}")
+                    else:
+                        session.quiet("position startpos" + (" moves " + " ".join(moves) if moves else ""))
+                    move, elapsed, _ = session.go(GO_LEGAL, self.settings.timeout)
+                    slowest = max(slowest, elapsed)
+                    self.legal(board, move, f"in position {number + 1}")
+                note(f"slowest answer {slowest * 1000:.0f} ms")
+
+    def check_finished(self) -> None:
+        rng = random.Random(self.settings.seed + 1)
+        with self.check("bestmove (none) at finished positions") as note:
+            session = self.engine()
+            for variant in self.variants:
+                self.use_variant(session, variant)
+                board = new_board(variant)
+                moves = _random_moves(board, rng, 10_000)
+                session.quiet("position startpos moves " + " ".join(moves))
+                move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+                if move is not None:
+                    raise _Fail(f"answered {move!r} in {variant} after a finished game of {len(moves)} plies")
+            note(f"{len(self.variants)} finished game(s)")
+
+    def check_line_endings(self) -> None:
+        with self.check("CR LF line endings accepted"):
+            session = self.engine()
+            variant = self.variants[0]
+            self.use_variant(session, variant)
+            board = new_board(variant)
+            first = str(board.legal_moves()[0])
+            session.send(f"position startpos moves {first}\r")
+            board.push_text(first)
+            session.send("isready\r")
+            seen, _ = session.until(ReadyOk, self.settings.timeout, "'readyok' for 'isready\\r\\n'")
+            errors = [r.error for r in seen if isinstance(r, Info) and r.error]
+            if errors:
+                raise _Fail(f"a line ending in CR LF was refused: {errors[0]}")
+            move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+            self.legal(board, move, f"after 'position startpos moves {first}' sent with CR LF")
+
+    def check_bad_input(self) -> None:
+        variant = self.variants[0]
+        bad = ("hello", "position fen W:W1z99:B1a1", "position startpos moves e9-e7",
+               "go depth x", "setoption name NoSuchOption value 1", "isready now")
+        with self.check("bad input: one error line each, and the engine plays on") as note:
+            session = self.engine()
+            self.use_variant(session, variant)
+            for line in bad:
+                session.send(line)
+                if not session.alive():
+                    raise _Fail(f"the engine exited on {line!r}")
+                errors = [r for r in session.ready() if isinstance(r, Info) and r.error]
+                if len(errors) != 1:
+                    raise _Fail(f"{line!r} was answered by {len(errors)} error lines; expected exactly one "
+                                f"'info string error <reason>'")
+            session.quiet("position startpos")
+            move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+            self.legal(new_board(variant), move, "after the bad input")
+            note(f"{len(bad)} bad lines")
+
+    def check_perft(self) -> None:
+        variant = self.variants[0]
+        with self.check("go perft 2 (optional)") as note:
+            session = self.engine()
+            self.use_variant(session, variant)
+            session.quiet("position startpos")
+            session.send("go perft 2")
+            deadline = time.monotonic() + self.settings.timeout
+            counts: dict[str, int] = {}
+            while True:
+                _, response, _ = session.read(deadline - time.monotonic(), "'Nodes searched:'")
+                if isinstance(response, Info) and response.error is not None:
+                    session.ready()
+                    raise _Skip(f"not offered ({response.error})")
+                if isinstance(response, PerftMove):
+                    counts[response.move] = response.count
+                elif isinstance(response, PerftTotal):
+                    break
+            expected = {str(move): count for move, count in divide(new_board(variant), 2)}
+            if counts != expected or response.nodes != sum(expected.values()):
+                wrong = next((m for m in expected if counts.get(m) != expected[m]), None) or next(iter(counts), "?")
+                raise _Fail(f"perft 2 of the {variant} start: {response.nodes} nodes, expected "
+                            f"{sum(expected.values())} (first difference: {wrong})")
+            session.ready()
+            note(f"{response.nodes} nodes")
+
+    def check_queries(self) -> None:
+        variant = self.variants[0]
+        board = new_board(variant)
+        _random_moves(board, random.Random(self.settings.seed), 5)
+        moves = [str(m) for m in board.move_stack]
+        winner = board.winner()
+        expected = {
+            "gameover": "true" if winner is not None else "false",
+            "p1turn": "true" if board.turn > 0 else "false",
+            "result": "none" if winner is None else ("p1win" if winner > 0 else "p2win"),
+            "fen": board.fen(),
+            "moves": " ".join(sorted(str(m) for m in board.legal_moves())) or "(none)",
+            "size": f"{board.variant.width}x{board.variant.height}",
+            "startpos": board.variant.start_fen,
+        }
+        for item, want in expected.items():
+            with self.check(f"query {item} (optional)") as note:
+                session = self.engine()
+                self.use_variant(session, variant)
+                session.quiet("position startpos moves " + " ".join(moves))
+                session.send(f"query {item}")
+                _, response, _ = session.read(self.settings.timeout, f"'response' to 'query {item}'")
+                if isinstance(response, Info) and response.error is not None:
+                    session.ready()
+                    raise _Skip(f"not offered ({response.error})")
+                if not isinstance(response, QueryResponse):
+                    raise _Fail(f"'query {item}' was answered by {type(response).__name__}, not 'response'")
+                got = (" ".join(sorted(response.words)) or "(none)") if item == "moves" else response.value
+                if got != want:
+                    raise _Fail(f"answered {response.value[:80]!r}; the rules say {want[:80]!r}")
+                session.ready()
+                note(response.value if len(response.value) < 40 else f"{len(response.words)} moves")
+
+    def check_quit(self) -> None:
+        with self.check("quit ends the process promptly, with status 0") as note:
+            session = self.engine()
+            session.send("quit")
+            started = time.monotonic()
+            code = session.transport.wait(1.0)
+            if code is None:
+                raise _Fail("still running 1 s after 'quit'")
+            if code != 0:
+                raise _Fail(f"exited with status {code}")
+            note(f"exited after {(time.monotonic() - started) * 1000:.0f} ms")
+            self.restart()
+
+
+def _random_moves(board: Board, rng: random.Random, plies: int, playing: bool = False) -> list[str]:
+    """Play up to ``plies`` random moves on ``board`` (fewer if the game ends; with ``playing``,
+    stop one ply before the end, so that the position still has moves); their texts."""
+    texts: list[str] = []
+    for _ in range(plies):
+        moves = board.legal_moves()
+        if not moves:
+            break
+        move = rng.choice(moves)
+        board.push(move)
+        if playing and board.winner() is not None:
+            board.pop()
+            break
+        texts.append(str(move))
+    return texts
+
+
+def check_engine(settings: CheckSettings, report: Callable[[CheckResult], None] = lambda result: None
+                 ) -> list[CheckResult]:
+    """Run every check; ``report`` sees each result as it is known.  Never leaves the engine running.
+    Raises ArbiterError when the engine refuses one of ``settings.options`` (bad input)."""
+    return _Checker(settings, report).run()
+
+
+def summary(results: Sequence[CheckResult]) -> str:
+    """The closing line: how many checks passed, failed and were skipped, and the verdict."""
+    counts = {status: sum(r.status == status for r in results) for status in ("ok", "FAIL", "skip")}
+    verdict = "passed" if not counts["FAIL"] else "FAILED"
+    return (f"{len(results)} checks: {counts['ok']} ok, {counts['FAIL']} failed, "
+            f"{counts['skip']} skipped; the engine {verdict}")
