@@ -34,6 +34,7 @@ from .cli_options import (
     run_interruptible,
 )
 from .errors import ArbiterError
+from .live import check_live_file
 from .match import Match, MatchConfig
 from .pgn import read_pgn_file
 from .replay import check_games
@@ -72,6 +73,8 @@ def cli() -> None:
 @click.option("--games", type=click.IntRange(min=1), default=None,
               help=f"Number of games, played as colour-reversed pairs sharing an opening "
                    f"[default: {DEFAULT_GAMES}; {DEMO_GAMES} for the demo; with --sprt, at most {SPRT_GAMES}].")
+@click.option("--live", "live_path", metavar="FILE.json",
+              help="Keep the games in progress (moves, clocks, engine lines) in this JSON file for viewers.")
 def match_command(**values: Any) -> int:
     """Play a match between two engines, refereed and recorded.
 
@@ -80,6 +83,9 @@ def match_command(**values: Any) -> int:
     """
     options = EventOptions.take(values)
     games: int | None = values.pop("games")
+    live: str | None = values.pop("live_path")
+    for path, flag in ((live, "--live"), (options.live_pgn, "--live-pgn")):
+        check_live_file(path, flag)
     specs, demo = options.specs(DEMO_ENGINES)
     if games is None:
         games = SPRT_GAMES if options.sprt is not None else DEMO_GAMES if demo else DEFAULT_GAMES
@@ -88,7 +94,8 @@ def match_command(**values: Any) -> int:
     openings, note = options.openings((games + 1) // 2, demo)
     match_config = MatchConfig(specs[0], specs[1], options.variant, games, tuple(openings), note,
                                options.referee(), concurrency=options.concurrency, recover=options.recover,
-                               pgn=options.pgn_path, log_dir=options.log_dir, sprt=options.sprt)
+                               pgn=options.pgn_path, log_dir=options.log_dir, sprt=options.sprt,
+                               live=live, live_pgn=options.live_pgn)
     return run_match(match_config)
 
 

@@ -33,6 +33,7 @@ from .cli_options import (
 )
 from .errors import ArbiterError
 from .event import FORMATS, EventConfig, EventStore, is_event_file
+from .live import check_live_file
 from .pgn import format_game, read_pgn_file
 from .ratings import RatingError, fit_ratings
 from .records import GameRecord
@@ -82,12 +83,14 @@ def tournament_command(**values: Any) -> int:
     games: int = values["games"]
     specs, demo = options.specs(DEMO_ENGINES)
     openings, note = options.openings(openings_needed(rounds, games), demo)
+    check_live_file(options.live_pgn, "--live-pgn")
     config = EventConfig(
         format=format_, variant=options.variant, engines=tuple(specs), rounds=rounds, games_per_pairing=games,
         openings=tuple(openings), openings_note=note, referee=options.referee(),
         concurrency=options.concurrency, recover=options.recover, pgn=_absolute(options.pgn_path),
         log_dir=_absolute(options.log_dir), report=_absolute(values["report_path"]), anchor=values["anchor"],
-        sprt=options.sprt, command_line=shlex.join(["dipole-arbiter", *sys.argv[1:]]))
+        sprt=options.sprt, command_line=shlex.join(["dipole-arbiter", *sys.argv[1:]]),
+        live_pgn=_absolute(options.live_pgn))
     check_config(config)
     schedule = make_schedule(format_, len(specs), rounds, games, len(openings))
     store = EventStore.create(values["db_path"] or default_db_path(), config, schedule)

@@ -69,7 +69,7 @@ CREATE TABLE event (
     rounds INTEGER NOT NULL,
     games_per_pairing INTEGER NOT NULL,
     openings_note TEXT NOT NULL,
-    settings TEXT NOT NULL,          -- JSON: referee, concurrency, recover, pgn, log, report, anchor, sprt
+    settings TEXT NOT NULL,          -- JSON: referee, concurrency, recover, pgn, log, report, anchor, sprt, live_pgn
     command_line TEXT NOT NULL,
     created TEXT NOT NULL,           -- ISO time the event was created
     owner_pid INTEGER                -- the arbiter that last opened it to play
@@ -171,6 +171,7 @@ class EventConfig:
     anchor: tuple[str, float] | None = None
     sprt: SprtParams | None = None
     command_line: str = ""
+    live_pgn: str | None = None
 
     @property
     def name(self) -> str:
@@ -209,6 +210,7 @@ def _settings_json(config: EventConfig) -> str:
         "pgn": config.pgn, "log_dir": config.log_dir, "report": config.report,
         "anchor": list(config.anchor) if config.anchor else None,
         "sprt": [sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta] if sprt else None,
+        "live_pgn": config.live_pgn,
     }, sort_keys=True)
 
 
@@ -416,7 +418,8 @@ class EventStore:
             concurrency=settings["concurrency"], recover=settings["recover"], pgn=settings["pgn"],
             log_dir=settings["log_dir"], report=settings["report"],
             anchor=(anchor[0], float(anchor[1])) if anchor else None,
-            sprt=SprtParams(*sprt) if sprt else None, command_line=command_line)
+            sprt=SprtParams(*sprt) if sprt else None, command_line=command_line,
+            live_pgn=settings.get("live_pgn"))
         return config, schedule
 
     def close(self) -> None:

@@ -20,7 +20,7 @@ restart it (``--recover``) or to stop the match.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from dipole_engine.rules import BLACK, WHITE, Board, Color, RulesError, color_name
 from protocol import Limit
@@ -39,6 +39,9 @@ from .records import (
     Termination,
 )
 from .timecontrol import Clock
+
+if TYPE_CHECKING:
+    from .live import LivePublisher
 
 PASS_TEXT = "pass"  # the protocol's move token for a forced pass (any game that has one)
 VARIANT_OPTION = "UCI_Variant"
@@ -207,7 +210,7 @@ class _Game:
     """The state of one game while it is played (see :func:`play_game`)."""
 
     def __init__(self, job: GameJob, white: EngineSlot, black: EngineSlot,
-                 settings: RefereeSettings, notify: Notify) -> None:
+                 settings: RefereeSettings, notify: Notify, live: LivePublisher | None = None) -> None:
         self.job = job
         self.settings = settings
         self.notify = notify
@@ -216,6 +219,9 @@ class _Game:
         self.start_fen = job.opening.fen
         self.move_texts: list[str] = list(job.opening.moves)
         self.records: list[MoveRecord] = [MoveRecord(text, MoveSource.BOOK) for text in job.opening.moves]
+        self.live = None if live is None else live.open_game(
+            job, self.start_fen, self.records, {color: side.clock for color, side in self.sides.items()},
+            self.board.turn)
 
     def warn(self, side: _Side, message: str) -> None:
         self.notify(f"game {self.job.number}: {side.slot.spec.name} ({side.name}): {message}")
@@ -291,7 +297,7 @@ class _Game:
         timed = limits.clock is not None or limits.movetime is not None
         try:
             client.set_position(self.start_fen, self.move_texts)
-            answer = client.go(limit, timeout=deadline)
+            answer = client.go(limit, timeout=deadline, on_info=None if self.live is None else self.live.info)
         except EngineTimeout:
             raise self.overrun(side, timed) from None
         except EngineError as error:  # EngineCrashed, or any other failure to talk to it
@@ -324,6 +330,8 @@ class _Game:
             score_mate=last.score_mate if last is not None else None,
             depth=depth, time=elapsed,
         ))
+        if self.live is not None:
+            self.live.moved(self.board.turn)
 
     def overrun(self, side: _Side, timed: bool) -> _GameOver:
         """No answer by the deadline: ``stop``, then a short grace for the late ``bestmove``.
@@ -348,6 +356,8 @@ class _Game:
         self.move_texts.append(PASS_TEXT)
         self.records.append(MoveRecord(PASS_TEXT, MoveSource.FORCED))
         side.clock.credit_forced_move()
+        if self.live is not None:
+            self.live.moved(self.board.turn)
 
     def run(self) -> GameRecord:
         try:
@@ -388,10 +398,12 @@ class _Game:
 
 
 def play_game(job: GameJob, white: EngineSlot, black: EngineSlot, settings: RefereeSettings,
-              notify: Notify = lambda message: None) -> GameRecord:
+              notify: Notify = lambda message: None, live: LivePublisher | None = None) -> GameRecord:
     """Play ``job`` with the engines in ``white`` and ``black`` and return its record.
 
     Never raises for anything an engine does; ``notify`` receives one line per incident
-    (the details behind an illegal move, a crash or a stall).
+    (the details behind an illegal move, a crash or a stall).  ``live``, when given, is told
+    of the game, each ply and each ``info`` line (see :mod:`arbiter.live`); the caller tells
+    it when the game is over.
     """
-    return _Game(job, white, black, settings, notify).run()
+    return _Game(job, white, black, settings, notify, live).run()

@@ -54,6 +54,8 @@ class MatchConfig:
     pgn: str | None = None
     log_dir: str | None = None
     sprt: SprtParams | None = None
+    live: str | None = None
+    live_pgn: str | None = None
 
 
 @dataclass
@@ -72,7 +74,8 @@ class Match(RecordedRun):
 
     def __init__(self, config: MatchConfig, out: TextIO, err: TextIO, *, tty: bool) -> None:
         super().__init__(config.variant, config.referee, concurrency=config.concurrency, recover=config.recover,
-                         pgn=config.pgn, log_dir=config.log_dir)
+                         pgn=config.pgn, log_dir=config.log_dir, live=config.live, live_pgn=config.live_pgn)
+        self.live_header.update(event=config.referee.event, games_total=config.games, done_before=0)
         self.config = config
         self.out = out
         self.stats = MatchStats([config.first.name, config.second.name])

@@ -31,6 +31,7 @@ from typing import TextIO
 from .engines import check_program
 from .errors import ArbiterError
 from .event import EventConfig, EventStore, ScheduledGame
+from .live import live_path
 from .pgn import format_game
 from .progress import Progress
 from .ratings import RatingError, RatingTable, fit_ratings
@@ -118,7 +119,7 @@ class Tournament(RecordedRun):
         self.store = store
         config = store.config if concurrency is None else store.config.with_concurrency(concurrency)
         super().__init__(config.variant, config.referee, concurrency=config.concurrency, recover=config.recover,
-                         pgn=config.pgn, log_dir=config.log_dir)
+                         pgn=config.pgn, log_dir=config.log_dir, live=live_path(store.path), live_pgn=config.live_pgn)
         self.config = config
         self.out = out
         self.names = [spec.name for spec in config.engines]
@@ -131,6 +132,8 @@ class Tournament(RecordedRun):
             if self.sprt is not None:
                 self.sprt.add(record)
         self.finished_before = len(earlier)
+        self.live_header.update(event=config.name, db=os.path.abspath(store.path), games_total=len(store.schedule),
+                                done_before=len(earlier))
         self.played = 0
         self.last: tuple[str, str] | None = None
         self.progress = Progress(len(store.schedule), out, err, tty=tty, score_text=self._score_text,
