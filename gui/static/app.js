@@ -103,8 +103,13 @@ function drawGame() {
     onSquare: clickSquare,
     onTarget: clickTarget,
   });
-  $("board").dataset.view = String(game.view);
-  $("board").dataset.turn = game.board.turn;
+  // What tests and tools can wait for: the ply shown, the moves played, who is awaited.
+  const body = document.body.dataset;
+  body.view = String(game.view);
+  body.plies = String(game.moves.length);
+  body.turn = game.board.turn;
+  body.awaiting = game.result || game.board.winner ? "nobody" : game.legal.length ? "human" : game.thinking ? "engine" : "";
+  body.result = game.result ? game.result.result : "";
 }
 
 function clickSquare(square) {
