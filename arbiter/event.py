@@ -27,7 +27,8 @@ worker whose game ended while the other games go on, so FULL costs nothing that 
 
 One arbiter at a time runs an event: a writer holds an exclusive ``flock`` on the database
 file for as long as it has it open (the kernel drops it when the process dies, however it
-dies).  Readers (``export``, ``ratings``) take no lock and may read while the event runs.
+dies).  Readers (``export``, ``ratings``, the GUI's watch page) take no lock, open the file
+read-only (``mode=ro``) and may read while the event runs.
 """
 
 from __future__ import annotations
@@ -308,7 +309,7 @@ class EventStore:
                     lock_fd = os.open(path, os.O_RDWR)
                 except OSError as error:
                     raise EventError(f"event database {path}: {error.strerror or error}") from None
-            mode = "rw" if os.access(path, os.W_OK) else "ro"
+            mode = "rw" if write and os.access(path, os.W_OK) else "ro"  # a reader never writes (WAL reader)
             connection = cls._connect(path, mode)
             cls._check(path, connection)
             if lock_fd is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import os
 import secrets
 import socket
 import webbrowser
@@ -72,15 +73,19 @@ def is_loopback(host: str) -> bool:
               help="Port to listen on (0: any free port).")
 @click.option("--token", metavar="TEXT", help="Access token (default: made up when --host is not loopback).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in a browser.")
+@click.option("--watch", metavar="EVENT.db", help="Open the page of this event (a tournament database), live.")
 def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, host: str, port: int,
-        token: str | None, open_browser: bool) -> int:
+        token: str | None, open_browser: bool, watch: str | None) -> int:
     """Play, watch and analyse Dipole and Impasse in the browser, with any protocol engine."""
     import uvicorn  # the web stack is an extra: say so clearly if it is missing
 
-    from .server import GuiConfig, create_app
+    from .server import GuiConfig, base_routes, create_app
+    from .watch import Watching, check_watch_path, watch_routes
 
     try:
         specs = engine_specs(engines, each, config_path)
+        if watch is not None:
+            check_watch_path(watch)
     except ArbiterError as error:
         raise _Failure(str(error)) from None
     if token is None and not is_loopback(host):
@@ -93,8 +98,9 @@ def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, hos
         raise _Failure(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     bound = listener.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{bound}/" + (f"?token={token}" if token else "")
-    app = create_app(GuiConfig(specs, token))
+    url = f"http://{shown}:{bound}/" + ("watch" if watch else "") + (f"?token={token}" if token else "")
+    app = create_app(GuiConfig(specs, token), [*base_routes(), *watch_routes()])
+    app.state.watching = Watching(watch, os.getcwd())
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", ws="auto"))
     print(f"{PROG}: {len(specs)} engine{'s' if len(specs) != 1 else ''}: {', '.join(s.name for s in specs)}")
     print(f"{PROG}: open {url}  (Ctrl-C stops)", flush=True)
