@@ -57,6 +57,7 @@ from .boardjson import board_json
 
 STATIC_DIR = Path(__file__).parent / "static"
 POLL_INTERVAL = 0.25  # seconds between two looks at the files while someone watches
+CREATION_GRACE = 10.0  # a database this new that cannot be read yet is still being written
 
 
 @dataclass(frozen=True)
@@ -129,9 +130,12 @@ class EventFeed:
             db_changed = self._read_db()
         except (ArbiterError, sqlite3.Error) as error:
             self._close_db()
-            state = "waiting" if not os.path.exists(self.path) else "error"
-            text = (f"Waiting for the event: {self.path} does not exist yet" if state == "waiting"
-                    else str(error) if isinstance(error, ArbiterError) else f"event database {self.path}: {error}")
+            state = "error"
+            text = str(error) if isinstance(error, ArbiterError) else f"event database {self.path}: {error}"
+            if not os.path.exists(self.path):
+                state, text = "waiting", f"Waiting for the event: {self.path} does not exist yet"
+            elif time.time() - os.path.getmtime(self.path) < CREATION_GRACE:  # being created right now
+                state, text = "waiting", f"Waiting for the event: {self.path} is being created"
             status = {"type": "status", "state": state, "text": text, "path": self.path}
             return [status] if status != self.latest.get("status") else []
         progress = (self._live or {}).get("done_this_run")
