@@ -677,6 +677,7 @@ class Session:
             return
         if generation != self.generation or self.closed:
             return
+        self.search = None  # this search is done: the next one may start from _play
         clock = self.clocks[color]
         if clock.control is not None and not clock.spend(answer.elapsed, max(CLOCK_GRACE, seat.spec.limits.margin)):
             self._finish(-color, Termination.TIME_FORFEIT, f"{color_name(color)} loses on time")
