@@ -209,6 +209,15 @@ def test_analysis_starts_updates_and_stops(browser: Browser) -> None:
                                timeout=60_000)
         assert page.text_content("#thinking-who") == "· analysis"
         assert page.text_content("#t-pv")
+        # A move on the board (a free game: no engine plays): the analysis follows the position.
+        page.click('g.stack[data-square="c1"]')
+        page.click('.target-hit[data-target="c3"]')
+        page.wait_for_function("() => document.body.dataset.plies === '1'")
+        after = new_board("dipole", page.input_value("#fen"))
+        legal = {str(move) for move in after.legal_moves()}
+        page.wait_for_function(
+            "legal => legal.includes(document.getElementById('t-pv').textContent.split(' ')[0])", arg=sorted(legal),
+            timeout=60_000)
         engines = server.descendants()
         assert len(engines) == 1
         page.click("#analyse-stop")
