@@ -62,6 +62,13 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def access_token(host: str, given: str | None) -> str | None:
+    """The token the server will ask for: ``given``, else a new one unless ``host`` is loopback."""
+    if given is None and not is_loopback(host):
+        return secrets.token_urlsafe(18)
+    return given
+
+
 @click.command(cls=EngineWordsCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--engine", "engines", multiple=True, metavar="KEY=VALUE...", help=engine_help())
 @click.option("--each", metavar="KEY=VALUE...", help="Settings for every engine (an engine's own win).")
@@ -88,8 +95,7 @@ def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, hos
             check_watch_path(watch)
     except ArbiterError as error:
         raise _Failure(str(error)) from None
-    if token is None and not is_loopback(host):
-        token = secrets.token_urlsafe(18)
+    token = access_token(host, token)
     if token is not None and (len(token) < 8 or not token.isascii() or not token.replace("-", "").replace("_", "").isalnum()):
         raise _Failure("--token: use at least 8 letters, digits, '-' or '_'")
     try:

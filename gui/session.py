@@ -163,6 +163,7 @@ class Session:
         self.analysis: EngineSeat | None = None
         self.analysis_task: asyncio.Task[None] | None = None
         self.analysis_ply = 0
+        self.analysis_round = 0  # bumped at each restart; a search of an older round is stale
         self.pgn_games: list[PgnGame] = []
         self.pgn_source: tuple[str, str] | None = None  # (White, Black) names of an opened record
         self.closed = False
@@ -308,6 +309,8 @@ class Session:
             "analysing": self.analysis is not None,
             "pgnGames": len(self.pgn_games),
         })
+        if self.analysis is not None and self.analysis_ply != ply:
+            self._restart_analysis()  # the analysis follows the position shown
 
     def _thinker(self) -> str | None:
         if self.search is not None and not self.search.done():
@@ -440,8 +443,6 @@ class Session:
             raise PageError("view: expected a ply number")
         self.view = max(0, min(ply, len(self.moves)))
         self.push_state()
-        if self.analysis is not None:
-            self._restart_analysis()
 
     async def on_takeback(self, message: dict[str, Any]) -> None:
         if self.result is not None:
@@ -571,8 +572,8 @@ class Session:
             return
         if self.analysis is not seat:
             return
+        self.analysis_ply = -1  # so that the state pushed now starts the analysis of the view
         self.push_state()
-        self._restart_analysis()
 
     async def on_analyse_stop(self, message: dict[str, Any]) -> None:
         self._stop_analysis()
@@ -650,6 +651,8 @@ class Session:
         loop = self._loop
 
         def on_info(info: Info) -> None:
+            if generation != self.generation:  # a stop sent just before this search began
+                seat.stop()
             loop.call_soon_threadsafe(self._thinking, generation, side_letter(color), mover, info)
 
         self.turn_started = time.monotonic()
@@ -677,6 +680,7 @@ class Session:
             return
         if generation != self.generation or self.closed:
             return
+        self.search = None  # this search is done: the next one may start from _play
         clock = self.clocks[color]
         if clock.control is not None and not clock.spend(answer.elapsed, max(CLOCK_GRACE, seat.spec.limits.margin)):
             self._finish(-color, Termination.TIME_FORFEIT, f"{color_name(color)} loses on time")
@@ -735,7 +739,9 @@ class Session:
         self.push_state()
 
     def _cancel_search(self) -> None:
+        """Drop the search in progress (its answer will be ignored) and the human's flag timer."""
         self.generation += 1
+        self.search = None
         for seat in self.seats.values():
             if seat is not None:
                 seat.stop()
@@ -754,7 +760,6 @@ class Session:
         self._cancel_search()
         self._end_seats()
         self._stop_analysis()
-        self.search = None
         if not keep_result:
             self.result = None
 
@@ -764,6 +769,7 @@ class Session:
         if seat is None:
             return
         self.analysis_ply = self.view
+        self.analysis_round += 1
         seat.stop()
         if self.analysis_task is None or self.analysis_task.done():
             self.analysis_task = asyncio.create_task(self._analyse(seat))
@@ -772,17 +778,18 @@ class Session:
         """Search the viewed position until stopped; start again when the view moves on."""
         loop = self._loop
         while self.analysis is seat:
-            ply = self.analysis_ply
+            ply, round_ = self.analysis_ply, self.analysis_round
             board = self.board_at(ply)
             if board.winner() is not None:
                 self.post({"type": "thinking", "source": "analysis", "over": True})
                 return
             texts = [str(move) for move in self.moves[:ply]]
             mover = board.turn
-            stamp = (id(seat), ply)
 
-            def on_info(info: Info, stamp: tuple[int, int] = stamp, mover: Color = mover) -> None:
-                loop.call_soon_threadsafe(self._analysis_info, stamp, mover, info)
+            def on_info(info: Info, round_: int = round_, mover: Color = mover) -> None:
+                if round_ != self.analysis_round:  # a stop sent just before this search began
+                    seat.stop()
+                loop.call_soon_threadsafe(self._analysis_info, seat, round_, mover, info)
 
             try:
                 await seat.go(self.start_fen, texts, Limit(infinite=True), None, on_info)
@@ -792,12 +799,11 @@ class Session:
                     self._stop_analysis()
                     self.push_state()
                 return
-            if self.analysis_ply == ply:
+            if self.analysis_round == round_:
                 return  # stopped for good
 
-    def _analysis_info(self, stamp: tuple[int, int], mover: Color, info: Info) -> None:
-        seat = self.analysis
-        if seat is None or stamp != (id(seat), self.analysis_ply):
+    def _analysis_info(self, seat: EngineSeat, round_: int, mover: Color, info: Info) -> None:
+        if seat is not self.analysis or round_ != self.analysis_round:
             return
         self.post(_thinking_message("analysis", mover, info))
 

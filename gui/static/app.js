@@ -76,7 +76,7 @@ function showState(game) {
   if (state.selected && !game.legal.some((m) => m.from === state.selected)) state.selected = null;
   if (!previous || previous.variant !== game.variant) $("variant").value = game.variant;
   if (document.activeElement !== $("fen")) $("fen").value = game.fen;
-  if (!game.thinking && !game.analysing) state.thinking = {};
+  if (previous && game.moves.length < previous.moves.length && !game.analysing) state.thinking = {};
   drawGame();
   drawPlayers();
   drawMoves();
