@@ -19,11 +19,12 @@ from playwright.sync_api import Page, expect, sync_playwright
 from test_arbiter_cli import ARBITER
 
 ENGINE = f"cmd={sys.executable} -m dipole_engine"
+HOSTILE = "<img_src=x_onerror=alert(1)>"  # an engine name that would be markup if put in as HTML
 TIMEOUT = 120_000  # ms: the shared 2-core machine is slow, and an event takes a while
 
 
 def tournament(db: Path, *extra: str) -> list[str]:
-    engines = [arg for name, depth in (("alpha", 3), ("beta", 2), ("gamma", 1))
+    engines = [arg for name, depth in (("alpha", 3), ("beta", 2), (HOSTILE, 1))
                for arg in ("--engine", ENGINE, f"name={name}", f"depth={depth}", "tc=120+1")]
     return [*ARBITER, "tournament", *engines, "--games", "2", "--rounds", "2", "--concurrency", "2",
             "--opening-plies", "2", "--seed", "11", "--db", str(db), *extra]
@@ -134,6 +135,16 @@ def test_watch_a_tournament_through_a_kill_and_a_resume(tmp_path: Path) -> None:
             page.keyboard.press("ArrowRight")
             expect(page.locator("#replay-moves .current")).to_have_attribute("data-ply", "1")
             expect(page.locator("#replay-board .sq.last")).to_have_count(2)
+            # Names from engines are text, never markup.
+            expect(page.locator(f'#standings tr[data-engine="{HOSTILE}"] td.name')).to_have_text(HOSTILE)
+            assert page.locator("img").count() == 0
+
+            # The GUI's own page leads to the event too.
+            other.goto(server.base.removesuffix("watch"))
+            other.click("#watch-link")
+            other.get_by_role("link", name=db.name).click()
+            expect(other.locator("#status")).to_have_attribute("data-state", "complete", timeout=TIMEOUT)
+            expect(other.locator("#games tr.game")).to_have_count(12)
             assert errors == []
         finally:
             for process in arbiters:
