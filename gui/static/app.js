@@ -256,8 +256,9 @@ function drawMoves() {
     cell.addEventListener("click", () => send({ type: "view", ply }));
     row.append(cell);
   });
+  // Scrolling needs layout: leave it to the next frame, so the move shows first.
   const current = list.querySelector(".current");
-  if (current) current.scrollIntoView({ block: "nearest" });
+  if (current) requestAnimationFrame(() => current.scrollIntoView({ block: "nearest" }));
 }
 
 function drawGraph() {
