@@ -602,15 +602,14 @@ class Session:
                 self.post({"type": "notice", "message": f"{color_name(color)} has no move and passes"})
                 continue
             break
-        self.push_state()
         color = self.board.turn
         seat = self.seats[color]
         if seat is not None:
             if self.search is None or self.search.done():
                 self.search = asyncio.create_task(self._engine_move(color, seat, self.generation))
-                self.push_state()
         elif self.clocks[color].control is not None:
             self._arm_flag(color)
+        self.push_state()
 
     def _arm_flag(self, color: Color) -> None:
         if self.flag_timer is not None:

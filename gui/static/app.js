@@ -256,8 +256,16 @@ function drawMoves() {
     cell.addEventListener("click", () => send({ type: "view", ply }));
     row.append(cell);
   });
+  // Scrolling needs layout: leave it to the next frame, so the move shows first.
   const current = list.querySelector(".current");
-  if (current) current.scrollIntoView({ block: "nearest" });
+  if (current) {
+    requestAnimationFrame(() => {
+      const top = current.offsetTop;  // the list is the offset parent (position: relative)
+      if (top < list.scrollTop || top + current.offsetHeight > list.scrollTop + list.clientHeight) {
+        list.scrollTop = top - list.clientHeight / 2;
+      }
+    });
+  }
 }
 
 function drawGraph() {
@@ -349,7 +357,7 @@ function timeControl() {
 
 function showTcFields() {
   const kind = $("tc-kind").value;
-  for (const label of document.querySelectorAll(".tc")) label.hidden = !label.classList.contains(kind);
+  for (const label of document.querySelectorAll(".tc")) label.hidden = !label.classList.contains(`tc-${kind}`);
 }
 
 function navigate(ply) {
