@@ -92,26 +92,27 @@ class LiveGame:
         self.fen = fen
         self.moves = moves
         self.clocks = clocks
-        self.turn = turn
         self.started = time.time()
-        self.since = self.started  # when the side to move began thinking (wall clock)
+        # (plies shown, side to move, when it began thinking): one value, replaced whole, so the
+        # publisher's thread never sees a move without the turn that follows it.
+        self.state = (len(moves), turn, self.started)
         self.lines: dict[Color, Info] = {}
 
     def moved(self, turn: Color) -> None:
-        """A ply was played; ``turn`` is now to move."""
-        self.turn = turn
-        self.since = time.time()
+        """A ply was played (it is in ``moves``); ``turn`` is now to move."""
+        self.state = (len(self.moves), turn, time.time())
         self.publisher.changed()
 
     def info(self, info: Info) -> None:
         """An ``info`` line of the side to move (kept when it carries a score or a line)."""
         if info.pv or info.score_cp is not None or info.score_mate is not None:
-            self.lines[self.turn] = info
+            self.lines[self.state[1]] = info
 
     def snapshot(self) -> dict[str, Any]:
         """The game as the live file shows it."""
         job = self.job
-        moves = list(self.moves)
+        plies, turn, since = self.state
+        moves = self.moves[:plies]
         clocks = {name: (round(clock.remaining, 3) if clock.control is not None else None)
                   for name, clock in (("white", self.clocks[WHITE]), ("black", self.clocks[-WHITE]))}
         lines = {("white" if color == WHITE else "black"): _line(info) for color, info in list(self.lines.items())}
@@ -119,7 +120,7 @@ class LiveGame:
             "number": job.number, "white": job.white.name, "black": job.black.name, "variant": job.variant,
             "fen": self.fen, "moves": [move.text for move in moves],
             "comments": [move.comment() for move in moves],
-            "turn": "white" if self.turn == WHITE else "black", "since": round(self.since, 3),
+            "turn": "white" if turn == WHITE else "black", "since": round(since, 3),
             "started": round(self.started, 3), "clocks": clocks, "lines": lines,
             "white_tc": job.white.limits.describe(), "black_tc": job.black.limits.describe(),
         }
@@ -129,7 +130,7 @@ class LiveGame:
         job = self.job
         return GameRecord(
             number=job.number, white=job.white.name, black=job.black.name, variant=job.variant, fen=self.fen,
-            moves=tuple(self.moves), result=UNFINISHED, termination=Termination.UNTERMINATED, reason="",
+            moves=tuple(self.moves[: self.state[0]]), result=UNFINISHED, termination=Termination.UNTERMINATED, reason="",
             white_tc=job.white.limits.describe(), black_tc=job.black.limits.describe(),
             opening=job.opening.source, event=event, site=site, date=date)
 
