@@ -47,7 +47,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arbiter.errors import ArbiterError
 from arbiter.event import EventConfig, EventStore, ScheduledGame, is_event_file
-from arbiter.live import event_running, live_path, read_live
+from arbiter.live import STALE_AFTER, event_running, live_path, read_live
 from arbiter.pgn import format_game
 from arbiter.ratings import RatingError, RatingTable, fit_ratings
 from arbiter.records import GameRecord, MoveRecord, MoveSource, Termination
@@ -112,7 +112,13 @@ class EventFeed:
     async def _watch(self) -> None:
         try:
             while True:
-                for message in await asyncio.to_thread(self.poll):
+                try:
+                    messages = await asyncio.to_thread(self.poll)
+                except Exception as error:  # a damaged file must not end the feed
+                    self._close_db()
+                    messages = [{"type": "status", "state": "error", "path": self.path,
+                                 "text": f"cannot read the event {self.path}: {error}"}]
+                for message in messages:
                     self.latest[message["type"]] = message
                     for viewer in list(self.viewers):
                         viewer.post(message)
@@ -191,6 +197,10 @@ class EventFeed:
         total, done = len(self._schedule), len(self._finished)
         if running:
             state, text = "running", f"Running: {done} of {total} games finished"
+            heartbeat = (self._live or {}).get("heartbeat")
+            silent = time.time() - heartbeat if isinstance(heartbeat, (int, float)) else None
+            if silent is not None and silent > STALE_AFTER:  # whole seconds, so the text changes rarely
+                text += f"; but the arbiter has shown no sign of life for {int(silent)} s (stopped or hung?)"
         elif done >= total:
             state, text = "complete", f"The event is complete: all {total} games finished"
         else:
@@ -207,9 +217,9 @@ class EventFeed:
         rounds = {game.number: game.round for game in self._schedule}
         live = self._live if running else None
         eta = None
-        if live and live.get("done_this_run") and live.get("run_started"):
-            elapsed = time.time() - float(live["run_started"])
-            eta = elapsed / int(live["done_this_run"]) * (total - done)
+        started, played = (live or {}).get("run_started"), (live or {}).get("done_this_run")
+        if isinstance(started, (int, float)) and isinstance(played, int) and played > 0:
+            eta = (time.time() - started) / played * (total - done)
         if self._rated[0] != done:
             table = _ratings(self._finished, names, config.anchor)
             self._rated = (done, _ratings_json(table) if table is not None else None)
