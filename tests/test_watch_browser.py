@@ -19,7 +19,9 @@ from playwright.sync_api import Page, expect, sync_playwright
 from test_arbiter_cli import ARBITER
 
 ENGINE = f"cmd={sys.executable} -m dipole_engine"
-HOSTILE = "<img_src=x_onerror=alert(1)>"  # an engine name that would be markup if put in as HTML
+SCREENSHOT = os.environ.get("WATCH_SCREENSHOT")
+# An engine name that would be markup if put in as HTML (a plain one for the README's picture).
+HOSTILE = "gamma" if SCREENSHOT else "<img_src=x_onerror=alert(1)>"
 TIMEOUT = 120_000  # ms: the shared 2-core machine is slow, and an event takes a while
 
 
@@ -78,8 +80,22 @@ def test_watch_a_tournament_through_a_kill_and_a_resume(tmp_path: Path) -> None:
             expect(page.locator(".live-game .line .score").first).to_have_text(re.compile(r"^[+-]"), timeout=TIMEOUT)
             expect(page.locator(".live-game .clock").first).to_have_text(re.compile(r"^\d+:\d\d$"))
 
-            # A finished game appears in the games, the standings and the crosstable.
+            # A second viewer sees the same event.
+            other = browser.new_page()
+            other.goto(server.url)
+            expect(other.locator("#status")).to_have_attribute("data-state", "running", timeout=TIMEOUT)
+
+            # A finished game appears; then SIGKILL, while most of the event is still to play.
             expect(page.locator("#games tr.game").first).to_be_visible(timeout=TIMEOUT)
+            if SCREENSHOT:
+                page.wait_for_function("() => [...document.querySelectorAll('.live-game')]"
+                                       ".filter(card => Number(card.dataset.plies) >= 12).length >= 2", timeout=TIMEOUT)
+                page.screenshot(path=SCREENSHOT, full_page=True)
+            page.screenshot(path=str(tmp_path / "running.png"), full_page=True)
+            arbiters[0].kill()
+            arbiters[0].wait(timeout=30)
+
+            # The finished games are in the standings and the crosstable.
             first = page.locator("#games tr.game").last  # the list is newest first
             white = first.locator("td.name").first.inner_text()
             expect(page.locator(f'#standings tr[data-engine="{white}"] .games')).not_to_have_text("0")
@@ -87,24 +103,14 @@ def test_watch_a_tournament_through_a_kill_and_a_resume(tmp_path: Path) -> None:
             cells = page.locator(f'#crosstable tr[data-engine="{white}"] td.cell').all_inner_texts()
             assert any(re.fullmatch(r"\d+-\d+/\d+-\d+", cell) for cell in cells), cells
             expect(page.locator("#progress-text")).to_contain_text("of 12 games")
-            if target := os.environ.get("WATCH_SCREENSHOT"):
-                page.wait_for_function("() => document.querySelectorAll('.live-game').length >= 2", timeout=TIMEOUT)
-                page.screenshot(path=target, full_page=True)
-            page.screenshot(path=str(tmp_path / "running.png"), full_page=True)
 
-            # A second viewer sees the same event.
-            other = browser.new_page()
-            other.goto(server.url)
-            expect(other.locator("#status")).to_have_attribute("data-state", "running", timeout=TIMEOUT)
-
-            # SIGKILL: the page says the event is not running, and how to go on.
-            arbiters[0].kill()
-            arbiters[0].wait(timeout=30)
+            # The page says the event is not running, and how to go on.
             expect(status).to_have_attribute("data-state", "stopped", timeout=TIMEOUT)
             expect(status).to_contain_text("not running")
             expect(status).to_contain_text(f"dipole-arbiter resume {db}")
             expect(page.locator(".live-game")).to_have_count(0)
             expect(page.locator("#no-live")).to_contain_text("not running")
+            page.screenshot(path=str(tmp_path / "stopped.png"), full_page=True)
             expect(other.locator("#status")).to_have_attribute("data-state", "stopped", timeout=TIMEOUT)
             other.goto(server.url + "?event=..%2Fetc%2Fpasswd")  # only the server's own events, by name
             expect(other.locator("#status")).to_have_text("No such event on this server", timeout=TIMEOUT)
@@ -119,6 +125,7 @@ def test_watch_a_tournament_through_a_kill_and_a_resume(tmp_path: Path) -> None:
             expect(page.locator("#games tr.game")).to_have_count(12)
             assert done < 12
             expect(page.locator("#progress-text")).to_have_text("12 of 12 games")
+            expect(page.locator("#no-live")).to_have_text("The event is complete.")
             assert page_standings(page) == cli_standings(db)  # the numbers of `dipole-arbiter ratings`
             terminations = page.locator("#terminations li").all_inner_texts()
             assert sum(int(text.rsplit(": ", 1)[1]) for text in terminations) == 12
@@ -135,6 +142,7 @@ def test_watch_a_tournament_through_a_kill_and_a_resume(tmp_path: Path) -> None:
             page.keyboard.press("ArrowRight")
             expect(page.locator("#replay-moves .current")).to_have_attribute("data-ply", "1")
             expect(page.locator("#replay-board .sq.last")).to_have_count(2)
+            page.screenshot(path=str(tmp_path / "replay.png"), full_page=True)
             # Names from engines are text, never markup.
             expect(page.locator(f'#standings tr[data-engine="{HOSTILE}"] td.name')).to_have_text(HOSTILE)
             assert page.locator("img").count() == 0

@@ -11,7 +11,7 @@ const params = new URLSearchParams(location.search);
 let socket = null;
 let live = {games: [], offset: 0};  // offset: this browser's clock minus the server's
 let replay = null;                  // {game, ply, flip}
-let running = false;
+let state = "";                    // the event's status: waiting, running, stopped, complete, error
 
 function node(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
@@ -75,7 +75,7 @@ const handlers = {
     status.textContent = message.text;
     status.className = `status ${message.state}`;
     status.dataset.state = message.state;
-    running = message.state === "running";
+    state = message.state;
   },
   event: showEvent,
   live: showLive,
@@ -117,8 +117,8 @@ function showStandings(ratings) {
   const span = Math.max(1, high - low);
   const x = (value) => 4 + (102 * (value - low)) / span;
   const header = node("tr", {}, node("th", {}, "#"), node("th", {class: "name"}, "Engine"), node("th", {}, "Rating"),
-    node("th", {}, "±95%"), node("th", {class: "bar"}, "interval"), node("th", {}, "Games"), node("th", {}, "Score"),
-    node("th", {}, "%"), node("th", {}, "W%"), node("th", {}, "B%"));
+    node("th", {}, "±95%"), node("th", {class: "bar"}, "interval"), node("th", {}, "Games"), node("th", {}, "Points"),
+    node("th", {}, "%"), node("th", {title: "score as White"}, "W%"), node("th", {title: "score as Black"}, "B%"));
   const rows = ratings.rows.map((r) => {
     const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     svg.setAttribute("viewBox", "0 0 110 14");
@@ -172,7 +172,8 @@ function showLive(message) {
   live = {games: message.games, offset: Date.now() / 1000 - message.now};
   const container = $("live");
   $("no-live").hidden = message.games.length > 0;
-  $("no-live").textContent = running ? "No game in progress." : "No game in progress: the event is not running.";
+  $("no-live").textContent = state === "running" ? "No game in progress."
+    : state === "complete" ? "The event is complete." : "No game in progress: the event is not running.";
   const cards = message.games.map((game) => {
     const card = node("div", {class: "live-game", "data-number": game.number, "data-plies": game.moves.length});
     card.append(node("div", {class: "title"}, node("span", {}, `Game ${game.number}`),
@@ -216,7 +217,7 @@ function tick() {
   const now = Date.now() / 1000 - live.offset;
   for (const game of live.games) {
     const seconds = game.clocks[game.turn];
-    if (seconds === null || seconds === undefined || !running) continue;
+    if (seconds === null || seconds === undefined || state !== "running") continue;
     const shown = seconds - Math.max(0, now - game.since);
     const element = document.querySelector(`.clock[data-number="${game.number}"][data-side="${game.turn}"]`);
     if (element) {
