@@ -33,7 +33,7 @@ from .cli_options import (
 )
 from .errors import ArbiterError
 from .event import FORMATS, EventConfig, EventStore, is_event_file
-from .live import check_live_file
+from .live import LIVE_SUFFIX, check_live_file
 from .pgn import format_game, read_pgn_file
 from .ratings import RatingError, fit_ratings
 from .records import GameRecord
@@ -139,7 +139,7 @@ def run_event(store: EventStore, concurrency: int | None, *, created: bool) -> i
 
 
 def _remove_database(path: str) -> None:
-    for suffix in ("", "-wal", "-shm"):
+    for suffix in ("", "-wal", "-shm", LIVE_SUFFIX):
         Path(path + suffix).unlink(missing_ok=True)
 
 
