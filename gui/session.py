@@ -38,7 +38,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from arbiter.engines import EngineSpec
+from starlette.websockets import WebSocketDisconnect
+
 from arbiter.errors import ArbiterError
 from arbiter.pgn import PgnGame, format_game, read_pgn
 from arbiter.records import (
@@ -99,7 +100,7 @@ class TimeSetting:
     depth: int = 4            # depth: plies per engine move
 
     @classmethod
-    def from_page(cls, data: Any) -> "TimeSetting":
+    def from_page(cls, data: Any) -> TimeSetting:
         if not isinstance(data, dict):
             raise PageError("time control: expected an object")
         kind = data.get("kind")
@@ -167,6 +168,7 @@ class Session:
         self.pgn_games: list[PgnGame] = []
         self.pgn_source: tuple[str, str] | None = None  # (White, Black) names of an opened record
         self.closed = False
+        self.number = 0  # counts the games shown (each new game, set-up or record opened)
         self._reset_board("dipole", None)
 
     # -- the game's data ------------------------------------------------------------------
@@ -180,6 +182,7 @@ class Session:
         self.view = 0
         self.result = None
         self.pgn_source = None
+        self.number += 1
 
     @property
     def variant(self) -> str:
@@ -222,7 +225,7 @@ class Session:
                 return
             try:
                 await self._send(message)
-            except Exception:  # the page went away; the reader side closes the session
+            except (WebSocketDisconnect, RuntimeError, OSError):  # the page went away; the reader closes us
                 return
 
     def error(self, text: str) -> None:
@@ -268,10 +271,10 @@ class Session:
         board = self.board_at(ply)
         last = self.moves[ply - 1] if ply else None
         now = time.monotonic()
-        running = None
+        running: Color | None = None
         if self.in_progress() and self.tc.kind == "clock":
             running = self.board.turn
-        clocks = {}
+        clocks: dict[str, int | None] = {}
         for color in (WHITE, BLACK):
             clock = self.clocks[color]
             if clock.control is None:
@@ -291,6 +294,7 @@ class Session:
             moves.append({"text": str(move), "source": record.source.value, "score": self.scores[index]})
         self.post({
             "type": "state",
+            "game": self.number,
             "variant": self.variant,
             "board": board_json(board, last),
             "fen": board.fen(),
@@ -495,7 +499,8 @@ class Session:
 
     async def on_pgn_open(self, message: dict[str, Any]) -> None:
         text = message.get("text")
-        name = message.get("name") if isinstance(message.get("name"), str) else "the PGN file"
+        given = message.get("name")
+        name = given if isinstance(given, str) else "the PGN file"
         if not isinstance(text, str):
             raise PageError("open PGN: no text")
         try:

@@ -105,6 +105,7 @@ function drawGame() {
   });
   // What tests and tools can wait for: the ply shown, the moves played, who is awaited.
   const body = document.body.dataset;
+  body.game = String(game.game);
   body.view = String(game.view);
   body.plies = String(game.moves.length);
   body.turn = game.board.turn;
