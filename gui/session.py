@@ -151,6 +151,7 @@ class Session:
         self._send = send
         self._outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
+        self._waiting: dict[str, dict[str, Any]] = {}  # queued messages a newer one replaces
         self._loop = asyncio.get_running_loop()
         self.generation = 0
         self.seats: dict[Color, EngineSeat | None] = {WHITE: None, BLACK: None}
@@ -214,15 +215,31 @@ class Session:
         self.push_state()
 
     def post(self, message: dict[str, Any]) -> None:
-        """Queue a message for the page (sent in order by the writer task)."""
-        if not self.closed:
-            self._outbox.put_nowait(message)
+        """Queue a message for the page (sent in order by the writer task).
+
+        A ``state`` or ``thinking`` message still waiting to be sent is replaced by a newer
+        one of its kind, so a page that reads slowly gets the latest news, and the queue
+        stays short however fast the engines talk."""
+        if self.closed:
+            return
+        key = _coalescing_key(message)
+        if key is not None:
+            waiting = self._waiting.get(key)
+            if waiting is not None:
+                waiting.clear()
+                waiting.update(message)
+                return
+            self._waiting[key] = message
+        self._outbox.put_nowait(message)
 
     async def _write(self) -> None:
         while True:
             message = await self._outbox.get()
             if message is None:
                 return
+            key = _coalescing_key(message)
+            if key is not None:
+                self._waiting.pop(key, None)
             try:
                 await self._send(message)
             except (WebSocketDisconnect, RuntimeError, OSError):  # the page went away; the reader closes us
@@ -836,6 +853,16 @@ class Session:
             reason=reason, white_tc=tc, black_tc=tc, event=EVENT, site=EVENT,
             date=datetime.date.today().strftime("%Y.%m.%d"),
         )
+
+
+def _coalescing_key(message: dict[str, Any]) -> str | None:
+    """Messages with the same key supersede each other: the state, each source's thinking."""
+    kind = message.get("type")
+    if kind == "state":
+        return "state"
+    if kind == "thinking":
+        return f"thinking {message.get('source')}"
+    return None
 
 
 def _ms(seconds: float) -> int:
