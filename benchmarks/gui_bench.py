@@ -6,10 +6,11 @@
    and the move list redrawn) and at the next animation frame (painted).  Reported: median,
    95th percentile and worst of (page time - bestmove time) over every engine move.
 2. Load: N engine-vs-engine games (default 8, 2N engine processes, each engine thinking
-   ``--movetime`` seconds a move) running at once, each in its own page; meanwhile a client
-   keeps stepping through a game of its own (a ``view`` round trip over a WebSocket) and
-   fetching ``/api/engines``.  Reported: those round trips, and the bestmove-to-page latency
-   under load.
+   ``--movetime`` seconds a move) running at once, each watched over its own WebSocket (as its
+   page would be); meanwhile a client keeps stepping through a game of its own (a ``view``
+   round trip) and fetching ``/api/engines``.  Reported: those round trips, and the time from
+   each bestmove to its state arriving at the game's socket (the server's share of the
+   latency; the browser's share is measured in part 1, without 8 tabs competing for the CPU).
 
     python benchmarks/gui_bench.py [--games 8] [--depth 2] [--movetime 0.5] [--seconds 30]
 
@@ -26,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -94,25 +96,68 @@ def start_game(page: Page, variant: str, depth: int) -> None:
 
 
 def latencies(page: Page, logs: list[Path]) -> list[tuple[float, float]]:
-    """(DOM ms, painted ms) after each engine move of the page's game (``logs``: White's
-    engine's, then Black's; the game starts with White)."""
-    plies = page.evaluate("() => window.__plies")
+    """(DOM ms, painted ms) after each engine move the page showed (``logs``: White's engine's,
+    then Black's)."""
+    moves = page.evaluate("() => [...document.querySelectorAll('#moves .move:not(.empty)')]"
+                          ".map(e => [e.textContent, e.classList.contains('forced')])")
+    shown = [(entry["ply"], entry["text"], entry["dom"], entry["frame"] or entry["dom"])
+             for entry in page.evaluate("() => window.__plies")]
+    return match(moves, shown, logs)
+
+
+def match(moves: list[list], shown: list[tuple[int, str, float, float]],
+          logs: list[Path]) -> list[tuple[float, float]]:
+    """Pair each move shown (ply, text, and two times in ms) with its engine's bestmove stamp;
+    the differences.  ``moves`` is the game's whole move list ([text, forced] per ply, White
+    first), so a state the watcher never saw (superseded by a newer one) is no trouble."""
+    stamps = [[(float(t), move) for t, move in (line.split() for line in log.read_text().splitlines())]
+              for log in logs]
+    engine_move = {}  # ply -> (side, index among that side's engine moves)
+    counts = [0, 0]
+    for ply, (_, forced) in enumerate(moves, 1):
+        side = (ply - 1) % 2
+        if not forced:
+            engine_move[ply] = (side, counts[side])
+            counts[side] += 1
     result = []
-    for parity, log in enumerate(logs):
-        stamps = [(float(t), move) for t, move in (line.split() for line in log.read_text().splitlines())]
-        shown = [p for p in plies if not p["forced"] and p["ply"] % 2 != parity]
-        result += _pair(stamps, shown)
+    for ply, text, first, second in shown:
+        if ply not in engine_move:
+            continue
+        side, index = engine_move[ply]
+        if index >= len(stamps[side]):
+            continue  # a game still running: its proxy is about to log this move
+        stamp, move = stamps[side][index]
+        if move != text:
+            raise SystemExit(f"bestmove {move} but the page shows {text}")
+        result.append((first - stamp * 1000, second - stamp * 1000))
     return result
 
 
-def _pair(stamps: list[tuple[float, str]], shown: list[dict]) -> list[tuple[float, float]]:
-    result = []
-    for (stamp, move), entry in zip(stamps, shown):
-        if move != entry["text"]:
-            raise SystemExit(f"bestmove {move} but the page shows {entry['text']}")
-        frame = entry["frame"] if entry["frame"] is not None else entry["dom"]
-        result.append((entry["dom"] - stamp * 1000, frame - stamp * 1000))
-    return result
+def watch_socket(url: str, white: int, black: int, variant: str, movetime: float, stop: threading.Event,
+                 out: list[list[tuple[float, float]]], logs: list[Path]) -> None:
+    """A game played over a WebSocket of its own: (ms from bestmove to the state arriving)."""
+    socket_url = url.split("?")[0].replace("http:", "ws:") + "ws"
+    shown: list[tuple[int, str, float, float]] = []
+    moves: list[list] = []
+    with connect(socket_url, max_size=None) as socket:
+        socket.send(json.dumps({"type": "new", "variant": variant, "white": white, "black": black,
+                                "tc": {"kind": "movetime", "seconds": movetime}}))
+        seen = 0
+        while not stop.is_set():
+            try:
+                message = json.loads(socket.recv(timeout=0.5))
+            except TimeoutError:
+                continue
+            arrived = time.time() * 1000
+            if message["type"] != "state":
+                continue
+            moves = [[m["text"], m["source"] == "forced"] for m in message["moves"]]
+            if len(moves) > seen:
+                seen = len(moves)
+                shown.append((seen, moves[-1][0], arrived, arrived))
+            if message["result"]:
+                break
+    out.append(match(moves, shown, logs))
 
 
 def probe(url: str, seconds: float) -> tuple[list[float], list[float]]:
@@ -192,28 +237,23 @@ def main() -> None:
             engines += ["--engine", f"cmd={sys.executable} {proxy} {log} {engine}", f"name=e{i}"]
         proc, url = start_server(engines)
         try:
-            pages = []
-            for i in range(games):
-                page = browser.new_page()
-                page.goto(url)
-                page.wait_for_selector("g.stack")
-                page.evaluate(WATCH)
-                page.select_option("#variant", options.variant)
-                page.select_option("#white", str(2 * i))
-                page.select_option("#black", str(2 * i + 1))
-                page.select_option("#tc-kind", "movetime")
-                page.fill("#tc-movetime", str(options.movetime))
-                page.click("#new")
-                pages.append(page)
+            stop = threading.Event()
+            results: list[list[tuple[float, float]]] = []
+            watchers = [threading.Thread(target=watch_socket, args=(
+                url, 2 * i, 2 * i + 1, options.variant, options.movetime, stop, results, logs[2 * i:2 * i + 2]))
+                for i in range(games)]
+            for watcher in watchers:
+                watcher.start()
             views, fetches = probe(url, options.seconds)
-            measured = []
-            for i, page in enumerate(pages):
-                measured += latencies(page, logs[2 * i:2 * i + 2])
-            print(f"{games} games at once ({2 * games} engines, {options.movetime} s a move), "
-                  f"{options.seconds} s of probes")
-            print(f"  a page's step (view request -> its new state, over a WebSocket): {describe(views)}")
-            print(f"  GET /api/engines:                                               {describe(fetches)}")
-            print(f"  bestmove -> in the page's DOM:                                  {describe([m[0] for m in measured])}")
+            stop.set()
+            for watcher in watchers:
+                watcher.join()
+            measured = [m for result in results for m in result]
+            print(f"{games} games at once ({2 * games} engines, {options.movetime} s a move, each watched over a "
+                  f"WebSocket), {options.seconds:g} s")
+            print(f"  a page's step (view request -> its new state):   {describe(views)}")
+            print(f"  GET /api/engines:                                {describe(fetches)}")
+            print(f"  bestmove -> the new state at the game's socket: {describe([m[0] for m in measured])}")
         finally:
             proc.terminate()
             proc.wait()

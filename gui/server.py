@@ -32,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arbiter.engines import EngineSpec
@@ -43,8 +43,8 @@ TOKEN_COOKIE = "dipole_gui_token"
 SECURITY_HEADERS = [
     # Scripts and styles only from this server; no inline script can run even if text slipped in.
     (b"content-security-policy",
-     b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-     b"connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"),
+     (b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+      b"connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")),
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
 ]
@@ -81,7 +81,9 @@ async def engines_endpoint(request: Request) -> JSONResponse:
 
 async def game_socket(websocket: WebSocket) -> None:
     """One page's game: JSON messages both ways until the page goes away."""
-    from .session import Session  # the session pulls in the engine machinery; the app does not need it to start
+    from .session import (
+        Session,  # the session pulls in the engine machinery; the app does not need it to start
+    )
 
     config: GuiConfig = websocket.app.state.config
     await websocket.accept()
@@ -160,7 +162,7 @@ class AccessGuard:
             return
         set_cookie = self.token is not None and in_query
 
-        async def send_with_headers(message: dict[str, Any]) -> None:
+        async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", [])) + SECURITY_HEADERS
                 if set_cookie:

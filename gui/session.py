@@ -38,7 +38,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from arbiter.engines import EngineSpec
+from starlette.websockets import WebSocketDisconnect
+
 from arbiter.errors import ArbiterError
 from arbiter.pgn import PgnGame, format_game, read_pgn
 from arbiter.records import (
@@ -99,7 +100,7 @@ class TimeSetting:
     depth: int = 4            # depth: plies per engine move
 
     @classmethod
-    def from_page(cls, data: Any) -> "TimeSetting":
+    def from_page(cls, data: Any) -> TimeSetting:
         if not isinstance(data, dict):
             raise PageError("time control: expected an object")
         kind = data.get("kind")
@@ -150,6 +151,7 @@ class Session:
         self._send = send
         self._outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
+        self._waiting: dict[str, dict[str, Any]] = {}  # queued messages a newer one replaces
         self._loop = asyncio.get_running_loop()
         self.generation = 0
         self.seats: dict[Color, EngineSeat | None] = {WHITE: None, BLACK: None}
@@ -167,6 +169,7 @@ class Session:
         self.pgn_games: list[PgnGame] = []
         self.pgn_source: tuple[str, str] | None = None  # (White, Black) names of an opened record
         self.closed = False
+        self.number = 0  # counts the games shown (each new game, set-up or record opened)
         self._reset_board("dipole", None)
 
     # -- the game's data ------------------------------------------------------------------
@@ -180,6 +183,7 @@ class Session:
         self.view = 0
         self.result = None
         self.pgn_source = None
+        self.number += 1
 
     @property
     def variant(self) -> str:
@@ -211,18 +215,34 @@ class Session:
         self.push_state()
 
     def post(self, message: dict[str, Any]) -> None:
-        """Queue a message for the page (sent in order by the writer task)."""
-        if not self.closed:
-            self._outbox.put_nowait(message)
+        """Queue a message for the page (sent in order by the writer task).
+
+        A ``state`` or ``thinking`` message still waiting to be sent is replaced by a newer
+        one of its kind, so a page that reads slowly gets the latest news, and the queue
+        stays short however fast the engines talk."""
+        if self.closed:
+            return
+        key = _coalescing_key(message)
+        if key is not None:
+            waiting = self._waiting.get(key)
+            if waiting is not None:
+                waiting.clear()
+                waiting.update(message)
+                return
+            self._waiting[key] = message
+        self._outbox.put_nowait(message)
 
     async def _write(self) -> None:
         while True:
             message = await self._outbox.get()
             if message is None:
                 return
+            key = _coalescing_key(message)
+            if key is not None:
+                self._waiting.pop(key, None)
             try:
                 await self._send(message)
-            except Exception:  # the page went away; the reader side closes the session
+            except (WebSocketDisconnect, RuntimeError, OSError):  # the page went away; the reader closes us
                 return
 
     def error(self, text: str) -> None:
@@ -268,10 +288,10 @@ class Session:
         board = self.board_at(ply)
         last = self.moves[ply - 1] if ply else None
         now = time.monotonic()
-        running = None
+        running: Color | None = None
         if self.in_progress() and self.tc.kind == "clock":
             running = self.board.turn
-        clocks = {}
+        clocks: dict[str, int | None] = {}
         for color in (WHITE, BLACK):
             clock = self.clocks[color]
             if clock.control is None:
@@ -291,6 +311,7 @@ class Session:
             moves.append({"text": str(move), "source": record.source.value, "score": self.scores[index]})
         self.post({
             "type": "state",
+            "game": self.number,
             "variant": self.variant,
             "board": board_json(board, last),
             "fen": board.fen(),
@@ -495,7 +516,8 @@ class Session:
 
     async def on_pgn_open(self, message: dict[str, Any]) -> None:
         text = message.get("text")
-        name = message.get("name") if isinstance(message.get("name"), str) else "the PGN file"
+        given = message.get("name")
+        name = given if isinstance(given, str) else "the PGN file"
         if not isinstance(text, str):
             raise PageError("open PGN: no text")
         try:
@@ -831,6 +853,16 @@ class Session:
             reason=reason, white_tc=tc, black_tc=tc, event=EVENT, site=EVENT,
             date=datetime.date.today().strftime("%Y.%m.%d"),
         )
+
+
+def _coalescing_key(message: dict[str, Any]) -> str | None:
+    """Messages with the same key supersede each other: the state, each source's thinking."""
+    kind = message.get("type")
+    if kind == "state":
+        return "state"
+    if kind == "thinking":
+        return f"thinking {message.get('source')}"
+    return None
 
 
 def _ms(seconds: float) -> int:

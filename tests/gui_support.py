@@ -129,8 +129,8 @@ def gui_server(*args: str) -> Iterator[GuiServer]:
 
 def start_game(page, *, variant: str, white: str, black: str, tc: str = "clock",
                base_minutes: str = "10", increment: str = "0", movetime: str = "0.1", depth: str = "2") -> None:
-    """Fill in the page's new-game form and start the game (``white``/``black``: the option
-    values, "human" or an engine id)."""
+    """Fill in the page's new-game form, start the game and wait for it to be shown
+    (``white``/``black``: the option values, "human" or an engine id)."""
     page.select_option("#variant", variant)
     page.select_option("#start-from", "start")
     page.select_option("#white", white)
@@ -143,7 +143,9 @@ def start_game(page, *, variant: str, white: str, black: str, tc: str = "clock",
         page.fill("#tc-movetime", movetime)
     else:
         page.fill("#tc-depth", depth)
+    number = page.get_attribute("body", "data-game")
     page.click("#new")
+    page.wait_for_function(f"() => document.body.dataset.game !== '{number}'")
 
 
 def click_move(page, variant: str, fen: str, move: str) -> str | None:

@@ -15,15 +15,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gui_support import ROOT, TOY_ENGINE, chromium_path, gui_server, start_game, wait_gone
+from gui_support import (
+    ROOT,
+    TOY_ENGINE,
+    chromium_path,
+    click_move,
+    gui_server,
+    start_game,
+    wait_gone,
+)
+from playwright.sync_api import Browser, Page, sync_playwright
 
 from dipole_engine.rules import new_board
 
-pytest.importorskip("playwright")
-from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
-
 HOSTILE = '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">'
-SCREENSHOT = ROOT / "docs" / "gui.png"
+SCREENSHOT_ENV = "GUI_SCREENSHOT"  # GUI_SCREENSHOT=docs/gui.png pytest ... remakes the README's picture
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +42,7 @@ def browser() -> Iterator[Browser]:
 
 
 def open_page(browser: Browser, url: str) -> tuple[Page, list[str]]:
-    page = browser.new_page(viewport={"width": 1280, "height": 860})
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(url)
@@ -73,27 +79,25 @@ def test_engine_vs_engine_watched_to_the_end_and_saved(browser: Browser, tmp_pat
         text = saved.read_text()
         assert '[Variant "impasse"]' in text and f'[PlyCount "{plies}"]' in text
         replay = subprocess.run([sys.executable, "-c", "from arbiter.cli import main; main()", "replay", str(saved)],
-                                capture_output=True, text=True, cwd=ROOT)
+                                check=False, capture_output=True, text=True, cwd=ROOT)
         assert replay.returncode == 0, replay.stdout + replay.stderr
         assert "1 game replayed, all hold" in replay.stdout
         assert not errors
 
 
-def test_game_in_progress_screenshot_clock_thinking_takeback_resign(browser: Browser) -> None:
+def test_game_in_progress_screenshot_clock_thinking_takeback_resign(browser: Browser, tmp_path: Path) -> None:
     with gui_server() as server:
         page, errors = open_page(browser, server.url)
         start_game(page, variant="dipole", white="human", black="2", tc="clock", base_minutes="5", increment="3")
         page.wait_for_function("() => document.body.dataset.awaiting === 'human'")
-        for move in ("c1-c3", "c3-c5"):
+        page.click('g.stack[data-square="c1"]')
+        assert page.locator(".target-hit").count() >= 3  # the stack's legal targets are lit
+        page.keyboard.press("Escape")
+        assert page.locator(".target-hit").count() == 0
+        for wanted in ("c1-c3", "c3-c5", "c1-d2", "c1-b2"):
             fen = page.input_value("#fen")
-            board = new_board("dipole", fen)
-            if move not in [str(m) for m in board.legal_moves()]:
-                move = str(board.legal_moves()[0])
-            origin, target = move.split("-")
-            page.click(f'g.stack[data-square="{origin}"]')
-            assert page.locator(".target-hit").count() >= 3  # the stack's legal targets are lit
-            page.click(f'.target-hit[data-target="{target}"]')
-            page.wait_for_function("() => document.body.dataset.awaiting === 'engine'")
+            legal = [str(move) for move in new_board("dipole", fen).legal_moves()]
+            click_move(page, "dipole", fen, wanted if wanted in legal else legal[0])
             # The engine's thinking shows live.
             page.wait_for_function("() => document.getElementById('t-depth').textContent.startsWith('depth')")
             page.wait_for_function("() => document.body.dataset.awaiting === 'human'", timeout=60_000)
@@ -102,8 +106,9 @@ def test_game_in_progress_screenshot_clock_thinking_takeback_resign(browser: Bro
         time.sleep(1.3)
         assert page.text_content("#clock-w") != first
         assert page.text_content("#t-pv")
-        SCREENSHOT.parent.mkdir(exist_ok=True)
-        page.screenshot(path=str(SCREENSHOT))
+        screenshot = Path(os.environ.get(SCREENSHOT_ENV) or tmp_path / "gui.png")
+        page.screenshot(path=str(screenshot))
+        assert screenshot.stat().st_size > 10_000
         # Take back: the human's last move and the engine's answer.
         plies = int(page.get_attribute("body", "data-plies"))
         page.click("#takeback")
@@ -258,18 +263,29 @@ def test_engines_die_with_the_page_and_with_a_killed_server(browser: Browser) ->
     with gui_server() as server:
         page, _ = open_page(browser, server.url)
         start_game(page, variant="dipole", white="3", black="3", tc="clock", base_minutes="10")
-        page.wait_for_function("() => Number(document.body.dataset.plies) >= 1")
+        page.wait_for_function("() => document.getElementById('t-depth').textContent.startsWith('depth')")
         engines = server.descendants()
         assert len(engines) == 2
         page.close()
         assert wait_gone(engines) == set()
         page, _ = open_page(browser, server.url)
         start_game(page, variant="dipole", white="3", black="3", tc="clock", base_minutes="10")
-        page.wait_for_function("() => Number(document.body.dataset.plies) >= 1")
+        page.wait_for_function("() => document.getElementById('t-depth').textContent.startsWith('depth')")
         engines = server.descendants()
         assert len(engines) == 2
         os.kill(server.proc.pid, signal.SIGKILL)
         server.proc.wait()
+        assert wait_gone(engines) == set()
+        page.close()
+    with gui_server() as server:  # stopped in the middle of a game (SIGTERM, as Ctrl-C)
+        page, _ = open_page(browser, server.url)
+        start_game(page, variant="impasse", white="3", black="3", tc="clock", base_minutes="10")
+        page.wait_for_function("() => document.getElementById('t-depth').textContent.startsWith('depth')")
+        engines = server.descendants()
+        assert len(engines) == 2
+        started = time.monotonic()
+        server.stop()
+        assert time.monotonic() - started < 5
         assert wait_gone(engines) == set()
         page.close()
 

@@ -13,13 +13,11 @@ from collections.abc import Iterator
 
 import pytest
 from gui_support import chromium_path, click_move, gui_server, start_game
+from playwright.sync_api import Browser, Page, sync_playwright
 
 from arbiter.engines import own_engine_command
 from dipole_engine.rules import new_board
 from protocol import EngineClient, Limit
-
-pytest.importorskip("playwright")
-from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
 BEGINNER = "0"  # the engine list's first entry: the own engine capped at depth 1
 BRAIN_DEPTH = 3

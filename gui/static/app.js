@@ -105,6 +105,7 @@ function drawGame() {
   });
   // What tests and tools can wait for: the ply shown, the moves played, who is awaited.
   const body = document.body.dataset;
+  body.game = String(game.game);
   body.view = String(game.view);
   body.plies = String(game.moves.length);
   body.turn = game.board.turn;
@@ -277,17 +278,20 @@ function drawGraph() {
   const axis = document.createElementNS(ns, "line");
   for (const [k, v] of Object.entries({ x1: 0, y1: 30, x2: 400, y2: 30, class: "axis" })) axis.setAttribute(k, v);
   svg.append(axis);
+  // White's winning chances in [-1, 1], as Lichess draws them: small scores stay visible.
+  const chance = (score) => score.mate !== undefined ? Math.sign(score.mate) : 2 / (1 + Math.exp(-score.cp / 250)) - 1;
   const points = [];
   game.moves.forEach((move, index) => {
-    if (!move.score) return;
-    const value = move.score.mate !== undefined ? (move.score.mate > 0 ? 1000 : -1000) : Math.max(-1000, Math.min(1000, move.score.cp));
-    points.push(`${((index + 1) / n) * 400},${30 - (value / 1000) * 28}`);
+    if (move.score) points.push([((index + 1) / n) * 400, 30 - chance(move.score) * 28]);
   });
   if (points.length > 1) {
+    const area = document.createElementNS(ns, "polygon");
+    area.setAttribute("points", [[points[0][0], 30], ...points, [points[points.length - 1][0], 30]].map((p) => p.join(",")).join(" "));
+    area.setAttribute("class", "eval-area");
     const line = document.createElementNS(ns, "polyline");
-    line.setAttribute("points", points.join(" "));
+    line.setAttribute("points", points.map((p) => p.join(",")).join(" "));
     line.setAttribute("class", "eval");
-    svg.append(line);
+    svg.append(area, line);
   }
   const marker = document.createElementNS(ns, "line");
   const x = (game.view / n) * 400;
