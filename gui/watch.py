@@ -32,6 +32,7 @@ import asyncio
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -94,6 +95,9 @@ class EventFeed:
         self._progress: Any = None
         self._rated: tuple[int, dict[str, Any] | None] = (-1, None)
         self._boards: dict[int, tuple[str | None, list[str], Board]] = {}
+        # One look at a time: a feed whose last viewer left may still be finishing one on its
+        # thread when a new viewer starts the next.
+        self._looking = threading.Lock()
 
     # -- viewers --------------------------------------------------------------------------
     def join(self, viewer: Viewer) -> None:
@@ -114,8 +118,9 @@ class EventFeed:
             while True:
                 try:
                     messages = await asyncio.to_thread(self.poll)
-                except Exception as error:  # a damaged file must not end the feed
-                    self._close_db()
+                except Exception as error:  # noqa: BLE001 - a damaged file must not end the feed
+                    with self._looking:
+                        self._close_db()
                     messages = [{"type": "status", "state": "error", "path": self.path,
                                  "text": f"cannot read the event {self.path}: {error}"}]
                 for message in messages:
@@ -124,11 +129,16 @@ class EventFeed:
                         viewer.post(message)
                 await asyncio.sleep(POLL_INTERVAL)
         finally:
-            self._close_db()
+            with self._looking:
+                self._close_db()
 
     # -- looking at the files (on a worker thread) ---------------------------------------
     def poll(self) -> list[dict[str, Any]]:
         """The messages that changed since the last look."""
+        with self._looking:
+            return self._look()
+
+    def _look(self) -> list[dict[str, Any]]:
         messages: list[dict[str, Any]] = []
         running = event_running(self.path)
         live_changed = self._read_live()
