@@ -3,6 +3,7 @@ event, after it, and with damaged or foreign files beside it; read-only througho
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -78,3 +79,29 @@ def test_only_event_databases_of_the_directory_and_the_watched_one_are_offered(t
     assert watching.events() == {"later.db": str(tmp_path / "later.db"), "real.db": str(tmp_path / "real.db")}
     assert watching.feed("../etc/passwd") is None and watching.feed("notes.db") is None
     assert watching.feed("real.db") is watching.feed("real.db")  # one feed per event, for every viewer
+
+
+def test_twenty_viewers_of_one_event_each_get_it_and_their_requests_answered(tmp_path: Path) -> None:
+    from gui_support import gui_server
+    from websockets.sync.client import connect
+
+    db = tmp_path / "many.db"
+    result = arbiter("tournament", *toy("a", tmp_path / "pids"), *toy("b", tmp_path / "pids"), "--depth", "1",
+                     "--games", "2", "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    with gui_server("--watch", str(db)) as server:
+        socket_url = server.base.replace("http://", "ws://").removesuffix("/watch") + "/ws/watch?event=many.db"
+        with contextlib.ExitStack() as stack:
+            viewers = [stack.enter_context(connect(socket_url, open_timeout=30)) for _ in range(20)]
+            for viewer in viewers:
+                seen: dict[str, dict] = {}  # type: ignore[type-arg]
+                while not {"status", "event", "live"} <= seen.keys():
+                    message = json.loads(viewer.recv(timeout=30))
+                    seen[message["type"]] = message
+                assert seen["status"]["state"] == "complete" and seen["event"]["done"] == 2
+            viewers[0].send(json.dumps({"type": "replay", "number": 2}))
+            while (message := json.loads(viewers[0].recv(timeout=30)))["type"] != "replay":
+                pass
+            assert message["number"] == 2 and message["boards"][0]["squares"]
+            viewers[1].send("not json")
+            assert json.loads(viewers[1].recv(timeout=30)) == {"type": "error", "text": "unreadable request"}
