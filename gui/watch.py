@@ -23,6 +23,10 @@ event's lock (:func:`arbiter.live.event_running`).  On a change it pushes to the
 - ``live``: every game in progress: its board (:func:`gui.boardjson.board_json`), moves,
   clocks and both engines' latest lines (only while the event runs).
 
+A match has no database: ``--watch FILE.json`` follows its live file (``dipole-arbiter match
+--live FILE.json``): its games in progress, its progress, and whether it runs (its heartbeat
+and its process, :func:`arbiter.live.live_running`).
+
 A viewer that falls behind gets only the newest message of each kind, so memory stays bounded.
 """
 
@@ -48,7 +52,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arbiter.errors import ArbiterError
 from arbiter.event import EventConfig, EventStore, ScheduledGame, is_event_file
-from arbiter.live import STALE_AFTER, event_running, live_path, read_live
+from arbiter.live import STALE_AFTER, event_running, live_path, live_running, read_live
 from arbiter.pgn import format_game
 from arbiter.ratings import RatingError, RatingTable, fit_ratings
 from arbiter.records import GameRecord, MoveRecord, MoveSource, Termination
@@ -80,7 +84,9 @@ class EventFeed:
 
     def __init__(self, path: str) -> None:
         self.path = os.path.abspath(path)
-        self.live_file = live_path(self.path)
+        # A match has no database: its live file (``dipole-arbiter match --live FILE.json``) is all there is.
+        self.match = self.path.endswith(".json")
+        self.live_file = self.path if self.match else live_path(self.path)
         self.viewers: set[Viewer] = set()
         self.latest: dict[str, dict[str, Any]] = {}
         self._task: asyncio.Task[None] | None = None
@@ -139,6 +145,8 @@ class EventFeed:
             return self._look()
 
     def _look(self) -> list[dict[str, Any]]:
+        if self.match:
+            return self._look_at_match()
         messages: list[dict[str, Any]] = []
         running = event_running(self.path)
         live_changed = self._read_live()
@@ -165,6 +173,44 @@ class EventFeed:
             messages.insert(0, status)
         self._running = running
         return messages
+
+    def _look_at_match(self) -> list[dict[str, Any]]:
+        """A match's live file: its games in progress, its progress and whether it runs."""
+        changed = self._read_live()
+        live = self._live
+        running = live_running(live)
+        messages: list[dict[str, Any]] = []
+        if live is None:
+            state, text = "waiting", f"Waiting for the match: {self.path} does not exist yet"
+            if os.path.exists(self.path):
+                state, text = "error", f"{self.path} is not a live file of dipole-arbiter"
+        else:
+            total, done = live.get("games_total"), live.get("done_this_run")
+            if running:
+                state, text = "running", f"Running: {done} of {total} games finished"
+            elif live.get("state") == "finished":
+                state, text = "complete", f"The match is over: {done} of {total} games played"
+            else:
+                state, text = "stopped", f"The match is not running (stopped or killed): {done} of {total} games finished"
+            if changed or running != self._running:
+                messages.append(self._match_message(live, running))
+                messages.append(self._live_message(running))
+        status = {"type": "status", "state": state, "text": text, "path": self.path}
+        if status != self.latest.get("status"):
+            messages.insert(0, status)
+        self._running = running
+        return messages
+
+    def _match_message(self, live: dict[str, Any], running: bool) -> dict[str, Any]:
+        total, done = live.get("games_total"), live.get("done_this_run")
+        total, done = (total, done) if isinstance(total, int) and isinstance(done, int) else (0, 0)
+        started = live.get("run_started")
+        eta = ((time.time() - started) / done * (total - done)
+               if running and done and isinstance(started, (int, float)) else None)
+        return {"type": "event", "name": str(live.get("event", "match")), "total": total, "done": done, "eta": eta,
+                "settings": [("Live file", self.path),
+                             ("Finished games", "in the match's PGN file (--pgn), not in its live file")],
+                "engines": [], "ratings": None, "terminations": [], "games": [], "match": True}
 
     def _read_live(self) -> bool:
         try:
@@ -360,10 +406,14 @@ class Viewer:
 
 
 def check_watch_path(path: str) -> None:
-    """``--watch PATH``: an event database, or a file yet to be created; else one clear line."""
+    """``--watch PATH``: an event database or a match's live file (``.json``), or one yet to be
+    created; else one clear line."""
     if os.path.isdir(path):
         raise ArbiterError(f"--watch {path}: is a directory")
-    if os.path.exists(path) and not is_event_file(path):
+    if path.endswith(".json"):
+        if os.path.exists(path) and read_live(path) is None:
+            raise ArbiterError(f"--watch {path}: not a live file of dipole-arbiter (match --live FILE.json)")
+    elif os.path.exists(path) and not is_event_file(path):
         raise ArbiterError(f"--watch {path}: not an event database (not an SQLite database at all)")
     if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
         raise ArbiterError(f"--watch {path}: no such directory")

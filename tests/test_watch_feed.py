@@ -8,12 +8,16 @@ import hashlib
 import json
 import os
 import sqlite3
+import subprocess
+import time
 from pathlib import Path
 
-from test_arbiter_cli import arbiter, toy
+import pytest
+from test_arbiter_cli import ARBITER, arbiter, toy
 
+from arbiter.errors import ArbiterError
 from arbiter.live import live_path
-from gui.watch import EventFeed, Watching
+from gui.watch import EventFeed, Watching, check_watch_path
 
 
 def messages(feed: EventFeed) -> dict[str, dict]:  # type: ignore[type-arg]
@@ -105,3 +109,30 @@ def test_twenty_viewers_of_one_event_each_get_it_and_their_requests_answered(tmp
             assert message["number"] == 2 and message["boards"][0]["squares"]
             viewers[1].send("not json")
             assert json.loads(viewers[1].recv(timeout=30)) == {"type": "error", "text": "unreadable request"}
+
+
+def test_a_match_is_watched_from_its_live_file(tmp_path: Path) -> None:
+    live = tmp_path / "m.json"
+    feed = EventFeed(str(live))
+    assert messages(feed)["status"]["state"] == "waiting"
+    match = subprocess.Popen([*ARBITER, "match", *toy("a", tmp_path / "pids", "--think", "20"),
+                              *toy("b", tmp_path / "pids", "--think", "20"), "--depth", "1", "--games", "6",
+                              "--live", str(live)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        seen: dict[str, dict] = {}  # type: ignore[type-arg]
+        while time.monotonic() < deadline and not (seen.get("live") or {}).get("games"):
+            seen.update(messages(feed))
+            time.sleep(0.1)
+        assert seen["status"]["state"] == "running"
+        game = seen["live"]["games"][0]
+        assert game["white"] in ("a", "b") and game["board"]["squares"]
+        assert seen["event"]["total"] == 6
+    finally:
+        match.wait(timeout=120)
+    assert messages(feed)["status"] == {"type": "status", "state": "complete", "path": str(live),
+                                        "text": "The match is over: 6 of 6 games played"}
+    assert check_watch_path(str(live)) is None
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(ArbiterError, match="not a live file of dipole-arbiter"):
+        check_watch_path(str(tmp_path / "bad.json"))

@@ -89,6 +89,7 @@ const handlers = {
 // -- the event ------------------------------------------------------------------------------
 function showEvent(event) {
   $("event").hidden = false;
+  for (const card of document.querySelectorAll(".event-only")) card.hidden = Boolean(event.match);  // a match: no database
   $("event-name").textContent = event.name;
   document.title = `${event.name}: watch`;
   $("progress-bar").style.width = `${event.total ? (100 * event.done) / event.total : 0}%`;
