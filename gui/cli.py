@@ -80,7 +80,7 @@ def access_token(host: str, given: str | None) -> str | None:
               help="Port to listen on (0: any free port).")
 @click.option("--token", metavar="TEXT", help="Access token (default: made up when --host is not loopback).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in a browser.")
-@click.option("--watch", metavar="EVENT.db", help="Open the page of this event (a tournament database), live.")
+@click.option("--watch", metavar="EVENT.db", help="Open the page of this event, live: a tournament's database, or a match's live file (.json).")
 def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, host: str, port: int,
         token: str | None, open_browser: bool, watch: str | None) -> int:
     """Play, watch and analyse Dipole and Impasse in the browser, with any protocol engine."""
