@@ -11,34 +11,22 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from gui_support import (
     ROOT,
     TOY_ENGINE,
-    chromium_path,
     click_move,
     gui_server,
     start_game,
     wait_gone,
 )
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from dipole_engine.rules import new_board
 
 HOSTILE = '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">'
 SCREENSHOT_ENV = "GUI_SCREENSHOT"  # GUI_SCREENSHOT=docs/gui.png pytest ... remakes the README's picture
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    executable = chromium_path()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable)
-        yield browser
-        browser.close()
 
 
 def open_page(browser: Browser, url: str) -> tuple[Page, list[str]]:
