@@ -725,6 +725,10 @@ class Session:
     def _thinking(self, generation: int, source: str, mover: Color, info: Info) -> None:
         if generation != self.generation or self.closed:
             return
+        if info.error is not None:
+            self.post({"type": "notice", "message": f"{self.player_name(mover)} reports an error: {info.error[:300]}"})
+        if not _shows_search(info):
+            return
         self.post(_thinking_message(source, mover, info))
 
     def _play(self, move: Any, record: MoveRecord, score: dict[str, int] | None) -> None:
@@ -820,7 +824,7 @@ class Session:
                 return  # stopped for good
 
     def _analysis_info(self, seat: EngineSeat, round_: int, mover: Color, info: Info) -> None:
-        if seat is not self.analysis or round_ != self.analysis_round:
+        if seat is not self.analysis or round_ != self.analysis_round or not _shows_search(info):
             return
         self.post(_thinking_message("analysis", mover, info))
 
@@ -872,6 +876,12 @@ def _white_score(cp: int | None, mate: int | None, mover: Color) -> dict[str, in
     if cp is not None:
         return {"cp": cp * mover}
     return None
+
+
+def _shows_search(info: Info) -> bool:
+    """Whether an info line reports the search (depth, score or line), not just the move being
+    searched or a string: only those replace what the page shows."""
+    return info.depth is not None or info.score_cp is not None or info.score_mate is not None or bool(info.pv)
 
 
 def _thinking_message(source: str, mover: Color, info: Info) -> dict[str, Any]:
