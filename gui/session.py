@@ -67,8 +67,8 @@ from protocol import Info, Limit
 from protocol.client import EngineCrashed, EngineError, EngineTimeout
 
 from .boardjson import board_json, move_ends, side_letter
+from .config import GuiConfig, engine_list, variant_list
 from .seats import EngineSeat
-from .server import GuiConfig, engine_list, variant_list
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
