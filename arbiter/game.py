@@ -378,12 +378,7 @@ class _Game:
             return self.record(over)
 
     def normal_reason(self, winner: Color) -> str:
-        loser = -winner
-        if self.board.checkers(loser) == 0:
-            return f"{color_name(loser)} has no checkers left"
-        if self.board.checkers(winner) == 0:
-            return f"{color_name(winner)} has no checkers left, and wins"
-        return f"{color_name(winner)} wins"
+        return normal_reason(self.board, winner)
 
     def record(self, over: _GameOver) -> GameRecord:
         job = self.job
@@ -395,6 +390,16 @@ class _Game:
             opening=job.opening.source, event=self.settings.event, site=self.settings.site,
             date=self.settings.date,
         )
+
+
+def normal_reason(board: Board, winner: Color) -> str:
+    """The result sentence of a game the rules ended (``board`` is its final position)."""
+    loser = -winner
+    if board.checkers(loser) == 0:
+        return f"{color_name(loser)} has no checkers left"
+    if board.checkers(winner) == 0:
+        return f"{color_name(winner)} has no checkers left, and wins"
+    return f"{color_name(winner)} wins"
 
 
 def play_game(job: GameJob, white: EngineSlot, black: EngineSlot, settings: RefereeSettings,

@@ -5,6 +5,7 @@ The server runs the rules (:mod:`dipole_engine.rules`) and the engines
 and sends back clicks.  Modules, bottom up:
 
 - :mod:`.boardjson` a rules Board as the JSON the page's ``board.js`` draws;
+- :mod:`.config` what the server was started with (engines, token), as the page sees it;
 - :mod:`.seats` one engine process per game seat, on its own long-lived thread;
 - :mod:`.session` one page's game: position, history, clocks, engines, analysis;
 - :mod:`.server` the Starlette app (routes, the WebSocket, the access token);

@@ -20,7 +20,6 @@ import contextlib
 import hmac
 import json
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
@@ -35,8 +34,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from arbiter.engines import EngineSpec
-from dipole_engine.rules import all_variants
+from .config import GuiConfig, engine_list, variant_list
+from .session import Session
 
 STATIC_DIR = Path(__file__).parent / "static"
 TOKEN_COOKIE = "dipole_gui_token"
@@ -50,26 +49,6 @@ SECURITY_HEADERS = [
 ]
 
 
-@dataclass
-class GuiConfig:
-    """What the server was started with: the engines the page may choose (by index, never by
-    command), and the access token (None: none needed, loopback only)."""
-
-    engines: list[EngineSpec]
-    token: str | None = None
-    sessions: set[Any] = field(default_factory=set)
-
-
-def engine_list(config: GuiConfig) -> list[dict[str, Any]]:
-    """The engines as the page sees them: an id and a name (no commands, no paths)."""
-    return [{"id": index, "name": spec.name} for index, spec in enumerate(config.engines)]
-
-
-def variant_list() -> list[dict[str, Any]]:
-    return [{"name": v.name, "game": v.game, "width": v.width, "height": v.height, "description": v.description}
-            for v in all_variants()]
-
-
 async def index_page(request: Request) -> FileResponse:
     return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
 
@@ -81,10 +60,6 @@ async def engines_endpoint(request: Request) -> JSONResponse:
 
 async def game_socket(websocket: WebSocket) -> None:
     """One page's game: JSON messages both ways until the page goes away."""
-    from .session import (
-        Session,  # the session pulls in the engine machinery; the app does not need it to start
-    )
-
     config: GuiConfig = websocket.app.state.config
     await websocket.accept()
 

@@ -41,6 +41,7 @@ from typing import Any
 from starlette.websockets import WebSocketDisconnect
 
 from arbiter.errors import ArbiterError
+from arbiter.game import PASS_TEXT, REASONS, normal_reason
 from arbiter.pgn import PgnGame, format_game, read_pgn
 from arbiter.records import (
     BLACK_WINS,
@@ -66,13 +67,12 @@ from protocol import Info, Limit
 from protocol.client import EngineCrashed, EngineError, EngineTimeout
 
 from .boardjson import board_json, move_ends, side_letter
+from .config import GuiConfig, engine_list, variant_list
 from .seats import EngineSeat
-from .server import GuiConfig, engine_list, variant_list
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 HUMAN = "human"
-PASS_TEXT = "pass"
 MAX_MESSAGE = 2_000_000          # characters in one message from the page (a PGN file included)
 MOVETIME_GRACE = 1.0             # seconds an engine may overrun a fixed time per move
 CLOCK_GRACE = 0.2                # seconds an engine may overrun its clock (a GUI, not a referee)
@@ -305,7 +305,7 @@ class Session:
             result = {"result": self.result[0], "reason": self.result[2], "termination": self.result[1].tag}
         elif winner is not None:
             result = {"result": WHITE_WINS if winner == WHITE else BLACK_WINS,
-                      "reason": self._normal_reason(winner), "termination": "normal"}
+                      "reason": normal_reason(self.board, winner), "termination": "normal"}
         moves = []
         for index, (move, record) in enumerate(zip(self.moves, self.records)):
             moves.append({"text": str(move), "source": record.source.value, "score": self.scores[index]})
@@ -454,7 +454,7 @@ class Session:
             raise PageError(f"illegal move: {error}") from None
         elapsed = time.monotonic() - self.turn_started
         if not self.clocks[color].spend(elapsed, 0.0):
-            self._finish(-color, Termination.TIME_FORFEIT, f"{color_name(color)} loses on time")
+            self._lose(color, Termination.TIME_FORFEIT)
             return
         self._play(move, MoveRecord(str(move), MoveSource.ENGINE, time=elapsed), None)
 
@@ -610,7 +610,7 @@ class Session:
         while True:
             winner = self.board.winner()
             if winner is not None:
-                self._finish(winner, Termination.NORMAL, self._normal_reason(winner))
+                self._finish(winner, Termination.NORMAL, normal_reason(self.board, winner))
                 return
             legal = self.board.legal_moves()
             if len(legal) == 1 and str(legal[0]) == PASS_TEXT:
@@ -645,7 +645,7 @@ class Session:
             elapsed = time.monotonic() - self.turn_started
             if elapsed > self.clocks[color].remaining:
                 self.clocks[color].remaining = 0.0
-                self._finish(-color, Termination.TIME_FORFEIT, f"{color_name(color)} loses on time")
+                self._lose(color, Termination.TIME_FORFEIT)
             else:
                 self._arm_flag(color)
 
@@ -686,10 +686,10 @@ class Session:
                 await seat.ready_after_stop(1.0)
             except EngineError:
                 seat.close()
-                self._finish(-color, Termination.STALL, f"{seat.name}'s connection stalls")
+                self._lose(color, Termination.STALL)
                 self.error(f"engine {seat.name!r} gave no move in time and was killed")
                 return
-            self._finish(-color, Termination.TIME_FORFEIT, f"{color_name(color)} loses on time")
+            self._lose(color, Termination.TIME_FORFEIT)
             return
         except EngineError as error:
             if generation != self.generation:
@@ -697,14 +697,14 @@ class Session:
             seat.close()
             crashed = "crashed" if isinstance(error, EngineCrashed) else "failed"
             self.error(f"the engine {crashed}: {error}; the game so far is kept")
-            self._finish(-color, Termination.CRASH, f"{color_name(color)} disconnects")
+            self._lose(color, Termination.CRASH)
             return
         if generation != self.generation or self.closed:
             return
         self.search = None  # this search is done: the next one may start from _play
         clock = self.clocks[color]
         if clock.control is not None and not clock.spend(answer.elapsed, max(CLOCK_GRACE, seat.spec.limits.margin)):
-            self._finish(-color, Termination.TIME_FORFEIT, f"{color_name(color)} loses on time")
+            self._lose(color, Termination.TIME_FORFEIT)
             return
         token = answer.bestmove
         try:
@@ -724,6 +724,10 @@ class Session:
 
     def _thinking(self, generation: int, source: str, mover: Color, info: Info) -> None:
         if generation != self.generation or self.closed:
+            return
+        if info.error is not None:
+            self.post({"type": "notice", "message": f"{self.player_name(mover)} reports an error: {info.error[:300]}"})
+        if not _shows_search(info):
             return
         self.post(_thinking_message(source, mover, info))
 
@@ -746,13 +750,9 @@ class Session:
             self.scores.pop()
         self.view = ply
 
-    def _normal_reason(self, winner: Color) -> str:
-        loser = -winner
-        if self.board.checkers(loser) == 0:
-            return f"{color_name(loser)} has no checkers left"
-        if self.board.checkers(winner) == 0:
-            return f"{color_name(winner)} has no checkers left, and wins"
-        return f"{color_name(winner)} wins"
+    def _lose(self, color: Color, termination: Termination) -> None:
+        """``color`` loses by ``termination``, in the arbiter's words."""
+        self._finish(-color, termination, REASONS[termination].format(side=color_name(color)))
 
     def _finish(self, winner: Color, termination: Termination, reason: str) -> None:
         self.result = (WHITE_WINS if winner == WHITE else BLACK_WINS, termination, reason)
@@ -824,7 +824,7 @@ class Session:
                 return  # stopped for good
 
     def _analysis_info(self, seat: EngineSeat, round_: int, mover: Color, info: Info) -> None:
-        if seat is not self.analysis or round_ != self.analysis_round:
+        if seat is not self.analysis or round_ != self.analysis_round or not _shows_search(info):
             return
         self.post(_thinking_message("analysis", mover, info))
 
@@ -843,7 +843,7 @@ class Session:
             result, termination, reason = self.result
         elif winner is not None:
             result, termination = (WHITE_WINS if winner == WHITE else BLACK_WINS), Termination.NORMAL
-            reason = self._normal_reason(winner)
+            reason = normal_reason(self.board, winner)
         else:
             result, termination, reason = UNFINISHED, Termination.UNTERMINATED, "game in progress"
         tc = self.tc.describe()
@@ -876,6 +876,12 @@ def _white_score(cp: int | None, mate: int | None, mover: Color) -> dict[str, in
     if cp is not None:
         return {"cp": cp * mover}
     return None
+
+
+def _shows_search(info: Info) -> bool:
+    """Whether an info line reports the search (depth, score or line), not just the move being
+    searched or a string: only those replace what the page shows."""
+    return info.depth is not None or info.score_cp is not None or info.score_mate is not None or bool(info.pv)
 
 
 def _thinking_message(source: str, mover: Color, info: Info) -> dict[str, Any]:

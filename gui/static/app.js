@@ -85,9 +85,9 @@ function showState(game) {
   drawThinking();
   $("analyse-stop").hidden = !game.analysing;
   $("analyse").hidden = game.analysing;
-  const engineGame = game.players.w.engine !== null || game.players.b.engine !== null;
-  $("takeback").disabled = !!game.result || !game.moves.length || (engineGame && game.players.w.engine !== null && game.players.b.engine !== null);
-  $("resign").disabled = !!game.result;
+  const bothEngines = game.players.w.engine !== null && game.players.b.engine !== null;
+  $("takeback").disabled = !!game.result || !game.moves.length || bothEngines;
+  $("resign").disabled = !!game.result || bothEngines;
 }
 
 function targetsFor(square) {

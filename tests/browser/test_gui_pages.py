@@ -11,34 +11,22 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from gui_support import (
     ROOT,
     TOY_ENGINE,
-    chromium_path,
     click_move,
     gui_server,
     start_game,
     wait_gone,
 )
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from dipole_engine.rules import new_board
 
 HOSTILE = '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">'
 SCREENSHOT_ENV = "GUI_SCREENSHOT"  # GUI_SCREENSHOT=docs/gui.png pytest ... remakes the README's picture
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    executable = chromium_path()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable)
-        yield browser
-        browser.close()
 
 
 def open_page(browser: Browser, url: str) -> tuple[Page, list[str]]:
@@ -72,17 +60,21 @@ def test_engine_vs_engine_watched_to_the_end_and_saved(browser: Browser, tmp_pat
         plies = int(page.get_attribute("body", "data-plies"))
         assert page.locator("#moves .move:not(.empty)").count() == plies
         assert wait_gone(server.descendants()) == set()  # the game is over: its engines are gone
-        with page.expect_download() as download_info:
-            page.click("#save-pgn")
-        saved = tmp_path / "watched.pgn"
-        download_info.value.save_as(saved)
-        text = saved.read_text()
+        text = save_and_replay(page, tmp_path / "watched.pgn")
         assert '[Variant "impasse"]' in text and f'[PlyCount "{plies}"]' in text
-        replay = subprocess.run([sys.executable, "-c", "from arbiter.cli import main; main()", "replay", str(saved)],
-                                check=False, capture_output=True, text=True, cwd=ROOT)
-        assert replay.returncode == 0, replay.stdout + replay.stderr
-        assert "1 game replayed, all hold" in replay.stdout
         assert not errors
+
+
+def save_and_replay(page: Page, path: Path) -> str:
+    """Save the page's game as PGN (a download) and check it with ``dipole-arbiter replay``."""
+    with page.expect_download() as download_info:
+        page.click("#save-pgn")
+    download_info.value.save_as(path)
+    replay = subprocess.run([sys.executable, "-c", "from arbiter.cli import main; main()", "replay", str(path)],
+                            check=False, capture_output=True, text=True, cwd=ROOT)
+    assert replay.returncode == 0, replay.stdout + replay.stderr
+    assert "1 game replayed, all hold" in replay.stdout
+    return path.read_text()
 
 
 def test_game_in_progress_screenshot_clock_thinking_takeback_resign(browser: Browser, tmp_path: Path) -> None:
@@ -127,6 +119,8 @@ def test_game_in_progress_screenshot_clock_thinking_takeback_resign(browser: Bro
         assert page.get_attribute("#player-bottom", "data-side") == "b"
         page.click("#resign")
         assert wait_result(page).startswith("0-1 · White resigns")
+        text = save_and_replay(page, tmp_path / "resigned.pgn")
+        assert '[Result "0-1"]' in text and "{White resigns} 0-1" in text
         assert not errors
 
 

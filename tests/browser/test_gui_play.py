@@ -9,11 +9,9 @@ asks (how many checkers leave, which single crowns).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from gui_support import chromium_path, click_move, gui_server, start_game
-from playwright.sync_api import Browser, Page, sync_playwright
+from gui_support import click_move, gui_server, start_game
+from playwright.sync_api import Browser, Page
 
 from arbiter.engines import own_engine_command
 from dipole_engine.rules import new_board
@@ -23,15 +21,6 @@ BEGINNER = "0"  # the engine list's first entry: the own engine capped at depth 
 BRAIN_DEPTH = 3
 MAX_PLIES = 400
 COMFORT = 300  # centipawns ahead before the hand plays a move only to see the GUI ask
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    executable = chromium_path()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable)
-        yield browser
-        browser.close()
 
 
 def choice_move(variant: str, fen: str) -> str | None:

@@ -23,7 +23,7 @@ import pytest
 from dipole_engine.rules import new_board
 from gui.boardjson import move_ends
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TOY_ENGINE = ROOT / "tests" / "engines" / "toy_engine.py"
 SERVER_CODE = "from gui.cli import main; main()"
 
