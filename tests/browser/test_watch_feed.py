@@ -13,7 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from test_arbiter_cli import ARBITER, arbiter, toy
+from gui_support import gui_server
+from watch_support import ARBITER, arbiter, toy
+from websockets.sync.client import connect
 
 from arbiter.errors import ArbiterError
 from arbiter.live import live_path
@@ -86,9 +88,6 @@ def test_only_event_databases_of_the_directory_and_the_watched_one_are_offered(t
 
 
 def test_twenty_viewers_of_one_event_each_get_it_and_their_requests_answered(tmp_path: Path) -> None:
-    from gui_support import gui_server
-    from websockets.sync.client import connect
-
     db = tmp_path / "many.db"
     result = arbiter("tournament", *toy("a", tmp_path / "pids"), *toy("b", tmp_path / "pids"), "--depth", "1",
                      "--games", "2", "--db", str(db))

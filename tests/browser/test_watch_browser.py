@@ -1,7 +1,7 @@
 """The watch page in a real Chromium: a tournament run in a subprocess, watched from before it
 starts, through a SIGKILL of its arbiter and ``dipole-arbiter resume``, to its end.
 
-``WATCH_SCREENSHOT=docs/watch.png pytest tests/test_watch_browser.py`` also saves the
+``WATCH_SCREENSHOT=docs/watch.png pytest tests/browser/test_watch_browser.py`` also saves the
 README's screenshot of the running tournament.
 """
 
@@ -14,9 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gui_support import chromium_path, gui_server
-from playwright.sync_api import Page, expect, sync_playwright
-from test_arbiter_cli import ARBITER
+from gui_support import gui_server
+from playwright.sync_api import Browser, Page, expect
+from watch_support import ARBITER
 
 ENGINE = f"cmd={sys.executable} -m dipole_engine"
 SCREENSHOT = os.environ.get("WATCH_SCREENSHOT")
@@ -51,13 +51,13 @@ def page_standings(page: Page) -> dict[str, tuple[str, str]]:
             for row in page.locator("#standings tr[data-engine]").all()}
 
 
-def test_watch_a_tournament_through_a_kill_and_a_resume(tmp_path: Path) -> None:
+def test_watch_a_tournament_through_a_kill_and_a_resume(browser: Browser, tmp_path: Path) -> None:
     db = tmp_path / "cup.db"
     arbiters: list[subprocess.Popen[bytes]] = []
-    with gui_server("--watch", str(db)) as server, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+    with gui_server("--watch", str(db)) as server:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page = context.new_page()
             errors: list[str] = []
             page.on("pageerror", lambda error: errors.append(str(error)))
             assert server.url.endswith("/watch")
@@ -81,7 +81,7 @@ def test_watch_a_tournament_through_a_kill_and_a_resume(tmp_path: Path) -> None:
             expect(page.locator(".live-game .clock").first).to_have_text(re.compile(r"^\d+:\d\d$"))
 
             # A second viewer sees the same event.
-            other = browser.new_page()
+            other = context.new_page()
             other.goto(server.url)
             expect(other.locator("#status")).to_have_attribute("data-state", "running", timeout=TIMEOUT)
 
@@ -159,7 +159,7 @@ def test_watch_a_tournament_through_a_kill_and_a_resume(tmp_path: Path) -> None:
                 if process.poll() is None:
                     process.send_signal(signal.SIGTERM)
                     process.wait(timeout=30)
-            browser.close()
+            context.close()
 
 
 def test_watch_bad_input(tmp_path: Path) -> None:
