@@ -196,6 +196,16 @@ def test_fen_set_up_forced_pass_shown_and_bad_fen_reported(browser: Browser) -> 
         page.wait_for_function("() => document.querySelectorAll('rect.sq').length === 100")
         page.click("#copy-fen")
         assert page.input_value("#fen") == new_board("dipole-10").fen()
+        # An engine game from a set-up position ("Start: position shown").
+        position = new_board("dipole", "B:W3c3,2e1:B4d6,1h8").fen()
+        page.select_option("#variant", "dipole")
+        page.fill("#fen", position)
+        page.click("#setup")
+        page.wait_for_function(f"() => document.getElementById('fen').value === '{position}'")
+        start_game(page, variant="dipole", white="human", black="0", tc="depth", depth="2", start="current")
+        page.wait_for_function("() => document.body.dataset.plies === '1'")  # the engine, Black, moved
+        page.click("#nav-first")
+        page.wait_for_function(f"() => document.getElementById('fen').value === '{position}'")
         assert not errors
 
 
