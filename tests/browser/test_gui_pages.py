@@ -340,6 +340,18 @@ def test_token_checked_on_every_request_and_socket(browser: Browser) -> None:
         assert not errors
 
 
+def test_without_a_token_only_loopback_names_are_served() -> None:
+    with gui_server() as server:
+        port = server.base.rsplit(":", 1)[1].strip("/")
+        assert fetch(server.base + "api/engines")[0] == 200
+        assert fetch(server.base + "api/engines", {"Host": f"localhost:{port}"})[0] == 200
+        status, body, _ = fetch(server.base + "api/engines", {"Host": f"rebound.example:{port}"})
+        assert status == 403 and "only to 127.0.0.1" in body
+        ws = server.base.replace("http:", "ws:") + "ws"
+        assert socket_opens(ws, {})
+        assert not socket_opens(ws, {"Host": f"rebound.example:{port}", "Origin": f"http://rebound.example:{port}"})
+
+
 def test_non_loopback_host_needs_a_token() -> None:
     from gui.cli import access_token, is_loopback
 
