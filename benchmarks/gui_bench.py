@@ -1,10 +1,12 @@
 """How fast the GUI shows engine moves, and how it holds up with many games at once.
 
-1. Latency: one engine-vs-engine game watched in headless Chromium, start to end.  Each engine
-   runs behind a thin proxy that stamps the wall-clock time at which it handed ``bestmove`` to
-   the GUI server; the page stamps the time at which the move is in the page's DOM (the board
-   and the move list redrawn) and at the next animation frame (painted).  Reported: median,
-   95th percentile and worst of (page time - bestmove time) over every engine move.
+1. Latency: one engine-vs-engine game (``--st`` seconds a move) watched in headless Chromium,
+   start to end.  Each engine runs behind a thin proxy that stamps the wall-clock time at which
+   it handed ``bestmove`` to the GUI server; the page stamps the time at which the move is in
+   the page's DOM (the board and the move list redrawn) and at the next animation frame
+   (painted).  Reported: median, 95th percentile and worst of (page time - bestmove time) over
+   every engine move.  (With engines that answer in a few milliseconds, ``--st 0.001``, the
+   page itself becomes the bottleneck and moves queue up: that measures drawing speed.)
 2. Load: N engine-vs-engine games (default 8, 2N engine processes, each engine thinking
    ``--movetime`` seconds a move) running at once, each watched over its own WebSocket (as its
    page would be); meanwhile a client keeps stepping through a game of its own (a ``view``
@@ -12,7 +14,7 @@
    each bestmove to its state arriving at the game's socket (the server's share of the
    latency; the browser's share is measured in part 1, without 8 tabs competing for the CPU).
 
-    python benchmarks/gui_bench.py [--games 8] [--depth 2] [--movetime 0.5] [--seconds 30]
+    python benchmarks/gui_bench.py [--st 0.1] [--games 8] [--movetime 0.5] [--seconds 30]
 
 Needs the ``gui`` and ``test`` extras and the system's Chromium (/usr/bin/chromium).
 """
@@ -83,15 +85,15 @@ def start_server(args: list[str]) -> tuple[subprocess.Popen[str], str]:
     raise SystemExit("dipole-gui did not start")
 
 
-def start_game(page: Page, variant: str, depth: int) -> None:
+def start_game(page: Page, variant: str, seconds: float) -> None:
     page.goto(page.url)
     page.wait_for_selector("g.stack")
     page.evaluate(WATCH)
     page.select_option("#variant", variant)
     page.select_option("#white", "0")
     page.select_option("#black", "1")
-    page.select_option("#tc-kind", "depth")
-    page.fill("#tc-depth", str(depth))
+    page.select_option("#tc-kind", "movetime")
+    page.fill("#tc-movetime", str(seconds))
     page.click("#new")
 
 
@@ -197,7 +199,7 @@ def describe(values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=8)
-    parser.add_argument("--depth", type=int, default=2)
+    parser.add_argument("--st", type=float, default=0.1, help="seconds a move in the latency test")
     parser.add_argument("--variant", default="dipole")
     parser.add_argument("--movetime", type=float, default=0.5, help="seconds a move in the load test")
     parser.add_argument("--seconds", type=float, default=30, help="length of the load test")
@@ -218,11 +220,11 @@ def main() -> None:
         try:
             page = browser.new_page()
             page.goto(url)
-            start_game(page, options.variant, options.depth)
+            start_game(page, options.variant, options.st)
             page.wait_for_function("() => document.body.dataset.result", timeout=600_000)
             page.wait_for_timeout(200)
             measured = latencies(page, logs)
-            print(f"one game ({options.variant}, depth {options.depth}, {len(measured)} engine moves)")
+            print(f"one game ({options.variant}, {options.st:g} s a move, {len(measured)} engine moves)")
             print(f"  bestmove -> in the page's DOM: {describe([m[0] for m in measured])}")
             print(f"  bestmove -> painted:           {describe([m[1] for m in measured])}")
             page.close()

@@ -123,6 +123,15 @@ class AccessGuard:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
+        if self.token is None and not _loopback_host(scope):
+            # Without a token only loopback names reach the GUI: a page of another site whose
+            # name was made to point at 127.0.0.1 (DNS rebinding) is refused.
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 4403, "reason": "forbidden"})
+            else:
+                await PlainTextResponse("403: this GUI answers only to 127.0.0.1 and localhost", 403)(
+                    scope, receive, send)
+            return
         presented, in_query = self._presented(scope)
         if scope["type"] == "websocket":
             if not self._valid(presented) or not _same_origin(scope):
@@ -147,6 +156,17 @@ class AccessGuard:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def _loopback_host(scope: Scope) -> bool:
+    """Whether the request's Host header names this machine's loopback (any port)."""
+    headers = dict(scope["headers"])
+    host = headers.get(b"host", b"").decode("latin-1").lower()
+    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+    return name in LOOPBACK_NAMES or name.startswith("127.")
 
 
 def _same_origin(scope: Scope) -> bool:

@@ -284,6 +284,7 @@ class Session:
 
     # -- the state the page draws ---------------------------------------------------------
     def push_state(self) -> None:
+        """Send the page everything it draws, as of now (see the module docstring)."""
         ply = self.view
         board = self.board_at(ply)
         last = self.moves[ply - 1] if ply else None

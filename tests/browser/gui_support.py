@@ -128,11 +128,13 @@ def gui_server(*args: str) -> Iterator[GuiServer]:
 
 
 def start_game(page, *, variant: str, white: str, black: str, tc: str = "clock",
-               base_minutes: str = "10", increment: str = "0", movetime: str = "0.1", depth: str = "2") -> None:
+               base_minutes: str = "10", increment: str = "0", movetime: str = "0.1", depth: str = "2",
+               start: str = "start") -> None:
     """Fill in the page's new-game form, start the game and wait for it to be shown
-    (``white``/``black``: the option values, "human" or an engine id)."""
+    (``white``/``black``: the option values, "human" or an engine id; ``start``: "start" or
+    "current", the position shown)."""
     page.select_option("#variant", variant)
-    page.select_option("#start-from", "start")
+    page.select_option("#start-from", start)
     page.select_option("#white", white)
     page.select_option("#black", black)
     page.select_option("#tc-kind", tc)

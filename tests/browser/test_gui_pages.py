@@ -196,6 +196,16 @@ def test_fen_set_up_forced_pass_shown_and_bad_fen_reported(browser: Browser) -> 
         page.wait_for_function("() => document.querySelectorAll('rect.sq').length === 100")
         page.click("#copy-fen")
         assert page.input_value("#fen") == new_board("dipole-10").fen()
+        # An engine game from a set-up position ("Start: position shown").
+        position = new_board("dipole", "B:W3c3,2e1:B4d6,1h8").fen()
+        page.select_option("#variant", "dipole")
+        page.fill("#fen", position)
+        page.click("#setup")
+        page.wait_for_function(f"() => document.getElementById('fen').value === '{position}'")
+        start_game(page, variant="dipole", white="human", black="0", tc="depth", depth="2", start="current")
+        page.wait_for_function("() => document.body.dataset.plies === '1'")  # the engine, Black, moved
+        page.click("#nav-first")
+        page.wait_for_function(f"() => document.getElementById('fen').value === '{position}'")
         assert not errors
 
 
@@ -328,6 +338,18 @@ def test_token_checked_on_every_request_and_socket(browser: Browser) -> None:
         page, errors = open_page(browser, server.url)
         page.wait_for_function("() => document.getElementById('connection').textContent === 'connected'")
         assert not errors
+
+
+def test_without_a_token_only_loopback_names_are_served() -> None:
+    with gui_server() as server:
+        port = server.base.rsplit(":", 1)[1].strip("/")
+        assert fetch(server.base + "api/engines")[0] == 200
+        assert fetch(server.base + "api/engines", {"Host": f"localhost:{port}"})[0] == 200
+        status, body, _ = fetch(server.base + "api/engines", {"Host": f"rebound.example:{port}"})
+        assert status == 403 and "only to 127.0.0.1" in body
+        ws = server.base.replace("http:", "ws:") + "ws"
+        assert socket_opens(ws, {})
+        assert not socket_opens(ws, {"Host": f"rebound.example:{port}", "Origin": f"http://rebound.example:{port}"})
 
 
 def test_non_loopback_host_needs_a_token() -> None:

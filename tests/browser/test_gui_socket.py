@@ -8,6 +8,7 @@ session goes on.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -84,3 +85,18 @@ def test_human_loses_on_time(url: str) -> None:
                 break
         assert state["result"] == {"result": "0-1", "reason": "White loses on time", "termination": "time forfeit"}
         assert state["clocks"]["w"] <= 0
+
+
+def test_engine_that_cannot_start_is_reported_and_the_game_stays() -> None:
+    quitter = f"cmd={sys.executable} -c 'import sys; sys.exit(3)'"
+    with gui_server("--engine", quitter, "name=quitter") as server, \
+            connect(server.base.replace("http:", "ws:") + "ws") as socket:
+        until(socket, "state")
+        socket.send(json.dumps({"type": "new", "variant": "dipole", "white": "human", "black": 0,
+                                "tc": {"kind": "depth", "depth": 2}}))
+        error = until(socket, "error")["message"]
+        assert error.startswith("the engine could not start: engine 'quitter'") and "exited with code 3" in error
+        state = until(socket, "state")
+        assert state["players"]["b"] == {"name": "Human", "engine": None}
+        socket.send(json.dumps({"type": "move", "move": "c1-c3"}))
+        assert len(until(socket, "state")["moves"]) == 1
