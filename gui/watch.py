@@ -377,7 +377,9 @@ def _ratings_json(table: RatingTable) -> dict[str, Any]:
     names = list(table.names)
     return {
         "heading": table.text().split("\n", 1)[0],
+        # The texts of the numbers are the CLI's (one decimal, Python's rounding), so they read the same.
         "rows": [{"rank": r.rank, "name": r.name, "rating": r.rating, "error": r.error, "low": r.ci_low,
+                  "rating_text": f"{r.rating:.1f}", "error_text": f"{r.error:.1f}",
                   "high": r.ci_high, "games": r.games, "score": r.score, "percent": r.percent,
                   "white": r.white_percent, "black": r.black_percent, "flag": r.flag} for r in table.rows],
         "white_advantage": table.white_advantage.text() if table.white_advantage is not None else None,

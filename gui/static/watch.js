@@ -131,7 +131,7 @@ function showStandings(ratings) {
     const pct = (v) => (v === null || v === undefined ? "–" : v.toFixed(1));
     return node("tr", {"data-engine": r.name}, node("td", {}, r.rank),
       node("td", {class: "name", title: r.name}, r.name, r.flag ? node("span", {class: "flag"}, ` [${r.flag}]`) : null),
-      node("td", {class: "rating"}, r.rating.toFixed(1)), node("td", {class: "error"}, r.error.toFixed(1)),
+      node("td", {class: "rating"}, r.rating_text), node("td", {class: "error"}, r.error_text),
       node("td", {class: "bar", title: `95% interval ${r.low.toFixed(1)} .. ${r.high.toFixed(1)}`}, svg),
       node("td", {class: "games"}, r.games), node("td", {}, r.score), node("td", {}, r.percent.toFixed(1)),
       node("td", {}, pct(r.white)), node("td", {}, pct(r.black)));
