@@ -39,6 +39,7 @@ from .cli_options import (
 )
 from .errors import ArbiterError
 from .files import check_log_directory, check_outputs
+from .live import check_live_file
 from .match import Match, MatchConfig
 from .pgn import read_pgn_file
 from .replay import check_games
@@ -77,6 +78,8 @@ def cli() -> None:
 @click.option("--games", type=click.IntRange(min=1, max=MAX_GAMES), default=None,
               help=f"Number of games, played as colour-reversed pairs sharing an opening "
                    f"[default: {DEFAULT_GAMES}; {DEMO_GAMES} for the demo; with --sprt, at most {SPRT_GAMES}].")
+@click.option("--live", "live_path", metavar="FILE.json",
+              help="Keep the games in progress (moves, clocks, engine lines) in this JSON file for viewers.")
 def match_command(**values: Any) -> int:
     """Play a match between two engines, refereed and recorded.
 
@@ -85,6 +88,9 @@ def match_command(**values: Any) -> int:
     """
     options = EventOptions.take(values)
     games: int | None = values.pop("games")
+    live: str | None = values.pop("live_path")
+    for path, flag in ((live, "--live"), (options.live_pgn, "--live-pgn")):
+        check_live_file(path, flag)
     warnings: list[str] = []
     specs, demo = options.specs(DEMO_ENGINES, warnings)
     if games is None:
@@ -97,7 +103,8 @@ def match_command(**values: Any) -> int:
     match_config = MatchConfig(specs[0], specs[1], options.variant, games, tuple(openings), note,
                                options.referee(), concurrency=options.concurrency, recover=options.recover,
                                pgn=options.pgn_path, log_dir=options.log_dir, sprt=options.sprt,
-                               rating_interval=options.rating_interval, cluster=options.cluster)
+                               rating_interval=options.rating_interval, cluster=options.cluster,
+                               live=live, live_pgn=options.live_pgn)
     show_warnings(warnings)
     return run_match(match_config)
 

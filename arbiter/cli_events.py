@@ -40,6 +40,7 @@ from .files import check_log_directory, check_outputs
 from .event import FORMATS, EventConfig, EventStore, is_event_file
 from .formats import DYNAMIC_FORMATS, event_file_plan, knockout_rounds
 from .formats import openings_needed as stage_openings_needed
+from .live import LIVE_SUFFIX, check_live_file
 from .pgn import format_game, read_pgn_file
 from .ratings import RatingError, fit_ratings
 from .records import GameRecord
@@ -104,13 +105,15 @@ def tournament_command(**values: Any) -> int:
     needed = (stage_openings_needed(format_, len(specs), rounds, games) if format_ in DYNAMIC_FORMATS
               else openings_needed(rounds, games))
     openings, note = options.openings(needed, demo)
+    check_live_file(options.live_pgn, "--live-pgn")
     config = EventConfig(
         format=format_, variant=options.variant, engines=tuple(specs), rounds=rounds, games_per_pairing=games,
         openings=tuple(openings), openings_note=note, referee=options.referee(),
         concurrency=options.concurrency, recover=options.recover, pgn=_absolute(options.pgn_path),
         log_dir=_absolute(options.log_dir), report=_absolute(values["report_path"]), anchor=values["anchor"],
         sprt=options.sprt, command_line=shlex.join(["dipole-arbiter", *sys.argv[1:]]),
-        rating_interval=options.rating_interval, cluster=options.cluster)
+        rating_interval=options.rating_interval, cluster=options.cluster,
+        live_pgn=_absolute(options.live_pgn))
     check_config(config)
     show_warnings(warnings)
     schedule = make_schedule(format_, len(specs), rounds, games, len(openings))
@@ -177,7 +180,7 @@ def run_event(store: EventStore, concurrency: int | None, *, created: bool, clus
 
 
 def _remove_database(path: str) -> None:
-    for suffix in ("", "-wal", "-shm"):
+    for suffix in ("", "-wal", "-shm", LIVE_SUFFIX):
         Path(path + suffix).unlink(missing_ok=True)
 
 

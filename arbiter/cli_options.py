@@ -179,6 +179,8 @@ def event_options(*, event: str, recover: bool) -> Callable[[F], F]:
                      help="Generate openings of N random plies."),
         click.option("--seed", type=click.IntRange(min=0), help="Seed for generated openings (printed when not given)."),
         click.option("--pgn", "pgn_path", metavar="FILE", help="Append every finished game to this PGN file."),
+        click.option("--live-pgn", "live_pgn", metavar="FILE",
+                     help="Keep the games in progress in this PGN file, rewritten whole at every move."),
         click.option("--log", "log_dir", metavar="DIR", help="Keep each engine's whole I/O, timestamped, in DIR."),
         click.option("--recover/--no-recover", default=recover, show_default=True, help=recover_help),
         click.option("--event", default=event, show_default=True, callback=_event_name, help="The PGN Event tag."),
@@ -227,6 +229,7 @@ class EventOptions:
     opening_plies: int | None
     seed: int | None
     pgn_path: str | None
+    live_pgn: str | None
     log_dir: str | None
     recover: bool
     event: str

@@ -29,7 +29,8 @@ worker whose game ended while the other games go on, so FULL costs nothing that 
 
 One arbiter at a time runs an event: a writer holds an exclusive ``flock`` on the database
 file for as long as it has it open (the kernel drops it when the process dies, however it
-dies).  Readers (``export``, ``ratings``) take no lock and may read while the event runs.
+dies).  Readers (``export``, ``ratings``, the GUI's watch page) take no lock, open the file
+read-only (``mode=ro``) and may read while the event runs.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ CREATE TABLE event (
     rounds INTEGER NOT NULL,
     games_per_pairing INTEGER NOT NULL,
     openings_note TEXT NOT NULL,
-    settings TEXT NOT NULL,          -- JSON: referee, concurrency, recover, pgn, log, report, anchor, sprt
+    settings TEXT NOT NULL,          -- JSON: referee, concurrency, recover, pgn, log, report, anchor, sprt, live_pgn
     command_line TEXT NOT NULL,
     created TEXT NOT NULL,           -- ISO time the event was created
     owner_pid INTEGER                -- the arbiter that last opened it to play
@@ -177,6 +178,7 @@ class EventConfig:
     command_line: str = ""
     rating_interval: int = 0  # print the standings every N finished games (0: never)
     cluster: str | None = None  # the Dask scheduler's address (arbiter.cluster); None: local threads
+    live_pgn: str | None = None
 
     @property
     def name(self) -> str:
@@ -219,6 +221,7 @@ def _settings_json(config: EventConfig) -> str:
         "sprt": [sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta] if sprt else None,
         "rating_interval": config.rating_interval,
         "cluster": config.cluster,
+        "live_pgn": config.live_pgn,
     }, sort_keys=True)
 
 
@@ -319,7 +322,7 @@ class EventStore:
                         raise EventError(f"event database {path} is read-only ({error.strerror}): playing on "
                                          f"writes to it (export and ratings can still read it)") from None
                     raise EventError(f"event database {path}: {error.strerror or error}") from None
-            mode = "rw" if os.access(path, os.W_OK) else "ro"
+            mode = "rw" if write and os.access(path, os.W_OK) else "ro"  # a reader never writes (WAL reader)
             connection = cls._connect(path, mode)
             try:
                 cls._check(path, connection)
@@ -480,7 +483,8 @@ class EventStore:
             log_dir=settings["log_dir"], report=settings["report"],
             anchor=(anchor[0], float(anchor[1])) if anchor else None,
             sprt=SprtParams(*sprt) if sprt else None, command_line=command_line,
-            rating_interval=settings.get("rating_interval", 0), cluster=settings.get("cluster"))
+            rating_interval=settings.get("rating_interval", 0), cluster=settings.get("cluster"),
+            live_pgn=settings.get("live_pgn"))
         return config, schedule
 
     def close(self) -> None:

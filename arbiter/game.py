@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from dipole_engine.rules import BLACK, WHITE, Board, Color, RulesError, color_name
 from protocol import Limit, parse_response
@@ -48,6 +48,10 @@ from .text import visible
 from .timecontrol import Clock
 
 MAX_RECORDED_NUMBER = 2**31 - 1
+
+if TYPE_CHECKING:
+    from .live import LivePublisher
+
 PASS_TEXT = "pass"  # the protocol's move token for a forced pass (any game that has one)
 VARIANT_OPTION = "UCI_Variant"
 DEFAULT_VARIANT = "dipole"  # what an engine without UCI_Variant plays
@@ -259,7 +263,7 @@ class _Game:
     """The state of one game while it is played (see :func:`play_game`)."""
 
     def __init__(self, job: GameJob, white: EngineSlot, black: EngineSlot,
-                 settings: RefereeSettings, notify: Notify) -> None:
+                 settings: RefereeSettings, notify: Notify, live: LivePublisher | None = None) -> None:
         self.job = job
         self.settings = settings
         self.notify = notify
@@ -269,6 +273,9 @@ class _Game:
         self.move_texts: list[str] = list(job.opening.moves)
         self.records: list[MoveRecord] = [MoveRecord(text, MoveSource.BOOK) for text in job.opening.moves]
         self.resign = ResignWatch(settings.resign) if settings.resign is not None else None
+        self.live = None if live is None else live.open_game(
+            job, self.start_fen, self.records, {color: side.clock for color, side in self.sides.items()},
+            self.board.turn)
 
     def warn(self, side: _Side, message: str) -> None:
         self.notify(visible(f"game {self.job.number}: {side.slot.spec.name} ({side.name}): {message}"))
@@ -362,7 +369,7 @@ class _Game:
             stopper.start()
         try:
             client.set_position(self.start_fen, self.move_texts)
-            answer = client.go(limit, timeout=deadline)
+            answer = client.go(limit, timeout=deadline, on_info=None if self.live is None else self.live.info)
         except EngineTimeout:
             raise self.overrun(side, timed) from None
         except ProtocolViolation as error:
@@ -401,6 +408,8 @@ class _Game:
             score_mate=_recordable(last.score_mate if last is not None else None),
             depth=_recordable(depth), time=elapsed,
         ))
+        if self.live is not None:
+            self.live.moved(self.board.turn)
         verdict = self.resign.observe(side.color, self.records[-1]) if self.resign is not None else None
         if verdict is not None and self.board.winner() is None:  # a move that won stays a normal win
             loser, reason = verdict
@@ -429,6 +438,8 @@ class _Game:
         self.move_texts.append(PASS_TEXT)
         self.records.append(MoveRecord(PASS_TEXT, MoveSource.FORCED))
         side.clock.credit_forced_move()
+        if self.live is not None:
+            self.live.moved(self.board.turn)
 
     def run(self) -> GameRecord:
         try:
@@ -449,12 +460,7 @@ class _Game:
             return self.record(over)
 
     def normal_reason(self, winner: Color) -> str:
-        loser = -winner
-        if self.board.checkers(loser) == 0:
-            return f"{color_name(loser)} has no checkers left"
-        if self.board.checkers(winner) == 0:
-            return f"{color_name(winner)} has no checkers left, and wins"
-        return f"{color_name(winner)} wins"
+        return normal_reason(self.board, winner)
 
     def record(self, over: _GameOver) -> GameRecord:
         job = self.job
@@ -468,11 +474,23 @@ class _Game:
         )
 
 
+def normal_reason(board: Board, winner: Color) -> str:
+    """The result sentence of a game the rules ended (``board`` is its final position)."""
+    loser = -winner
+    if board.checkers(loser) == 0:
+        return f"{color_name(loser)} has no checkers left"
+    if board.checkers(winner) == 0:
+        return f"{color_name(winner)} has no checkers left, and wins"
+    return f"{color_name(winner)} wins"
+
+
 def play_game(job: GameJob, white: EngineSlot, black: EngineSlot, settings: RefereeSettings,
-              notify: Notify = lambda message: None) -> GameRecord:
+              notify: Notify = lambda message: None, live: LivePublisher | None = None) -> GameRecord:
     """Play ``job`` with the engines in ``white`` and ``black`` and return its record.
 
     Never raises for anything an engine does; ``notify`` receives one line per incident
-    (the details behind an illegal move, a crash or a stall).
+    (the details behind an illegal move, a crash or a stall).  ``live``, when given, is told
+    of the game, each ply and each ``info`` line (see :mod:`arbiter.live`); the caller tells
+    it when the game is over.
     """
-    return _Game(job, white, black, settings, notify).run()
+    return _Game(job, white, black, settings, notify, live).run()

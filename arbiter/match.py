@@ -56,6 +56,8 @@ class MatchConfig:
     sprt: SprtParams | None = None
     rating_interval: int = 0  # print the standings every N finished games (0: never)
     cluster: str | None = None
+    live: str | None = None
+    live_pgn: str | None = None
 
 
 @dataclass
@@ -74,7 +76,9 @@ class Match(RecordedRun):
 
     def __init__(self, config: MatchConfig, out: TextIO, err: TextIO, *, tty: bool) -> None:
         super().__init__(config.variant, config.referee, concurrency=config.concurrency, recover=config.recover,
-                         pgn=config.pgn, log_dir=config.log_dir, cluster=config.cluster)
+                         pgn=config.pgn, log_dir=config.log_dir, cluster=config.cluster,
+                         live=config.live, live_pgn=config.live_pgn)
+        self.live_header.update(event=config.referee.event, games_total=config.games, done_before=0)
         self.config = config
         self.out = out
         self.stats = MatchStats([config.first.name, config.second.name])

@@ -27,13 +27,14 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TextIO
 
 from protocol.client import kill_all
 
 from .engines import EngineSpec
 from .errors import ArbiterError
 from .game import EngineSlot, GameJob, Notify, RefereeSettings, play_game
+from .live import LivePublisher
 from .pgn import PgnWriter
 from .progress import Progress
 from .records import GameRecord
@@ -161,6 +162,7 @@ class GamePool:
         self._on_start: Callable[[GameJob], None] = lambda job: None
         self._on_finish: Callable[[GameRecord], None] = lambda record: None
         self._workers: list[threading.Thread] = []
+        self.live: LivePublisher | None = None  # told of every game in progress (arbiter.live)
 
     def run(self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None],
             on_finish: Callable[[GameRecord], None]) -> None:
@@ -239,11 +241,13 @@ class GamePool:
                     if self.interrupted:
                         break
                     self._on_start(job)
-                record = play_game(job, white, black, self.settings, self.notify)
+                record = play_game(job, white, black, self.settings, self.notify, self.live)
                 with self._report_lock:
                     if self.interrupted:
                         break
                     self._on_finish(record)
+                    if self.live is not None:  # recorded first: the game never vanishes from view
+                        self.live.game_over(job.number)
                     for slot in (white, black):
                         if slot.broken and not self.recover:
                             self._stop_because(slot)
@@ -291,18 +295,24 @@ class GamePool:
 
 
 class RecordedRun:
-    """A :class:`GamePool` with the PGN file (``pgn``), the engine logs (``log_dir``) and the
-    progress display every event keeps beside it.  A subclass sets ``progress`` in its
-    constructor and says what a finished game does (its ``on_finish``).  With ``cluster`` (a
-    Dask scheduler's address) the games are played on its workers (:mod:`arbiter.cluster`)."""
+    """A :class:`GamePool` with the PGN file (``pgn``), the engine logs (``log_dir``), the
+    live files (``live``, ``live_pgn``: see :mod:`arbiter.live`) and the progress display
+    every event keeps beside it.  A subclass sets ``progress`` in its constructor and says what
+    a finished game does (its ``on_finish``); ``live_header`` adds to the live file.  With
+    ``cluster`` (a Dask scheduler's address) the games are played on its workers
+    (:mod:`arbiter.cluster`)."""
 
     progress: Progress
 
     def __init__(self, variant: str, referee: RefereeSettings, *, concurrency: int, recover: bool,
-                 pgn: str | None, log_dir: str | None, cluster: str | None = None) -> None:
+                 pgn: str | None, log_dir: str | None, cluster: str | None = None, live: str | None = None,
+                 live_pgn: str | None = None) -> None:
         self.writer = PgnWriter(pgn) if pgn else None
         self.logs = (EngineLogs(log_dir, warn=lambda line: self.progress.message(f"Warning: {line}"))
                      if log_dir else None)
+        self.live_paths = (live, live_pgn)
+        self.live_header: dict[str, Any] = {}
+        self.referee = referee
         self.cluster = cluster
         self.pool: GamePool | ClusterPool
         notify = lambda line: self.progress.message(f"Warning: {line}")  # noqa: E731
@@ -328,11 +338,19 @@ class RecordedRun:
     def play(self, jobs: Iterable[GameJob], on_finish: Callable[[GameRecord], None]) -> None:
         """Play ``jobs``; however the run ends, settle the engines after an interruption and
         close the progress display, the PGN file and the logs."""
+        live, live_pgn = self.live_paths
+        if live or live_pgn:
+            referee = self.referee
+            self.pool.live = LivePublisher(live, live_pgn, header=self.live_header,
+                                           tags=(referee.event, referee.site, referee.date),
+                                           warn=lambda line: self.progress.message(f"Warning: {line}"))
         try:
             self.pool.run(jobs, self.progress.started, on_finish)
         finally:
             if self.pool.interrupted:
                 self.pool.settle()
+            if self.pool.live is not None:
+                self.pool.live.close("stopped" if self.pool.interrupted else "finished")
             self.progress.close()
             if self.writer is not None:
                 self.writer.close()

@@ -37,6 +37,7 @@ from .errors import ArbiterError
 from .event import EventConfig, EventStore, ScheduledGame
 from .formats import DYNAMIC_FORMATS, EventShape, knockout_rounds, plan_event, plan_html, plan_lines
 from .game import GameJob
+from .live import live_path
 from .pgn import format_game
 from .progress import Progress
 from .ratings import RatingError, RatingTable, fit_ratings
@@ -135,7 +136,8 @@ class Tournament(RecordedRun):
         if cluster is not None:
             config = dataclasses.replace(config, cluster=cluster or None)
         super().__init__(config.variant, config.referee, concurrency=config.concurrency, recover=config.recover,
-                         pgn=config.pgn, log_dir=config.log_dir, cluster=config.cluster)
+                         pgn=config.pgn, log_dir=config.log_dir, cluster=config.cluster,
+                         live=live_path(store.path), live_pgn=config.live_pgn)
         self.config = config
         self.out = out
         self.names = [spec.name for spec in config.engines]
@@ -152,6 +154,8 @@ class Tournament(RecordedRun):
         self.shape = EventShape(config.format, tuple(self.names), config.rounds, config.games_per_pairing,
                                 len(config.openings))
         self._stage = threading.Condition()
+        self.live_header.update(event=config.name, db=os.path.abspath(store.path), games_total=len(store.schedule),
+                                done_before=len(earlier))
         self.played = 0
         self.last: tuple[str, str] | None = None
         self.progress = Progress(len(store.schedule), out, err, tty=tty, score_text=self._score_text,

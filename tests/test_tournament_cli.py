@@ -383,6 +383,7 @@ def test_an_engine_that_cannot_be_set_up_leaves_no_database(tmp_path: Path) -> N
     assert result.returncode == 2 and "has no option 'NoSuch'" in result.stderr
     assert len(result.stderr.splitlines()) == 1
     assert not db.exists()
+    assert list(tmp_path.glob("bad.db*")) == []  # nor its live file
 
 
 def test_parent_death_signal_kills_engines_of_a_killed_host(tmp_path: Path) -> None:

@@ -1,0 +1,13 @@
+"""The browser GUI: a local web app that plays, watches and analyses games with any engine.
+
+The server runs the rules (:mod:`dipole_engine.rules`) and the engines
+(:class:`protocol.EngineClient`); the page (``gui/static``) only draws what the server sends
+and sends back clicks.  Modules, bottom up:
+
+- :mod:`.boardjson` a rules Board as the JSON the page's ``board.js`` draws;
+- :mod:`.config` what the server was started with (engines, token), as the page sees it;
+- :mod:`.seats` one engine process per game seat, on its own long-lived thread;
+- :mod:`.session` one page's game: position, history, clocks, engines, analysis;
+- :mod:`.server` the Starlette app (routes, the WebSocket, the access token);
+- :mod:`.cli` the ``dipole-gui`` command.
+"""

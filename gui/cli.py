@@ -1,0 +1,124 @@
+"""The ``dipole-gui`` command: start the GUI's web server and print its URL.
+
+Engines are given as to ``dipole-arbiter`` (``--engine cmd=... name=... option.X=...``,
+``--each``, ``--config FILE``; the same code reads them).  An engine's ``depth=``/``nodes=``
+cap its strength in every game; the time control is chosen on the page.  With no engine, the
+project's own engine is offered at a few strengths.
+
+It listens on 127.0.0.1 unless ``--host`` says otherwise; any other host needs the access
+token, which is then made up (or taken from ``--token``) and printed in the URL.  Bad input
+ends in one line, ``dipole-gui: error: <reason>``, and status 2.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import os
+import secrets
+import socket
+import webbrowser
+
+import click
+
+from arbiter.cli_options import SEPARATOR, EngineWordsCommand, engine_help
+from arbiter.engines import EngineSpec, load_config, own_engine_command, resolve_engines
+from arbiter.errors import ArbiterError
+from arbiter.timecontrol import SearchLimits
+from dipole_engine import clikit
+
+PROG = "dipole-gui"
+DEFAULT_MOVETIME = "1"  # makes every engine spec complete; the page's time control replaces it
+OWN_ENGINE_LEVELS = (("Dipole engine, depth 1 (beginner)", 1), ("Dipole engine, depth 3", 3),
+                     ("Dipole engine, depth 5", 5), ("Dipole engine, full strength", None))
+
+
+class _Failure(click.ClickException):
+    exit_code = 2
+
+
+def own_engines() -> list[EngineSpec]:
+    """The project's engine at a few strengths (depth caps; none for the full one)."""
+    command = own_engine_command()
+    return [EngineSpec(name, command, SearchLimits(depth=depth)) for name, depth in OWN_ENGINE_LEVELS]
+
+
+def engine_specs(engines: tuple[str, ...], each: str | None, config_path: str | None) -> list[EngineSpec]:
+    """The engines the page may choose, read as the arbiter reads them."""
+    config = load_config(config_path) if config_path else None
+    words = [value.split(SEPARATOR) for value in engines]
+    if not words and config is None:
+        return own_engines()
+    each_words = each.split(SEPARATOR) if each else []
+    return resolve_engines(words, each_words, {"st": DEFAULT_MOVETIME}, config)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def access_token(host: str, given: str | None) -> str | None:
+    """The token the server will ask for: ``given``, else a new one unless ``host`` is loopback."""
+    if given is None and not is_loopback(host):
+        return secrets.token_urlsafe(18)
+    return given
+
+
+@click.command(cls=EngineWordsCommand, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--engine", "engines", multiple=True, metavar="KEY=VALUE...", help=engine_help())
+@click.option("--each", metavar="KEY=VALUE...", help="Settings for every engine (an engine's own win).")
+@click.option("--config", "config_path", metavar="FILE",
+              help="JSON file of engines ({\"engines\": [...], \"each\": {...}}).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; anything but loopback requires the access token.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="Port to listen on (0: any free port).")
+@click.option("--token", metavar="TEXT", help="Access token (default: made up when --host is not loopback).")
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in a browser.")
+@click.option("--watch", metavar="EVENT.db", help="Open the page of this event, live: a tournament's database, or a match's live file (.json).")
+def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, host: str, port: int,
+        token: str | None, open_browser: bool, watch: str | None) -> int:
+    """Play, watch and analyse Dipole and Impasse in the browser, with any protocol engine."""
+    import uvicorn  # the web stack is an extra: say so clearly if it is missing
+
+    from .server import GuiConfig, base_routes, create_app
+    from .watch import Watching, check_watch_path, watch_routes
+
+    try:
+        specs = engine_specs(engines, each, config_path)
+        if watch is not None:
+            check_watch_path(watch)
+    except ArbiterError as error:
+        raise _Failure(str(error)) from None
+    token = access_token(host, token)
+    if token is not None and (len(token) < 8 or not token.isascii() or not token.replace("-", "").replace("_", "").isalnum()):
+        raise _Failure("--token: use at least 8 letters, digits, '-' or '_'")
+    try:
+        listener = socket.create_server((host, port), family=_family(host))
+    except OSError as error:
+        raise _Failure(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+    bound = listener.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{bound}/" + ("watch" if watch else "") + (f"?token={token}" if token else "")
+    app = create_app(GuiConfig(specs, token), [*base_routes(), *watch_routes()])
+    app.state.watching = Watching(watch, os.getcwd())
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", ws="auto"))
+    print(f"{PROG}: {len(specs)} engine{'s' if len(specs) != 1 else ''}: {', '.join(s.name for s in specs)}")
+    print(f"{PROG}: open {url}  (Ctrl-C stops)", flush=True)
+    if open_browser:
+        webbrowser.open(url)
+    asyncio.run(server.serve(sockets=[listener]))
+    return 0
+
+
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
+def main() -> None:
+    clikit.run(cli, PROG)

@@ -1,0 +1,30 @@
+"""What a GUI server was started with, and how the page sees it: engines by number and name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from arbiter.engines import EngineSpec
+from dipole_engine.rules import all_variants
+
+
+@dataclass
+class GuiConfig:
+    """The engines the page may choose (by index, never by command), the access token (None:
+    none needed, loopback only), and the sessions open now (closed when the server stops)."""
+
+    engines: list[EngineSpec]
+    token: str | None = None
+    sessions: set[Any] = field(default_factory=set)
+
+
+def engine_list(config: GuiConfig) -> list[dict[str, Any]]:
+    """The engines as the page sees them: an id and a name (no commands, no paths)."""
+    return [{"id": index, "name": spec.name} for index, spec in enumerate(config.engines)]
+
+
+def variant_list() -> list[dict[str, Any]]:
+    """Every variant, with its board size, for the page's menus."""
+    return [{"name": v.name, "game": v.game, "width": v.width, "height": v.height, "description": v.description}
+            for v in all_variants()]

@@ -1,0 +1,197 @@
+"""The GUI's web server: a Starlette app with a few small routes and one WebSocket per page.
+
+:func:`create_app` builds the app from a :class:`GuiConfig` and a list of routes; other
+modules add their own pages by passing more routes (:func:`base_routes` are the GUI's)::
+
+    app = create_app(config, [*base_routes(), Route("/watch", watch_page)])
+
+Each WebSocket is one page's :class:`~gui.session.Session` (its game, its engines); when the
+page goes away the session closes and its engines are killed, and when the server stops every
+session is closed.  With an access token (required when listening beyond loopback) every HTTP
+request and every WebSocket must carry it: ``?token=`` on the first page load (the answer then
+sets a cookie the page's later requests and sockets carry), the cookie, or an
+``Authorization: Bearer`` header.  WebSockets must also come from a page of this server (their
+``Origin`` names this host), so no other site open in the browser can drive the GUI.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+from collections.abc import AsyncIterator, Sequence
+from http.cookies import SimpleCookie
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .config import GuiConfig, engine_list, variant_list
+from .session import Session
+
+STATIC_DIR = Path(__file__).parent / "static"
+TOKEN_COOKIE = "dipole_gui_token"
+SECURITY_HEADERS = [
+    # Scripts and styles only from this server; no inline script can run even if text slipped in.
+    (b"content-security-policy",
+     (b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+      b"connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+]
+
+
+async def index_page(request: Request) -> FileResponse:
+    return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+
+
+async def engines_endpoint(request: Request) -> JSONResponse:
+    config: GuiConfig = request.app.state.config
+    return JSONResponse({"engines": engine_list(config), "variants": variant_list()})
+
+
+async def game_socket(websocket: WebSocket) -> None:
+    """One page's game: JSON messages both ways until the page goes away."""
+    config: GuiConfig = websocket.app.state.config
+    await websocket.accept()
+
+    async def send(message: dict[str, Any]) -> None:
+        await websocket.send_text(json.dumps(message))
+
+    session = Session(config, send)
+    config.sessions.add(session)
+    try:
+        await session.open()
+        while True:
+            text = await websocket.receive_text()
+            await session.handle_text(text)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        config.sessions.discard(session)
+        await session.close()
+
+
+def base_routes() -> list[BaseRoute]:
+    """The GUI's own routes: the page, its static files, the engine list, the game socket."""
+    return [
+        Route("/", index_page),
+        Route("/api/engines", engines_endpoint),
+        WebSocketRoute("/ws", game_socket),
+        Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
+    ]
+
+
+class AccessGuard:
+    """ASGI middleware: the token (when there is one) on every request and socket, the origin
+    check on sockets, and security headers on every answer."""
+
+    def __init__(self, app: ASGIApp, token: str | None) -> None:
+        self.app = app
+        self.token = token
+
+    def _presented(self, scope: Scope) -> tuple[str | None, bool]:
+        """The token the request carries, and whether it came in the query string."""
+        headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        if "token" in query:
+            return query["token"][0], True
+        authorization = headers.get("authorization", "")
+        if authorization.lower().startswith("bearer "):
+            return authorization[7:].strip(), False
+        cookie = SimpleCookie()
+        with contextlib.suppress(Exception):
+            cookie.load(headers.get("cookie", ""))
+        if TOKEN_COOKIE in cookie:
+            return cookie[TOKEN_COOKIE].value, False
+        return None, False
+
+    def _valid(self, presented: str | None) -> bool:
+        if self.token is None:
+            return True
+        return presented is not None and hmac.compare_digest(presented.encode(), self.token.encode())
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        if self.token is None and not _loopback_host(scope):
+            # Without a token only loopback names reach the GUI: a page of another site whose
+            # name was made to point at 127.0.0.1 (DNS rebinding) is refused.
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 4403, "reason": "forbidden"})
+            else:
+                await PlainTextResponse("403: this GUI answers only to 127.0.0.1 and localhost", 403)(
+                    scope, receive, send)
+            return
+        presented, in_query = self._presented(scope)
+        if scope["type"] == "websocket":
+            if not self._valid(presented) or not _same_origin(scope):
+                await send({"type": "websocket.close", "code": 4403, "reason": "forbidden"})
+                return
+            await self.app(scope, receive, send)
+            return
+        if not self._valid(presented):
+            response = PlainTextResponse(
+                "403: this GUI needs its access token: open the URL dipole-gui printed at start-up", 403)
+            await response(scope, receive, send)
+            return
+        set_cookie = self.token is not None and in_query
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", [])) + SECURITY_HEADERS
+                if set_cookie:
+                    headers.append((b"set-cookie", f"{TOKEN_COOKIE}={self.token}; Path=/; HttpOnly; "
+                                                   f"SameSite=Strict".encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def _loopback_host(scope: Scope) -> bool:
+    """Whether the request's Host header names this machine's loopback (any port)."""
+    headers = dict(scope["headers"])
+    host = headers.get(b"host", b"").decode("latin-1").lower()
+    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+    return name in LOOPBACK_NAMES or name.startswith("127.")
+
+
+def _same_origin(scope: Scope) -> bool:
+    """A socket opened by a page of this server (or by a client that sends no Origin)."""
+    headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    return urlsplit(origin).netloc == headers.get("host", "")
+
+
+def create_app(config: GuiConfig, routes: Sequence[BaseRoute] | None = None) -> Starlette:
+    """The GUI's Starlette app: ``routes`` (default :func:`base_routes`) behind the access guard.
+
+    ``app.state.config`` (reachable from every request as ``request.app.state.config``) is
+    ``config``.  Stopping the app closes every session.
+    """
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        for session in list(config.sessions):
+            await session.close()
+
+    app = Starlette(routes=list(base_routes() if routes is None else routes), lifespan=lifespan,
+                    middleware=[Middleware(AccessGuard, token=config.token)])
+    app.state.config = config
+    return app

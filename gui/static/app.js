@@ -1,0 +1,427 @@
+// app.js: the page.  It draws what the server sends over the WebSocket and sends back what the
+// user does; the server runs the rules and the engines (gui/session.py lists the messages).
+// Text from engines, files and names goes in with textContent only, never as markup.
+
+import { drawBoard } from "./board.js";
+
+const $ = (id) => document.getElementById(id);
+const state = { game: null, engines: [], variants: [], flip: false, selected: null, clocksAt: 0, thinking: {} };
+let socket = null;
+
+function send(message) {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+}
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  socket = new WebSocket(`${scheme}//${location.host}/ws`);
+  socket.addEventListener("open", () => { $("connection").textContent = "connected"; $("connection").className = "connection ok"; });
+  socket.addEventListener("close", () => {
+    $("connection").textContent = "disconnected: reload the page to start again";
+    $("connection").className = "connection bad";
+  });
+  socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
+}
+
+function receive(message) {
+  switch (message.type) {
+    case "hello": return hello(message);
+    case "state": return showState(message);
+    case "thinking": return showThinking(message);
+    case "error": return showMessage(message.message, true);
+    case "notice": return showMessage(message.message, false);
+    case "pgn-games": return showPgnGames(message.games);
+    case "pgn": return savePgn(message.text, message.name);
+  }
+}
+
+// -- set-up ---------------------------------------------------------------------------------
+function option(value, text) {
+  const node = document.createElement("option");
+  node.value = String(value);
+  node.textContent = text;
+  return node;
+}
+
+function hello(message) {
+  state.engines = message.engines;
+  state.variants = message.variants;
+  $("variant").replaceChildren(...message.variants.map((v) => option(v.name, `${v.name} (${v.width}×${v.height})`)));
+  for (const id of ["white", "black"]) {
+    $(id).replaceChildren(option("human", "Human"), ...message.engines.map((e) => option(e.id, e.name)));
+  }
+  if (message.engines.length) $("black").value = "0";
+  $("analysis-engine").replaceChildren(...message.engines.map((e) => option(e.id, e.name)));
+  if (message.engines.length) $("analysis-engine").value = String(message.engines.length - 1);
+}
+
+function showMessage(text, isError) {
+  const box = $("message");
+  box.textContent = text;
+  box.className = isError ? "message error" : "message notice";
+  box.hidden = false;
+  clearTimeout(showMessage.timer);
+  if (!isError) showMessage.timer = setTimeout(() => { box.hidden = true; }, 4000);
+}
+
+// -- the game -------------------------------------------------------------------------------
+function showState(game) {
+  const previous = state.game;
+  state.game = game;
+  state.clocksAt = performance.now();
+  if (!previous || previous.view !== game.view || previous.moves.length !== game.moves.length) {
+    state.selected = null;
+    hideChooser();
+  }
+  if (state.selected && !game.legal.some((m) => m.from === state.selected)) state.selected = null;
+  if (!previous || previous.variant !== game.variant) $("variant").value = game.variant;
+  if (document.activeElement !== $("fen")) $("fen").value = game.fen;
+  if (previous && game.moves.length < previous.moves.length && !game.analysing) state.thinking = {};
+  drawGame();
+  drawPlayers();
+  drawMoves();
+  drawGraph();
+  drawBanner();
+  drawThinking();
+  $("analyse-stop").hidden = !game.analysing;
+  $("analyse").hidden = game.analysing;
+  const bothEngines = game.players.w.engine !== null && game.players.b.engine !== null;
+  $("takeback").disabled = !!game.result || !game.moves.length || bothEngines;
+  $("resign").disabled = !!game.result || bothEngines;
+}
+
+function targetsFor(square) {
+  return state.game.legal.filter((m) => m.from === square).map((m) => ({ to: m.to, kind: m.kind, origin: m.from }));
+}
+
+function drawGame() {
+  const game = state.game;
+  const board = { ...game.board, flip: state.flip };
+  drawBoard($("board"), board, {
+    selected: state.selected,
+    targets: state.selected ? targetsFor(state.selected) : [],
+    onSquare: clickSquare,
+    onTarget: clickTarget,
+  });
+  // What tests and tools can wait for: the ply shown, the moves played, who is awaited.
+  const body = document.body.dataset;
+  body.game = String(game.game);
+  body.view = String(game.view);
+  body.plies = String(game.moves.length);
+  body.turn = game.board.turn;
+  body.awaiting = game.result || game.board.winner ? "nobody" : game.legal.length ? "human" : game.thinking ? "engine" : "";
+  body.result = game.result ? game.result.result : "";
+}
+
+function clickSquare(square) {
+  hideChooser();
+  const game = state.game;
+  if (state.selected) {
+    const moves = game.legal.filter((m) => m.from === state.selected && m.to === square && m.kind !== "exit" && m.kind !== "remove");
+    if (moves.length) return choose(moves);
+  }
+  state.selected = state.selected !== square && game.legal.some((m) => m.from === square) ? square : null;
+  drawGame();
+}
+
+function clickTarget(target) {
+  const moves = state.game.legal.filter((m) => m.from === target.origin && m.kind === target.kind &&
+    (target.kind === "exit" || target.kind === "remove" || m.to === target.to));
+  choose(moves);
+}
+
+function choose(moves) {
+  if (moves.length === 1) return play(moves[0].text);
+  const options = $("chooser-options");
+  options.replaceChildren(...moves.map((m) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = m.label;
+    button.title = m.text;
+    button.dataset.move = m.text;
+    button.addEventListener("click", () => play(m.text));
+    return button;
+  }));
+  $("chooser-title").textContent = moves[0].kind === "exit" ? "How many checkers leave?" : "Which single crowns?";
+  $("chooser").hidden = false;
+}
+
+function hideChooser() { $("chooser").hidden = true; }
+
+function play(text) {
+  hideChooser();
+  state.selected = null;
+  send({ type: "move", move: text });
+}
+
+function formatClock(ms) {
+  if (ms === null || ms === undefined) return "";
+  const negative = ms < 0;
+  const total = Math.max(0, ms);
+  const tenths = total < 10000;
+  const seconds = Math.floor(total / 1000);
+  const text = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}` + (tenths ? `.${Math.floor((total % 1000) / 100)}` : "");
+  return negative ? "0:00.0" : text;
+}
+
+function clockValue(side) {
+  const game = state.game;
+  const base = game.clocks[side];
+  if (base === null || base === undefined) return null;
+  return game.running === side ? base - (performance.now() - state.clocksAt) : base;
+}
+
+function drawPlayers() {
+  const game = state.game;
+  const bottom = state.flip ? "b" : "w";
+  const top = bottom === "w" ? "b" : "w";
+  for (const [id, side] of [["player-top", top], ["player-bottom", bottom]]) {
+    const player = game.players[side];
+    const box = $(id);
+    box.replaceChildren();
+    box.dataset.side = side;
+    const disc = document.createElement("span");
+    disc.className = `side-disc ${side === "w" ? "white" : "black"}`;
+    const name = document.createElement("span");
+    name.className = "name";
+    name.textContent = player.name;
+    const turn = document.createElement("span");
+    turn.className = "to-move";
+    const live = !game.result && game.board.winner === null && game.view === game.moves.length;
+    const thinking = game.thinking === side;
+    turn.textContent = live && game.board.turn === side ? (thinking ? "thinking…" : "to move") : "";
+    if (game.view !== game.moves.length && game.board.turn === side && !game.board.winner) turn.textContent = "to move here";
+    const clock = document.createElement("span");
+    clock.className = "clock" + (game.running === side ? " running" : "");
+    clock.id = `clock-${side}`;
+    clock.textContent = formatClock(clockValue(side));
+    if (game.clocks[side] === null) clock.hidden = true;
+    box.append(disc, name, turn, clock);
+    box.classList.toggle("active", live && game.board.turn === side);
+  }
+}
+
+function tickClocks() {
+  if (!state.game || !state.game.running) return;
+  for (const side of ["w", "b"]) {
+    const clock = $(`clock-${side}`);
+    if (clock) {
+      const value = clockValue(side);
+      clock.textContent = formatClock(value);
+      clock.classList.toggle("low", value !== null && value < 10000);
+    }
+  }
+}
+
+function formatScore(score) {
+  if (!score) return "";
+  if (score.mate !== undefined) return `${score.mate > 0 ? "+" : "-"}M${Math.abs(score.mate)}`;
+  return `${score.cp >= 0 ? "+" : ""}${(score.cp / 100).toFixed(2)}`;
+}
+
+function drawMoves() {
+  const game = state.game;
+  const list = $("moves");
+  list.replaceChildren();
+  const blackFirst = game.firstTurn === "b";
+  let row = null;
+  const start = document.createElement("li");
+  start.className = "start" + (game.view === 0 ? " current" : "");
+  start.textContent = "start";
+  start.dataset.ply = "0";
+  start.addEventListener("click", () => send({ type: "view", ply: 0 }));
+  list.append(start);
+  game.moves.forEach((move, index) => {
+    const slot = index + (blackFirst ? 1 : 0);
+    if (slot % 2 === 0 || row === null) {
+      row = document.createElement("li");
+      row.className = "pair";
+      const number = document.createElement("span");
+      number.className = "number";
+      number.textContent = `${Math.floor(slot / 2) + 1}.`;
+      row.append(number);
+      if (slot % 2 === 1) {
+        const dots = document.createElement("span");
+        dots.className = "move empty";
+        dots.textContent = "…";
+        row.append(dots);
+      }
+      list.append(row);
+    }
+    const cell = document.createElement("span");
+    const ply = index + 1;
+    cell.className = "move" + (ply === game.view ? " current" : "") + (move.source === "forced" ? " forced" : "");
+    cell.dataset.ply = String(ply);
+    cell.textContent = move.text;
+    cell.title = [formatScore(move.score), move.source === "forced" ? "forced pass" : ""].filter(Boolean).join(" ");
+    cell.addEventListener("click", () => send({ type: "view", ply }));
+    row.append(cell);
+  });
+  // Scrolling needs layout: leave it to the next frame, so the move shows first.
+  const current = list.querySelector(".current");
+  if (current) {
+    requestAnimationFrame(() => {
+      const top = current.offsetTop;  // the list is the offset parent (position: relative)
+      if (top < list.scrollTop || top + current.offsetHeight > list.scrollTop + list.clientHeight) {
+        list.scrollTop = top - list.clientHeight / 2;
+      }
+    });
+  }
+}
+
+function drawGraph() {
+  const svg = $("graph");
+  const game = state.game;
+  const ns = "http://www.w3.org/2000/svg";
+  svg.replaceChildren();
+  const n = Math.max(game.moves.length, 1);
+  const axis = document.createElementNS(ns, "line");
+  for (const [k, v] of Object.entries({ x1: 0, y1: 30, x2: 400, y2: 30, class: "axis" })) axis.setAttribute(k, v);
+  svg.append(axis);
+  // White's winning chances in [-1, 1], as Lichess draws them: small scores stay visible.
+  const chance = (score) => score.mate !== undefined ? Math.sign(score.mate) : 2 / (1 + Math.exp(-score.cp / 250)) - 1;
+  const points = [];
+  game.moves.forEach((move, index) => {
+    if (move.score) points.push([((index + 1) / n) * 400, 30 - chance(move.score) * 28]);
+  });
+  if (points.length > 1) {
+    const area = document.createElementNS(ns, "polygon");
+    area.setAttribute("points", [[points[0][0], 30], ...points, [points[points.length - 1][0], 30]].map((p) => p.join(",")).join(" "));
+    area.setAttribute("class", "eval-area");
+    const line = document.createElementNS(ns, "polyline");
+    line.setAttribute("points", points.map((p) => p.join(",")).join(" "));
+    line.setAttribute("class", "eval");
+    svg.append(area, line);
+  }
+  const marker = document.createElementNS(ns, "line");
+  const x = (game.view / n) * 400;
+  for (const [k, v] of Object.entries({ x1: x, y1: 0, x2: x, y2: 60, class: "cursor" })) marker.setAttribute(k, v);
+  svg.append(marker);
+}
+
+function drawBanner() {
+  const game = state.game;
+  const banner = $("banner");
+  if (!game.result) { banner.hidden = true; return; }
+  const winner = game.result.result === "1-0" ? game.players.w.name : game.result.result === "0-1" ? game.players.b.name : null;
+  banner.textContent = `${game.result.result} · ${game.result.reason}` + (winner ? ` · ${winner} wins` : "");
+  banner.hidden = false;
+}
+
+function showThinking(message) {
+  if (message.over) return;
+  state.thinking = message;
+  drawThinking();
+}
+
+function drawThinking() {
+  const info = state.thinking || {};
+  const game = state.game;
+  let who = "";
+  if (info.source === "analysis") who = "analysis";
+  else if (info.source) who = game ? game.players[info.source].name : "";
+  $("thinking-who").textContent = who ? `· ${who}` : "";
+  $("t-depth").textContent = info.depth ? `depth ${info.depth}${info.seldepth ? "/" + info.seldepth : ""}` : "–";
+  $("t-score").textContent = info.score ? formatScore(info.score) + (info.bound ? (info.bound === "lower" ? " ≥" : " ≤") : "") : "–";
+  $("t-nodes").textContent = info.nodes !== null && info.nodes !== undefined ? `${info.nodes.toLocaleString("en")} nodes` : "–";
+  $("t-nps").textContent = info.nps ? `${Math.round(info.nps / 1000).toLocaleString("en")} kn/s` : "–";
+  $("t-pv").textContent = info.pv && info.pv.length ? info.pv.join(" ") : "";
+}
+
+function showPgnGames(games) {
+  const select = $("pgn-games");
+  select.replaceChildren(...games.map((g) => option(g.index,
+    `${g.index + 1}. ${g.white} – ${g.black}  ${g.result}  (${g.variant}, ${g.plies} plies)`)));
+  $("pgn-pick-row").hidden = games.length < 1;
+}
+
+function savePgn(text, name) {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/x-chess-pgn" }));
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+// -- controls -------------------------------------------------------------------------------
+function seat(id) {
+  const value = $(id).value;
+  return value === "human" ? "human" : Number(value);
+}
+
+function timeControl() {
+  const kind = $("tc-kind").value;
+  if (kind === "clock") return { kind, base: Number($("tc-base").value) * 60, increment: Number($("tc-inc").value) };
+  if (kind === "movetime") return { kind, seconds: Number($("tc-movetime").value) };
+  return { kind, depth: Number($("tc-depth").value) };
+}
+
+function showTcFields() {
+  const kind = $("tc-kind").value;
+  for (const label of document.querySelectorAll(".tc")) label.hidden = !label.classList.contains(`tc-${kind}`);
+}
+
+function navigate(ply) {
+  if (!state.game) return;
+  send({ type: "view", ply: Math.max(0, Math.min(ply, state.game.moves.length)) });
+}
+
+function flip() {
+  state.flip = !state.flip;
+  if (state.game) { drawGame(); drawPlayers(); }
+}
+
+function wire() {
+  $("new-game").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const message = { type: "new", variant: $("variant").value, white: seat("white"), black: seat("black"), tc: timeControl() };
+    if ($("start-from").value === "current" && state.game) {
+      if (state.game.variant !== message.variant) return showMessage("the position shown is of another variant", true);
+      message.fen = state.game.fen;
+    }
+    send(message);
+  });
+  $("tc-kind").addEventListener("change", showTcFields);
+  $("takeback").addEventListener("click", () => send({ type: "takeback" }));
+  $("resign").addEventListener("click", () => send({ type: "resign" }));
+  $("nav-first").addEventListener("click", () => navigate(0));
+  $("nav-back").addEventListener("click", () => navigate(state.game.view - 1));
+  $("nav-forward").addEventListener("click", () => navigate(state.game.view + 1));
+  $("nav-last").addEventListener("click", () => navigate(state.game.moves.length));
+  $("flip").addEventListener("click", flip);
+  $("chooser-cancel").addEventListener("click", hideChooser);
+  $("analyse").addEventListener("click", () => send({ type: "analyse", engine: Number($("analysis-engine").value) }));
+  $("analyse-stop").addEventListener("click", () => send({ type: "analyse-stop" }));
+  $("setup").addEventListener("click", () => send({ type: "setup", variant: $("variant").value, fen: $("fen").value }));
+  $("copy-fen").addEventListener("click", async () => {
+    const fen = state.game ? state.game.fen : "";
+    $("fen").value = fen;
+    try { await navigator.clipboard.writeText(fen); showMessage("FEN copied", false); }
+    catch { $("fen").select(); showMessage("FEN selected: press Ctrl-C to copy", false); }
+  });
+  $("save-pgn").addEventListener("click", () => send({ type: "pgn-save" }));
+  $("pgn-file").addEventListener("change", async () => {
+    const file = $("pgn-file").files[0];
+    if (!file) return;
+    if (file.size > 1_900_000) return showMessage(`${file.name} is too large (at most about 1.9 MB)`, true);
+    send({ type: "pgn-open", name: file.name, text: await file.text() });
+    $("pgn-file").value = "";
+  });
+  $("pgn-games").addEventListener("change", () => send({ type: "pgn-pick", index: Number($("pgn-games").value) }));
+  document.addEventListener("keydown", (event) => {
+    if (!state.game || event.target.closest("input, select, textarea")) return;
+    const view = state.game.view;
+    const keys = { ArrowLeft: view - 1, ArrowRight: view + 1, ArrowUp: 0, Home: 0, ArrowDown: state.game.moves.length, End: state.game.moves.length };
+    if (event.key in keys) { event.preventDefault(); navigate(keys[event.key]); }
+    else if (event.key === "f") flip();
+    else if (event.key === "Escape") { hideChooser(); state.selected = null; drawGame(); }
+  });
+  setInterval(tickClocks, 100);
+}
+
+wire();
+showTcFields();
+connect();

@@ -1,0 +1,170 @@
+"""What the GUI's tests and benchmark share: a real ``dipole-gui`` server process, the system's
+Chromium through Playwright, and a player that clicks moves on the page.
+
+Playwright is pointed at Debian's ``chromium`` (``executable_path``) and never downloads a
+browser.  Without Chromium the browser tests skip, except under CI (``CI`` set), where they fail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dipole_engine.rules import new_board
+from gui.boardjson import move_ends
+
+ROOT = Path(__file__).resolve().parents[2]
+TOY_ENGINE = ROOT / "tests" / "engines" / "toy_engine.py"
+SERVER_CODE = "from gui.cli import main; main()"
+
+
+def chromium_path() -> str:
+    """The system Chromium; skips the test without one (fails under CI)."""
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed, and CI must run the browser tests (.ci/run installs it)")
+        pytest.skip("no chromium on PATH")
+    return path
+
+
+class GuiServer:
+    """A ``dipole-gui`` process on a free loopback port; ``url`` is what it printed."""
+
+    def __init__(self, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", SERVER_CODE, "--port", "0", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        )
+        self.url = ""
+        self.lines: list[str] = []
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline() if self.proc.stdout else ""
+            if not line:
+                break
+            self.lines.append(line)
+            match = re.search(r"open (\S+)", line)
+            if match:
+                self.url = match.group(1)
+                break
+        if not self.url:
+            self.proc.kill()
+            raise AssertionError(f"dipole-gui did not start: {self.lines} {self.proc.stderr.read() if self.proc.stderr else ''}")
+
+    @property
+    def base(self) -> str:
+        """The URL without its query (no token)."""
+        return self.url.split("?")[0]
+
+    def descendants(self) -> set[int]:
+        """The pids of every process below the server (its engines)."""
+        return descendants(self.proc.pid)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (read from /proc: children of each of its threads)."""
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            with contextlib.suppress(OSError):
+                for child in (task / "children").read_text().split():
+                    if int(child) not in found:
+                        found.add(int(child))
+                        todo.append(int(child))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a running process (a zombie counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def wait_gone(pids: set[int], timeout: float = 10.0) -> set[int]:
+    """Wait for ``pids`` to end; the ones still running after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        left = {pid for pid in pids if alive(pid)}
+        if not left:
+            return set()
+        time.sleep(0.05)
+    return {pid for pid in pids if alive(pid)}
+
+
+@contextlib.contextmanager
+def gui_server(*args: str) -> Iterator[GuiServer]:
+    server = GuiServer(*args)
+    try:
+        yield server
+    finally:
+        engines = server.descendants()
+        server.stop()
+        assert not wait_gone(engines), "engines outlived the GUI server"
+
+
+def start_game(page, *, variant: str, white: str, black: str, tc: str = "clock",
+               base_minutes: str = "10", increment: str = "0", movetime: str = "0.1", depth: str = "2",
+               start: str = "start") -> None:
+    """Fill in the page's new-game form, start the game and wait for it to be shown
+    (``white``/``black``: the option values, "human" or an engine id; ``start``: "start" or
+    "current", the position shown)."""
+    page.select_option("#variant", variant)
+    page.select_option("#start-from", start)
+    page.select_option("#white", white)
+    page.select_option("#black", black)
+    page.select_option("#tc-kind", tc)
+    if tc == "clock":
+        page.fill("#tc-base", base_minutes)
+        page.fill("#tc-inc", increment)
+    elif tc == "movetime":
+        page.fill("#tc-movetime", movetime)
+    else:
+        page.fill("#tc-depth", depth)
+    number = page.get_attribute("body", "data-game")
+    page.click("#new")
+    page.wait_for_function(f"() => document.body.dataset.game !== '{number}'")
+
+
+def click_move(page, variant: str, fen: str, move: str) -> str | None:
+    """Enter ``move`` (its text, legal at ``fen``) by clicking: the stack, its target (a square,
+    the exit marker beyond the edge, or the removal mark), and the chooser's button when asked.
+    Returns the chooser's question, or None when the GUI asked none."""
+    board = new_board(variant, fen)
+    played = board.parse_move(move)
+    origin, target = move_ends(board, played)
+    kind = played.kind.name
+    plies = int(page.get_attribute("body", "data-plies"))
+    page.click(f'g.stack[data-square="{origin}"]')
+    marker = "off" if kind == "EXIT" else "remove" if kind == "REMOVE" else target
+    page.click(f'.target-hit[data-target="{marker}"]')
+    question = None
+    if page.locator("#chooser").is_visible():
+        question = page.text_content("#chooser-title")
+        page.click(f'#chooser-options button[data-move="{move}"]')
+    page.wait_for_function(f"() => Number(document.body.dataset.plies) > {plies} || document.body.dataset.result")
+    return question
