@@ -24,7 +24,7 @@ from typing import Callable
 
 from dipole_engine.rules import BLACK, WHITE, Board, Color, RulesError, color_name
 from protocol import Limit
-from protocol.client import EngineClient, EngineCrashed, EngineError, EngineTimeout
+from protocol.client import EngineClient, EngineCrashed, EngineError, EngineTimeout, SearchResult
 
 from .engines import EngineSpec
 from .errors import ArbiterError
@@ -313,17 +313,7 @@ class _Game:
         self.board.push(move)
         text = str(move)
         self.move_texts.append(text)
-        scored = [info for info in answer.infos if info.score_cp is not None or info.score_mate is not None]
-        last = scored[-1] if scored else None
-        depth = last.depth if last is not None else None
-        if depth is None:
-            depth = next((info.depth for info in reversed(answer.infos) if info.depth is not None), None)
-        self.records.append(MoveRecord(
-            text, MoveSource.ENGINE,
-            score_cp=last.score_cp if last is not None else None,
-            score_mate=last.score_mate if last is not None else None,
-            depth=depth, time=elapsed,
-        ))
+        self.records.append(engine_move_record(text, answer))
 
     def overrun(self, side: _Side, timed: bool) -> _GameOver:
         """No answer by the deadline: ``stop``, then a short grace for the late ``bestmove``.
@@ -380,6 +370,21 @@ class _Game:
             opening=job.opening.source, event=self.settings.event, site=self.settings.site,
             date=self.settings.date,
         )
+
+
+def engine_move_record(text: str, answer: SearchResult) -> MoveRecord:
+    """The record of an engine's move ``text``: the last score it gave, its depth, its time."""
+    scored = [info for info in answer.infos if info.score_cp is not None or info.score_mate is not None]
+    last = scored[-1] if scored else None
+    depth = last.depth if last is not None else None
+    if depth is None:
+        depth = next((info.depth for info in reversed(answer.infos) if info.depth is not None), None)
+    return MoveRecord(
+        text, MoveSource.ENGINE,
+        score_cp=last.score_cp if last is not None else None,
+        score_mate=last.score_mate if last is not None else None,
+        depth=depth, time=answer.elapsed,
+    )
 
 
 def normal_reason(board: Board, winner: Color) -> str:

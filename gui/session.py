@@ -41,7 +41,7 @@ from typing import Any
 from starlette.websockets import WebSocketDisconnect
 
 from arbiter.errors import ArbiterError
-from arbiter.game import PASS_TEXT, REASONS, normal_reason
+from arbiter.game import PASS_TEXT, REASONS, engine_move_record, normal_reason
 from arbiter.pgn import PgnGame, format_game, read_pgn
 from arbiter.records import (
     BLACK_WINS,
@@ -716,11 +716,7 @@ class Session:
             self.error(f"engine {seat.name!r} played an illegal move {token!r}: {error}")
             self._finish(-color, Termination.ILLEGAL_MOVE, f"{color_name(color)} makes an illegal move: {token}")
             return
-        scored = [info for info in answer.infos if info.score_cp is not None or info.score_mate is not None]
-        last = scored[-1] if scored else None
-        record = MoveRecord(str(move), MoveSource.ENGINE,
-                            score_cp=last.score_cp if last else None, score_mate=last.score_mate if last else None,
-                            depth=last.depth if last else None, time=answer.elapsed)
+        record = engine_move_record(str(move), answer)
         self._play(move, record, _white_score(record.score_cp, record.score_mate, mover))
 
     def _thinking(self, generation: int, source: str, mover: Color, info: Info) -> None:
