@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Callable
 
 from dipole_engine.rules import BLACK, WHITE, Board, Color, RulesError, color_name
 from protocol import Limit, parse_response
-from protocol.client import EngineClient, EngineCrashed, EngineError, EngineTimeout, ProtocolViolation
+from protocol.client import EngineClient, EngineCrashed, EngineError, EngineTimeout, ProtocolViolation, SearchResult
 from protocol.codec import Info, ProtocolError
 
 from .adjudication import ResignRule, ResignWatch
@@ -398,16 +398,7 @@ class _Game:
         self.board.push(move)
         text = str(move)
         self.move_texts.append(text)
-        last = answer.scored
-        depth = last.depth if last is not None else None
-        if depth is None:
-            depth = answer.depth
-        self.records.append(MoveRecord(
-            text, MoveSource.ENGINE,
-            score_cp=_recordable(last.score_cp if last is not None else None),
-            score_mate=_recordable(last.score_mate if last is not None else None),
-            depth=_recordable(depth), time=elapsed,
-        ))
+        self.records.append(engine_move_record(text, answer))
         if self.live is not None:
             self.live.moved(self.board.turn)
         verdict = self.resign.observe(side.color, self.records[-1]) if self.resign is not None else None
@@ -472,6 +463,21 @@ class _Game:
             opening=job.opening.source, event=self.settings.event, site=self.settings.site,
             date=self.settings.date,
         )
+
+
+def engine_move_record(text: str, answer: SearchResult) -> MoveRecord:
+    """The record of an engine's move ``text``: the last score it gave, its depth, its time
+    (a score or depth no record can hold is left out)."""
+    last = answer.scored
+    depth = last.depth if last is not None else None
+    if depth is None:
+        depth = answer.depth
+    return MoveRecord(
+        text, MoveSource.ENGINE,
+        score_cp=_recordable(last.score_cp if last is not None else None),
+        score_mate=_recordable(last.score_mate if last is not None else None),
+        depth=_recordable(depth), time=answer.elapsed,
+    )
 
 
 def normal_reason(board: Board, winner: Color) -> str:

@@ -6,6 +6,7 @@ and sends back clicks.  Modules, bottom up:
 
 - :mod:`.boardjson` a rules Board as the JSON the page's ``board.js`` draws;
 - :mod:`.config` what the server was started with (engines, token), as the page sees it;
+- :mod:`.timesetting` the time control the page chose;
 - :mod:`.seats` one engine process per game seat, on its own long-lived thread;
 - :mod:`.session` one page's game: position, history, clocks, engines, analysis;
 - :mod:`.server` the Starlette app (routes, the WebSocket, the access token);

@@ -32,16 +32,14 @@ from __future__ import annotations
 import asyncio
 import datetime
 import json
-import math
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from starlette.websockets import WebSocketDisconnect
 
 from arbiter.errors import ArbiterError
-from arbiter.game import PASS_TEXT, REASONS, normal_reason
+from arbiter.game import PASS_TEXT, REASONS, engine_move_record, normal_reason
 from arbiter.pgn import PgnGame, format_game, read_pgn
 from arbiter.records import (
     BLACK_WINS,
@@ -52,7 +50,7 @@ from arbiter.records import (
     MoveSource,
     Termination,
 )
-from arbiter.timecontrol import Clock, TimeControl
+from arbiter.timecontrol import Clock
 from dipole_engine.rules import (
     BLACK,
     WHITE,
@@ -69,6 +67,7 @@ from protocol.client import EngineCrashed, EngineError, EngineTimeout
 from .boardjson import board_json, move_ends, side_letter
 from .config import GuiConfig, engine_list, variant_list
 from .seats import EngineSeat
+from .timesetting import FREE, PageError, TimeSetting
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -85,62 +84,6 @@ KIND_WORDS = {  # the move kinds of both games, as the page's target markers nam
 }
 
 
-class PageError(Exception):
-    """A request the page made that cannot be done; its text is shown to the user as is."""
-
-
-@dataclass(frozen=True)
-class TimeSetting:
-    """The time control of a game chosen on the page."""
-
-    kind: str                 # "clock", "movetime" or "depth"
-    base: float = 300.0       # clock: seconds for the game
-    increment: float = 0.0    # clock: seconds added after each move
-    seconds: float = 1.0      # movetime: seconds per engine move
-    depth: int = 4            # depth: plies per engine move
-
-    @classmethod
-    def from_page(cls, data: Any) -> TimeSetting:
-        if not isinstance(data, dict):
-            raise PageError("time control: expected an object")
-        kind = data.get("kind")
-        if kind == "clock":
-            base = _number(data.get("base"), "clock minutes", 1, 36000)
-            increment = _number(data.get("increment", 0), "clock increment", 0, 600)
-            if base <= 0:
-                raise PageError("time control: the clock must give some time")
-            return cls("clock", base=base, increment=increment)
-        if kind == "movetime":
-            return cls("movetime", seconds=_number(data.get("seconds"), "seconds per move", 0.01, 3600))
-        if kind == "depth":
-            return cls("depth", depth=int(_number(data.get("depth"), "depth", 1, 99)))
-        raise PageError(f"time control: unknown kind {str(kind)[:20]!r}; expected clock, movetime or depth")
-
-    def control(self) -> TimeControl | None:
-        return TimeControl(0, self.base, self.increment) if self.kind == "clock" else None
-
-    def describe(self) -> str:
-        """The PGN ``TimeControl`` value (as the arbiter writes it)."""
-        if self.kind == "clock":
-            return str(self.control())
-        if self.kind == "movetime":
-            return f"{self.seconds:g}/move"
-        return "-"
-
-    def to_page(self) -> dict[str, Any]:
-        return {"kind": self.kind, "base": self.base, "increment": self.increment,
-                "seconds": self.seconds, "depth": self.depth}
-
-
-def _number(value: Any, what: str, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise PageError(f"time control: {what} must be a number")
-    if not low <= value <= high:
-        raise PageError(f"time control: {what} must be between {low:g} and {high:g}")
-    return float(value)
-
-
-FREE = TimeSetting("depth")  # the setting of a game with no clock (set-up positions, records)
 
 
 class Session:
@@ -716,11 +659,7 @@ class Session:
             self.error(f"engine {seat.name!r} played an illegal move {token!r}: {error}")
             self._finish(-color, Termination.ILLEGAL_MOVE, f"{color_name(color)} makes an illegal move: {token}")
             return
-        scored = [info for info in answer.infos if info.score_cp is not None or info.score_mate is not None]
-        last = scored[-1] if scored else None
-        record = MoveRecord(str(move), MoveSource.ENGINE,
-                            score_cp=last.score_cp if last else None, score_mate=last.score_mate if last else None,
-                            depth=last.depth if last else None, time=answer.elapsed)
+        record = engine_move_record(str(move), answer)
         self._play(move, record, _white_score(record.score_cp, record.score_mate, mover))
 
     def _thinking(self, generation: int, source: str, mover: Color, info: Info) -> None:
