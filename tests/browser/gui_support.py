@@ -68,8 +68,9 @@ class GuiServer:
         return self.url.split("?")[0]
 
     def descendants(self) -> set[int]:
-        """The pids of every process below the server (its engines)."""
-        return descendants(self.proc.pid)
+        """The pids of the engine processes below the server (each runs under a guard process
+        of :mod:`protocol.guard` on Linux; the guards are not counted)."""
+        return {pid for pid in descendants(self.proc.pid) if not is_guard(pid)}
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -94,6 +95,14 @@ def descendants(pid: int) -> set[int]:
                         found.add(int(child))
                         todo.append(int(child))
     return found
+
+
+def is_guard(pid: int) -> bool:
+    """Whether ``pid`` is an engine's guard process (:mod:`protocol.guard`)."""
+    try:
+        return b"protocol/guard.py" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 def alive(pid: int) -> bool:
