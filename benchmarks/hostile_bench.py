@@ -1,10 +1,10 @@
 """What hostile engines cost the arbiter, and what the process-tree guard costs an engine start.
 
-* peak memory: the arbiter's own maximum resident set (``getrusage``, measured inside a child
-  arbiter process) over a 2-game match (``--st 1 --recover``) against an engine from
-  ``tests/engines/hostile_engine.py`` that floods ``info`` lines forever / writes one endless
-  line / writes 200,000 ``info`` lines before every move; and, for comparison, against a
-  well-behaved engine;
+* peak memory: the arbiter's own maximum resident set (``VmHWM``, measured inside a child
+  arbiter process by ``tests/engines/peak_arbiter.py``) over a 2-game match (``--st 1
+  --recover``) against an engine from ``tests/engines/hostile_engine.py`` that floods ``info``
+  lines forever / writes one endless line / writes 200,000 ``info`` lines before every move;
+  and, for comparison, against a well-behaved engine;
 * engine start: ``EngineClient.start()`` + ``quit()`` of ``tests/engines/echo_engine.py``,
   under the guard (Linux) and without it (the engine's process group only).
 

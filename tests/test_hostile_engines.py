@@ -231,6 +231,22 @@ def test_a_long_event_with_a_crashing_engine_leaks_no_thread_or_descriptor() -> 
 
 
 
+def test_the_peak_measured_is_the_arbiters_own_not_that_of_the_process_that_started_it() -> None:
+    # Linux carries a parent's peak RSS into a child's ru_maxrss across vfork + exec: pytest,
+    # which peaks at 250 MB when hypothesis builds its unicode table (a clean clone, no
+    # .hypothesis/unicode_data yet), made every arbiter of the memory tests "peak" at 250 MB.
+    parent = ("import subprocess, sys\n"
+              "ballast = bytearray(200 << 20)\n"
+              "ballast[::4096] = bytes(len(ballast) // 4096)\n"  # touch every page: resident
+              "del ballast\n"
+              "sys.exit(subprocess.run(sys.argv[1:]).returncode)\n")
+    done = subprocess.run(
+        [sys.executable, "-c", parent, sys.executable, str(ENGINES / "peak_arbiter.py"), ROOT, "match", "--help"],
+        capture_output=True, text=True, timeout=60, check=False)
+    peak_kb = int(done.stderr.split("PEAK")[-1])
+    assert done.returncode == 0 and 0 < peak_kb < 100 * 1024, f"peak RSS {peak_kb} kB"
+
+
 @pytest.mark.parametrize("flag", ["--endless-line", "--flood-info", "--flood-then-move", "--long-infos"])
 def test_the_arbiters_memory_stays_bounded_whatever_an_engine_writes(flag: str) -> None:
     begin = time.monotonic()
