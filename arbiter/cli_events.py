@@ -32,10 +32,9 @@ from .cli_options import (
     run_interruptible,
 )
 from .errors import ArbiterError
-from .event import FORMATS, EventConfig, EventStore, is_event_file
+from .event import FORMATS, EventConfig, EventStore, GameOutcome, is_event_file
 from .pgn import format_game, read_pgn_file
 from .ratings import RatingError, fit_ratings
-from .records import GameRecord
 from .report import write_report
 from .tournament import Tournament, check_config, make_schedule, openings_needed
 
@@ -170,16 +169,16 @@ def export_command(db_path: str, pgn_path: str) -> int:
     return 0
 
 
-def _read_games(path: str) -> tuple[list[GameRecord], list[str]]:
-    """The games of an event database or a PGN file, and the engine names it knows of."""
+def _read_games(path: str) -> tuple[list[GameOutcome], list[str]]:
+    """The results of an event database's or a PGN file's games (a database's moves are not
+    read), and the engine names it knows of."""
     if is_event_file(path):
         store = EventStore.open(path, write=False)
         try:
-            return store.records(), [spec.name for spec in store.config.engines]
+            return store.outcomes(), [spec.name for spec in store.config.engines]
         finally:
             store.close()
-    records = [game.to_record() for game in read_pgn_file(path)]
-    return records, []
+    return [GameOutcome.of(game.to_record()) for game in read_pgn_file(path)], []
 
 
 @click.command("ratings")
@@ -192,7 +191,7 @@ def ratings_command(inputs: tuple[str, ...], anchor: tuple[str, float] | None, r
     Prints the standings (rating, 95% interval, games, score, flags), the White advantage, the
     crosstable with per-colour results and the likelihood-of-superiority matrix.
     """
-    records: list[GameRecord] = []
+    records: list[GameOutcome] = []
     engines: list[str] = []
     for path in inputs:
         games, names = _read_games(path)
