@@ -35,7 +35,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from itertools import compress
 from operator import itemgetter
 from typing import Any
 
@@ -145,24 +144,22 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
     value = tables.value
     distance = tables.distance
     capture_table = board.capture_table
-    squares = range(board.geometry.size)
     capture = MoveKind.CAPTURE
     limit = MATE_BOUND - 1
+    top_rank = variant.height - 1
 
     def quiesce() -> tuple[int, list[tuple[int, Move]]]:
+        # The sum of value[sq][h] over the stacks, from the board's running totals: White's
+        # checkers have top_rank - rank rows ahead, Black's rank.
         cells = board.cells
         sign = board.turn
-        score = 0
-        ours: list[int] = []
-        theirs: list[int] = []
-        for sq in compress(squares, cells):  # occupied squares
-            h = cells[sq]
-            score += value[sq][h]
-            if h * sign > 0:
-                ours.append(sq)
-            else:
-                theirs.append(sq)
-        score = score * sign + TEMPO
+        ours = board.occupied[sign]
+        theirs = board.occupied[-sign]
+        material = board.material
+        rank_sum = board.rank_sum
+        white = material[1]
+        score = (CHECKER * (white - material[-1]) + ADVANCE * (top_rank * white - rank_sum[1] - rank_sum[-1])) * sign
+        score += TEMPO
         # One pass over the (our stack, their stack) pairs on a line at distance d finds both
         # our captures (their height <= d <= ours) and their threats (ours <= d <= theirs).
         tactical: list[tuple[int, Move]] = []

@@ -16,6 +16,7 @@ on them):
 from __future__ import annotations
 
 import re
+from bisect import insort
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
@@ -187,7 +188,7 @@ class ImpasseBoard(Board[ImpasseMove]):
         tables = _tables(self.geometry.width, self.geometry.height)
         near = tables.near_rank[s]
         width = self.geometry.width
-        own = [sq for sq in self._dark if cells[sq] * s > 0]
+        own = self.occupied[s]
         # With a single waiting on the furthest row every move may owe or pay a crown.
         plain_ok = not any(cells[sq] == s for sq in tables.far_row[s])
         moves: list[ImpasseMove] = []
@@ -267,22 +268,34 @@ class ImpasseBoard(Board[ImpasseMove]):
     def push(self, move: ImpasseMove) -> None:
         cells = self.cells
         zobrist = self._zobrist
-        key = self._key
+        key = self.key
+        own = self.occupied[self.turn]  # a move changes only its mover's stacks
         self._history.append((move, key))
         for square, before, after in move.changes:
             cells[square] = after
             key ^= zobrist[square][before] ^ zobrist[square][after]
+            if not after:
+                if before:  # (a crowning single may land and leave in one move: 0 -> 0)
+                    own.remove(square)
+            elif not before:
+                insort(own, square)
         self.material[self.turn] -= move.removed
-        self._key = key ^ BLACK_TO_MOVE
+        self.key = key ^ BLACK_TO_MOVE
         self.turn = -self.turn
 
     def pop(self) -> ImpasseMove:
         move, key = self._history.pop()
         self.turn = -self.turn
-        self._key = key
+        self.key = key
         cells = self.cells
-        for square, before, _ in move.changes:
+        own = self.occupied[self.turn]
+        for square, before, after in move.changes:
             cells[square] = before
+            if not before:
+                if after:
+                    own.remove(square)
+            elif not after:
+                insort(own, square)
         self.material[self.turn] += move.removed
         return move
 
