@@ -48,7 +48,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from itertools import compress
 from operator import itemgetter
 from typing import Any
 
@@ -143,7 +142,6 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
     steps = tables.steps
     goal_rays = tables.goal_rays
     bear_transposes = tables.bear_transposes
-    squares = range(board.geometry.size)
     limit = MATE_BOUND - 1
 
     def scan() -> tuple[int, bool, bool]:
@@ -154,29 +152,33 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
         score = 0
         mobile = [False, False, False]  # indexed by colour: has a slide or a transpose
         bear = False                    # the side to move has a bear-off
-        for sq in compress(squares, cells):  # occupied squares
-            h = cells[sq]
-            score += value[sq][h]
-            color = 1 if h > 0 else -1
-            for ray in goal_rays[sq][h]:
-                if not any(map(get, ray)):
-                    score += CLEAR * color
-                    mobile[color] = True
-                    if color == sign and h == 2 * color:
-                        bear = True
-                    break
-            else:
-                if not mobile[color]:
-                    for t in steps[sq][h]:
-                        c = cells[t]
-                        if c == 0 or (c == color and h == 2 * color):
-                            mobile[color] = True
-                            break
-            if color == sign and h == 2 * color and not bear:
-                for t in bear_transposes[sq][h]:
-                    if cells[t] == color:
-                        bear = True
+        for color in (1, -1):
+            double = 2 * color
+            moves_now = color == sign
+            is_mobile = False
+            for sq in board.occupied[color]:
+                h = cells[sq]
+                score += value[sq][h]
+                for ray in goal_rays[sq][h]:
+                    if not any(map(get, ray)):
+                        score += CLEAR * color
+                        is_mobile = True
+                        if moves_now and h == double:
+                            bear = True
                         break
+                else:
+                    if not is_mobile:
+                        for t in steps[sq][h]:
+                            c = cells[t]
+                            if c == 0 or (c == color and h == double):
+                                is_mobile = True
+                                break
+                if moves_now and h == double and not bear:
+                    for t in bear_transposes[sq][h]:
+                        if cells[t] == color:
+                            bear = True
+                            break
+            mobile[color] = is_mobile
         if not mobile[-sign]:
             score -= IMPASSE * sign
         score *= sign

@@ -1,8 +1,9 @@
 """The search: iterative deepening principal-variation alpha-beta over any game's boards.
 
 Game-agnostic: it touches a board only through ``legal_moves``, ``push``, ``pop``, ``key``,
-``winner`` and ``turn``, and learns everything else (evaluation, which moves are tactical)
-from the hooks in :mod:`dipole_engine.evaluate`.
+``winner``, ``material`` (to see cheaply that the game goes on) and ``turn``, and learns
+everything else (evaluation, which moves are tactical) from the hooks in
+:mod:`dipole_engine.evaluate`.
 
 * Iterative deepening, depth 1, 2, ...; aspiration windows around the previous score from
   depth ``ASPIRATION_DEPTH`` on, widened on failure.
@@ -347,9 +348,9 @@ class Searcher:
         board = self._board
         if pv_node:
             self._pv[ply] = []
-        winner = board.winner()  # type: ignore[union-attr]
-        if winner is not None:
-            return MATE - ply if winner == board.turn else ply - MATE  # type: ignore[union-attr]
+        material = board.material  # type: ignore[union-attr]
+        if not (material[1] and material[-1]):  # a side has no checkers left: the game is over
+            return MATE - ply if board.winner() == board.turn else ply - MATE  # type: ignore[union-attr]
         if ply >= MAX_PLY - 1:
             return self._evaluate()
         # Mate distance pruning: no result here can beat a mate found nearer the root.
@@ -468,9 +469,9 @@ class Searcher:
         if ply > self.seldepth:  # noqa: PLR1730  (hot path: a test is cheaper than max())
             self.seldepth = ply
         board = self._board
-        winner = board.winner()  # type: ignore[union-attr]
-        if winner is not None:
-            return MATE - ply if winner == board.turn else ply - MATE  # type: ignore[union-attr]
+        material = board.material  # type: ignore[union-attr]
+        if not (material[1] and material[-1]):  # a side has no checkers left: the game is over
+            return MATE - ply if board.winner() == board.turn else ply - MATE  # type: ignore[union-attr]
         key = board.key  # type: ignore[union-attr]
         entry = self._tt_table[key & self._tt_mask]
         if entry is not None and entry[0] == key:  # any entry is at least as deep as this
