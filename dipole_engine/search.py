@@ -54,7 +54,9 @@ MAX_DEPTH = 64
 ASPIRATION_DEPTH = 4
 ASPIRATION_WINDOW = 40
 CHECK_EVERY = 256
-"""Look at the clock and the stop flag every this many nodes (~2-3 ms at 100k nodes/s)."""
+"""Look at the clock and the stop flag every this many nodes (~2-3 ms at 100k nodes/s), and
+let other threads run: compiled (mypyc) code never gives up the interpreter lock by itself, so
+without that the protocol thread would wait for the whole search to answer ``isready``."""
 DELTA_MARGIN = 150
 """Quiescence skips a capture whose optimistic gain still leaves it this far below alpha."""
 LMR_MIN_DEPTH = 3
@@ -260,7 +262,10 @@ class Searcher:
 
     def _checkup(self) -> None:
         """Called every CHECK_EVERY nodes (and at once after stop()): abort on a stop, and
-        once depth 1 is complete on any limit."""
+        once depth 1 is complete on any limit.  Releases the interpreter lock for a moment
+        (``time.sleep(0)``), so that a thread waiting for it (the protocol loop) gets its turn
+        within one switch interval, in the compiled build as in the pure one."""
+        time.sleep(0)
         if self._stop_requested:
             raise _Abort
         next_check = self.nodes + CHECK_EVERY
