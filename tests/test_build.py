@@ -8,6 +8,7 @@ installed (``mypyc`` or ``pure Python``), so that a build that silently fell bac
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
 import importlib.metadata
 import json
 import os
@@ -61,10 +62,13 @@ def test_version_and_id_name_say_which_build_runs() -> None:
 def copy_of_the_package(tmp_path: Path) -> Path:
     """The installed package (with its compiled modules and manifest, if any) copied to
     ``tmp_path``; a pure build gets a manifest of its true hashes, as a compiled one has."""
-    shutil.copytree(PACKAGE, tmp_path / "dipole_engine", ignore=shutil.ignore_patterns("__pycache__"))
-    for shared in PACKAGE.parent.glob("*__mypyc*"):  # mypyc's runtime library for the group
+    compiled = (PACKAGE / MANIFEST_NAME).exists()
+    extensions = [f"*{suffix}" for suffix in importlib.machinery.EXTENSION_SUFFIXES]
+    skipped = ["__pycache__"] + ([] if compiled else extensions)  # (a pure build may sit beside old ones)
+    shutil.copytree(PACKAGE, tmp_path / "dipole_engine", ignore=shutil.ignore_patterns(*skipped))
+    for shared in PACKAGE.parent.glob("*__mypyc*") if compiled else ():  # mypyc's runtime library
         shutil.copy(shared, tmp_path)
-    if not (PACKAGE / MANIFEST_NAME).exists():
+    if not compiled:
         copy = tmp_path / "dipole_engine" / MANIFEST_NAME
         hashes = {module: hashlib.sha256(build_info.source_file(module).read_bytes()).hexdigest()
                   for module in COMPILED_MODULES}
