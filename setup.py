@@ -64,7 +64,7 @@ class OptionalBuildExt(build_ext):
         manifest.unlink(missing_ok=True)  # no compiled modules are trusted until this build ends
         try:
             super().run()
-        except Exception as error:  # noqa: BLE001  (any compiler or linker failure)
+        except Exception as error:  # any compiler or linker failure
             if build_mode() == "compiled":
                 raise
             say(f"compiling failed ({error}); installing the pure-Python build")
@@ -95,7 +95,7 @@ def extensions() -> list[Any]:
     try:
         from mypyc.build import mypycify
         return list(mypycify([source_path(module) for module in compiled_modules()], opt_level="3"))
-    except Exception as error:  # noqa: BLE001  (mypyc missing, or a type error in the sources)
+    except Exception as error:  # mypyc missing, or a type error in the sources
         if mode == "compiled":
             raise
         (ROOT / MANIFEST).unlink(missing_ok=True)

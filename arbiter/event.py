@@ -56,7 +56,6 @@ from .sprt import SprtParams
 from .timecontrol import Clock, SearchLimits
 
 
-
 @dataclass(frozen=True)
 class GameOutcome:
     """A finished game without its moves: who played which colour, the result, and why."""

@@ -7,8 +7,8 @@ import click
 from . import clikit
 from .bench import DEFAULT_DEPTH as DEFAULT_BENCH_DEPTH
 from .bench import run_bench
-from .rules import all_variants, divide, new_board, perft
 from .build_info import build_name
+from .rules import all_variants, divide, new_board, perft
 from .uci import engine_version, run_loop
 
 VARIANT_NAMES = [variant.name for variant in all_variants()]

@@ -51,8 +51,8 @@ from protocol import (
     parse_int,
 )
 
-from .engine import Engine, Limits, SearchInfo
 from .build_info import build_name
+from .engine import Engine, Limits, SearchInfo
 from .evaluate import hooks_for
 from .rules import WHITE, Board, RulesError, all_variants, divide, new_board
 

@@ -25,7 +25,12 @@ from test_engine_protocol import EngineProcess
 
 import dipole_engine
 from dipole_engine import build_info
-from dipole_engine.build_info import COMPILED_MODULES, MANIFEST_NAME, PURE_VARIABLE, build_name
+from dipole_engine.build_info import (
+    COMPILED_MODULES,
+    MANIFEST_NAME,
+    PURE_VARIABLE,
+    build_name,
+)
 
 PACKAGE = Path(dipole_engine.__file__).resolve().parent
 EXPECTED = os.environ.get("DIPOLE_ENGINE_EXPECT_BUILD")

@@ -14,7 +14,6 @@ from arbiter.event import EventStore, GameOutcome
 from arbiter.ratings import fit_ratings
 from arbiter.records import GameRecord, MoveRecord, MoveSource
 
-
 NAMES = ["alpha", "beta", "gamma"]
 
 
@@ -33,7 +32,7 @@ def deny_reading_moves(store: EventStore) -> None:
     """Make any read of the ``moves`` table fail, so that a query touching it raises."""
     def authorize(action: int, table: str | None, *_: object) -> int:
         return sqlite3.SQLITE_DENY if action == sqlite3.SQLITE_READ and table == "moves" else sqlite3.SQLITE_OK
-    store._db.set_authorizer(authorize)  # noqa: SLF001  (the test watches the store's own queries)
+    store._db.set_authorizer(authorize)  # the test watches the store's own queries
 
 
 def test_outcomes_never_read_a_move_and_fit_the_same_ratings(tmp_path: Path) -> None:
