@@ -53,7 +53,7 @@ from typing import Any
 
 from .evaluate import GameHooks, register_game
 from .rules import ImpasseBoard, ImpasseMove
-from .tt import MATE_BOUND
+from .tt import INFINITE, MATE_BOUND
 
 TRIP = 30
 ROW = 6
@@ -195,9 +195,9 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
     def evaluate() -> int:
         return scan()[0]
 
-    def quiesce() -> tuple[int, list[tuple[int, Any]]]:
+    def quiesce(beta: int = INFINITE) -> tuple[int, list[tuple[int, Any]]]:
         score, at_impasse, bear = scan()
-        if not (at_impasse or bear):
+        if score >= beta or not (at_impasse or bear):
             return score, []
         sign = board.turn
         tactical = [(gain(move, sign), move) for move in board.legal_moves() if move.removed]

@@ -484,8 +484,10 @@ class Searcher:
             bound = entry[3]
             if bound == EXACT or (tt_score >= beta if bound == LOWER else tt_score <= alpha):
                 return tt_score
-        best, tactical = self._quiesce()
-        if best >= beta or ply >= MAX_PLY - 1 or depth <= -QS_MAX_PLIES:
+        if ply >= MAX_PLY - 1 or depth <= -QS_MAX_PLIES:
+            return self._evaluate()  # stands pat: no tactical move is needed
+        best, tactical = self._quiesce(beta)
+        if best >= beta:
             return best
         original_alpha = alpha
         if best > alpha:  # noqa: PLR1730  (hot path: a test is cheaper than max())
