@@ -22,7 +22,7 @@ from enum import IntEnum
 from functools import cache
 from typing import ClassVar
 
-from .base import Board, Variant, register_variants
+from .base import Board, Variant, register_variants, variant_by_name
 from .common import (
     BLACK,
     WHITE,
@@ -155,6 +155,8 @@ class ImpasseBoard(Board[ImpasseMove]):
     empty_side_wins: ClassVar[bool] = True  # only the mover's own checkers ever leave
 
     def __init__(self, variant: Variant | str = "impasse", fen: str | None = None) -> None:
+        known = variant_by_name(variant) if isinstance(variant, str) else variant
+        self._tables = _tables(known.width, known.height)
         super().__init__(variant, fen)
 
     def max_stack_height(self) -> int:
@@ -162,7 +164,7 @@ class ImpasseBoard(Board[ImpasseMove]):
 
     def check_position(self, turn: Color, stacks: dict[int, int]) -> None:
         geom = self.geometry
-        tables = _tables(geom.width, geom.height)
+        tables = self._tables
         for color in (WHITE, BLACK):
             name = color_name(color)
             for square, height in stacks.items():
@@ -185,7 +187,7 @@ class ImpasseBoard(Board[ImpasseMove]):
             return []
         s = self.turn
         cells = self.cells
-        tables = _tables(self.geometry.width, self.geometry.height)
+        tables = self._tables
         near = tables.near_rank[s]
         width = self.geometry.width
         own = self.occupied[s]
@@ -224,7 +226,7 @@ class ImpasseBoard(Board[ImpasseMove]):
         """
         s = self.turn
         cells = self.cells
-        tables = _tables(self.geometry.width, self.geometry.height)
+        tables = self._tables
         waiting = [sq for sq in tables.far_row[s] if after.get(sq, cells[sq]) == s]
         if not waiting:
             moves.append(self._make(kind, origin, target, -1, after))
@@ -245,7 +247,7 @@ class ImpasseBoard(Board[ImpasseMove]):
               after: dict[int, int]) -> ImpasseMove:
         cells = self.cells
         changes = tuple((sq, cells[sq], new) for sq, new in after.items())
-        known = _tables(self.geometry.width, self.geometry.height).moves
+        known = self._tables.moves
         key = (kind, origin, target, crown, changes)
         move = known.get(key)
         if move is not None:
