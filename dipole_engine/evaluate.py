@@ -38,7 +38,7 @@ from functools import cache
 from operator import itemgetter
 from typing import Any
 
-from .rules import Board, DipoleBoard, MoveKind
+from .rules import Board, DipoleBoard, DipoleMove, MoveKind
 from .rules.geometry import Geometry, geometry
 from .tt import INFINITE, MATE_BOUND
 
@@ -219,7 +219,7 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
     def evaluate() -> int:
         return quiesce(-INFINITE)[0]
 
-    def order_values(moves: list[Move]) -> list[int]:
+    def order_values(moves: list[DipoleMove]) -> list[int]:
         cells = board.cells
         return [abs(cells[m.target]) * MVV_SCALE - m.count if m.kind is capture else 0 for m in moves]
 

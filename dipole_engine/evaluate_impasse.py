@@ -204,7 +204,7 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
         tactical.sort(key=_first, reverse=True)
         return score, tactical
 
-    def order_values(moves: list[Any]) -> list[int]:
+    def order_values(moves: list[ImpasseMove]) -> list[int]:
         sign = board.turn
         return [max(1, gain(move, sign)) if move.removed else 0 for move in moves]
 
