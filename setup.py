@@ -67,7 +67,9 @@ class OptionalBuildExt(build_ext):
         except Exception as error:  # any compiler or linker failure
             if build_mode() == "compiled":
                 raise
-            say(f"compiling failed ({error}); installing the pure-Python build")
+            reason = " ".join(str(error).split())
+            say(f"compiling failed ({reason[:160]}{'...' if len(reason) > 160 else ''}); "
+                f"installing the pure-Python build")
             self._remove_outputs()
             return
         if not self.extensions:
