@@ -61,7 +61,8 @@ class OptionalBuildExt(build_ext):
 
     def run(self) -> None:
         manifest = ROOT / MANIFEST
-        manifest.unlink(missing_ok=True)  # no compiled modules are trusted until this build ends
+        if self.inplace:  # no compiled module beside the sources is trusted until this build ends
+            manifest.unlink(missing_ok=True)
         try:
             super().run()
         except Exception as error:  # any compiler or linker failure
