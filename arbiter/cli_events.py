@@ -37,13 +37,12 @@ from .cli_options import (
 )
 from .errors import ArbiterError
 from .files import check_log_directory, check_outputs
-from .event import FORMATS, EventConfig, EventStore, is_event_file
+from .event import FORMATS, EventConfig, EventStore, GameOutcome, is_event_file
 from .formats import DYNAMIC_FORMATS, event_file_plan, knockout_rounds
 from .formats import openings_needed as stage_openings_needed
 from .live import LIVE_SUFFIX, check_live_file
 from .pgn import format_game, read_pgn_file
 from .ratings import RatingError, fit_ratings
-from .records import GameRecord
 from .report import write_report
 from .tournament import Tournament, check_config, make_schedule, openings_needed
 
@@ -215,16 +214,16 @@ def export_command(db_path: str, pgn_path: str) -> int:
     return 0
 
 
-def _read_games(path: str) -> tuple[list[GameRecord], list[str]]:
-    """The games of an event database or a PGN file, and the engine names it knows of."""
+def _read_games(path: str) -> tuple[list[GameOutcome], list[str]]:
+    """The results of an event database's or a PGN file's games (a database's moves are not
+    read), and the engine names it knows of."""
     if is_event_file(path):
         store = EventStore.open(path, write=False)
         try:
-            return store.records(), [spec.name for spec in store.config.engines]
+            return store.outcomes(), [spec.name for spec in store.config.engines]
         finally:
             store.close()
-    records = [game.to_record() for game in read_pgn_file(path)]
-    return records, []
+    return [GameOutcome.of(game.to_record()) for game in read_pgn_file(path)], []
 
 
 @click.command("ratings")
@@ -238,7 +237,7 @@ def ratings_command(inputs: tuple[str, ...], anchor: tuple[str, float] | None, r
     crosstable with per-colour results and the likelihood-of-superiority matrix.
     """
     check_outputs([("--report", report_path)], [(f"the input {path}", path) for path in inputs])
-    records: list[GameRecord] = []
+    records: list[GameOutcome] = []
     engines: list[str] = []
     for path in inputs:
         games, names = _read_games(path)

@@ -61,6 +61,22 @@ from .records import GameRecord, MoveRecord, MoveSource, Termination
 from .sprt import SprtParams
 from .timecontrol import Clock, SearchLimits
 
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """A finished game without its moves: who played which colour, the result, and why."""
+
+    number: int
+    white: str
+    black: str
+    result: str
+    termination: Termination
+
+    @classmethod
+    def of(cls, record: GameRecord) -> GameOutcome:
+        return cls(record.number, record.white, record.black, record.result, record.termination)
+
+
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x44504C41  # "DPLA": what PRAGMA application_id says in our databases
 FORMATS = ("round-robin", "gauntlet", "knockout", "swiss")
@@ -567,6 +583,14 @@ class EventStore:
                 return {row[0] for row in self._db.execute("SELECT number FROM games")}
         except sqlite3.DatabaseError as error:
             raise self._damaged(error) from None
+
+    def outcomes(self) -> list[GameOutcome]:
+        """Every finished game's players and result, by game number, without reading a move:
+        what ratings need, in memory that grows with the games, not with the moves played."""
+        with self._lock:
+            rows = self._db.execute("SELECT number, white, black, result, termination FROM games ORDER BY number")
+            return [GameOutcome(number, white, black, result, Termination[termination])
+                    for number, white, black, result, termination in rows]
 
     def records(self, numbers: Iterable[int] | None = None) -> list[GameRecord]:
         """The finished games (all, or those ``numbers``), by game number; EventError (one

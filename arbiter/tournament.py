@@ -294,8 +294,9 @@ class Tournament(RecordedRun):
 
     # -- the end ------------------------------------------------------------------------------
     def ratings(self) -> RatingTable:
-        """The ratings of every finished game of the event (this run's and earlier ones)."""
-        records = self.store.records()
+        """The ratings of every finished game of the event (this run's and earlier ones), fitted
+        from the results alone (the moves are not read)."""
+        records = self.store.outcomes()
         try:
             return fit_ratings(records, engines=self.names, anchor=self.config.anchor)
         except RatingError:  # the anchor engine has no finished game yet

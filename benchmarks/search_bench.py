@@ -17,6 +17,7 @@ import pstats
 import time
 
 from dipole_engine.bench import BENCH_POSITIONS, DEFAULT_DEPTH
+from dipole_engine.build_info import build_name
 from dipole_engine.rules import new_board
 from dipole_engine.search import Limits, Searcher
 from dipole_engine.tt import TranspositionTable
@@ -57,7 +58,8 @@ def main() -> None:
             print(f"run {number} {game}: {nodes} nodes, {wall:.2f} s wall ({wall_nps} nodes/s), "
                   f"{cpu:.2f} s CPU ({cpu_nps} nodes/s)")
     for game, (best_wall, best_cpu) in best.items():
-        print(f"best {game}: {best_wall} nodes/s wall-clock, {best_cpu} nodes/s CPU time (depth {args.depth})")
+        print(f"best {game}: {best_wall} nodes/s wall-clock, {best_cpu} nodes/s CPU time (depth {args.depth}, "
+              f"{build_name()} build)")
 
 
 if __name__ == "__main__":

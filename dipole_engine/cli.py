@@ -7,13 +7,23 @@ import click
 from . import clikit
 from .bench import DEFAULT_DEPTH as DEFAULT_BENCH_DEPTH
 from .bench import run_bench
+from .build_info import build_name
 from .rules import all_variants, divide, new_board, perft
-from .uci import run_loop
+from .uci import engine_version, run_loop
 
 VARIANT_NAMES = [variant.name for variant in all_variants()]
 
 
+def print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: ``dipole-engine <version> (<build>)``, the build ``mypyc`` or ``pure Python``."""
+    if value and not ctx.resilient_parsing:
+        click.echo(f"dipole-engine {engine_version()} ({build_name()})")
+        ctx.exit()
+
+
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=print_version,
+              help="Print the version and which build runs (mypyc or pure Python), then exit.")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """Dipole engine.  With no command, speak the engine protocol on stdin/stdout."""

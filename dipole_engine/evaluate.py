@@ -35,13 +35,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from itertools import compress
 from operator import itemgetter
 from typing import Any
 
-from .rules import Board, DipoleBoard, MoveKind
+from .rules import Board, DipoleBoard, DipoleMove, MoveKind
 from .rules.geometry import Geometry, geometry
-from .tt import MATE_BOUND
+from .tt import INFINITE, MATE_BOUND
 
 Move = Any
 
@@ -51,9 +50,11 @@ class GameHooks:
     """The game knowledge the search uses, bound to one board (each reads its current position).
 
     * ``evaluate()``: the static score for the side to move, strictly inside +-MATE_BOUND.
-    * ``quiesce()``: ``(evaluate(), tactical)`` in one go, where ``tactical`` lists the moves
-      quiescence search plays as ``(gain, move)`` pairs, largest gain first; ``gain`` is an
-      estimate (>= 0) of the score the move wins, used to skip hopeless ones (delta pruning).
+    * ``quiesce(beta=INFINITE)``: ``(evaluate(), tactical)`` in one go, where ``tactical`` lists the
+      moves quiescence search plays as ``(gain, move)`` pairs, largest gain first; ``gain`` is
+      an estimate (>= 0) of the score the move wins, used to skip hopeless ones (delta pruning).
+      ``tactical`` is left empty, and not worked out, when the score is ``beta`` or more: the
+      search stands pat then (most quiescence nodes), so only the score is needed.
       For Dipole: the captures, each worth the captured stack less the checkers moved when
       the enemy can retake them on the landing square; captures that lose are left out.
       For Impasse: the moves that take a checker off (bear-offs, impasse removals).
@@ -62,7 +63,7 @@ class GameHooks:
     """
 
     evaluate: Callable[[], int]
-    quiesce: Callable[[], tuple[int, list[tuple[int, Move]]]]
+    quiesce: Callable[[int], tuple[int, list[tuple[int, Move]]]]
     order_values: Callable[[list[Move]], list[int]]
 
 
@@ -145,27 +146,24 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
     value = tables.value
     distance = tables.distance
     capture_table = board.capture_table
-    squares = range(board.geometry.size)
     capture = MoveKind.CAPTURE
     limit = MATE_BOUND - 1
+    top_rank = variant.height - 1
 
-    def quiesce() -> tuple[int, list[tuple[int, Move]]]:
+    def quiesce(beta: int = INFINITE) -> tuple[int, list[tuple[int, Move]]]:
+        # The sum of value[sq][h] over the stacks, from the board's running totals: White's
+        # checkers have top_rank - rank rows ahead, Black's rank.
         cells = board.cells
         sign = board.turn
-        score = 0
-        ours: list[int] = []
-        theirs: list[int] = []
-        for sq in compress(squares, cells):  # occupied squares
-            h = cells[sq]
-            score += value[sq][h]
-            if h * sign > 0:
-                ours.append(sq)
-            else:
-                theirs.append(sq)
-        score = score * sign + TEMPO
-        # One pass over the (our stack, their stack) pairs on a line at distance d finds both
-        # our captures (their height <= d <= ours) and their threats (ours <= d <= theirs).
-        tactical: list[tuple[int, Move]] = []
+        ours = board.occupied[sign]
+        theirs = board.occupied[-sign]
+        material = board.material
+        rank_sum = board.rank_sum
+        white = material[1]
+        score = (CHECKER * (white - material[-1]) + ADVANCE * (top_rank * white - rank_sum[1] - rank_sum[-1])) * sign
+        score += TEMPO
+        # Their threats: pairs of our stack and theirs on a line at a distance d with
+        # ours <= d <= theirs (d is 0 off a line, and no height is 0).
         gains: list[int] = []
         for v in ours:
             height = cells[v] * sign
@@ -173,21 +171,8 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
             smallest = _NO_CAPTURE  # their smallest capture of v: the cheapest to lose on a retake
             for a in theirs:
                 d = row[a]
-                if d:
-                    enemy = -cells[a] * sign
-                    if enemy <= d <= height:
-                        # Our capture v -> a wins their stack, less our d checkers if they retake.
-                        gain = -value[a][cells[a]] * sign
-                        landing = distance[a]
-                        for b in theirs:
-                            e = landing[b]
-                            if e and d <= e <= -cells[b] * sign:
-                                gain -= d * CHECKER
-                                break
-                        if gain >= 0:
-                            tactical.append((gain, capture_table[v][a]))
-                    if height <= d <= enemy and d < smallest:
-                        smallest = d
+                if height <= d < smallest and d <= -cells[a] * sign:
+                    smallest = d
             if smallest != _NO_CAPTURE:
                 worth = value[v][cells[v]] * sign
                 for friend in ours:
@@ -207,14 +192,34 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
             score = limit
         elif score < -limit:
             score = -limit
+        if score >= beta:
+            return score, []
+        # Our captures: the pairs with theirs <= d <= ours.
+        tactical: list[tuple[int, Move]] = []
+        for v in ours:
+            height = cells[v] * sign
+            row = distance[v]
+            for a in theirs:
+                d = row[a]
+                if 0 < d <= height and -cells[a] * sign <= d:
+                    # Our capture v -> a wins their stack, less our d checkers if they retake.
+                    gain = -value[a][cells[a]] * sign
+                    landing = distance[a]
+                    for b in theirs:
+                        e = landing[b]
+                        if e and d <= e <= -cells[b] * sign:
+                            gain -= d * CHECKER
+                            break
+                    if gain >= 0:
+                        tactical.append((gain, capture_table[v][a]))
         if len(tactical) > 1:
             tactical.sort(key=_first, reverse=True)
         return score, tactical
 
     def evaluate() -> int:
-        return quiesce()[0]
+        return quiesce(-INFINITE)[0]
 
-    def order_values(moves: list[Move]) -> list[int]:
+    def order_values(moves: list[DipoleMove]) -> list[int]:
         cells = board.cells
         return [abs(cells[m.target]) * MVV_SCALE - m.count if m.kind is capture else 0 for m in moves]
 

@@ -48,13 +48,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from itertools import compress
 from operator import itemgetter
 from typing import Any
 
 from .evaluate import GameHooks, register_game
 from .rules import ImpasseBoard, ImpasseMove
-from .tt import MATE_BOUND
+from .tt import INFINITE, MATE_BOUND
 
 TRIP = 30
 ROW = 6
@@ -143,7 +142,6 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
     steps = tables.steps
     goal_rays = tables.goal_rays
     bear_transposes = tables.bear_transposes
-    squares = range(board.geometry.size)
     limit = MATE_BOUND - 1
 
     def scan() -> tuple[int, bool, bool]:
@@ -154,29 +152,33 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
         score = 0
         mobile = [False, False, False]  # indexed by colour: has a slide or a transpose
         bear = False                    # the side to move has a bear-off
-        for sq in compress(squares, cells):  # occupied squares
-            h = cells[sq]
-            score += value[sq][h]
-            color = 1 if h > 0 else -1
-            for ray in goal_rays[sq][h]:
-                if not any(map(get, ray)):
-                    score += CLEAR * color
-                    mobile[color] = True
-                    if color == sign and h == 2 * color:
-                        bear = True
-                    break
-            else:
-                if not mobile[color]:
-                    for t in steps[sq][h]:
-                        c = cells[t]
-                        if c == 0 or (c == color and h == 2 * color):
-                            mobile[color] = True
-                            break
-            if color == sign and h == 2 * color and not bear:
-                for t in bear_transposes[sq][h]:
-                    if cells[t] == color:
-                        bear = True
+        for color in (1, -1):
+            double = 2 * color
+            moves_now = color == sign
+            is_mobile = False
+            for sq in board.occupied[color]:
+                h = cells[sq]
+                score += value[sq][h]
+                for ray in goal_rays[sq][h]:
+                    if not any(map(get, ray)):
+                        score += CLEAR * color
+                        is_mobile = True
+                        if moves_now and h == double:
+                            bear = True
                         break
+                else:
+                    if not is_mobile:
+                        for t in steps[sq][h]:
+                            c = cells[t]
+                            if c == 0 or (c == color and h == double):
+                                is_mobile = True
+                                break
+                if moves_now and h == double and not bear:
+                    for t in bear_transposes[sq][h]:
+                        if cells[t] == color:
+                            bear = True
+                            break
+            mobile[color] = is_mobile
         if not mobile[-sign]:
             score -= IMPASSE * sign
         score *= sign
@@ -193,16 +195,16 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
     def evaluate() -> int:
         return scan()[0]
 
-    def quiesce() -> tuple[int, list[tuple[int, Any]]]:
+    def quiesce(beta: int = INFINITE) -> tuple[int, list[tuple[int, Any]]]:
         score, at_impasse, bear = scan()
-        if not (at_impasse or bear):
+        if score >= beta or not (at_impasse or bear):
             return score, []
         sign = board.turn
         tactical = [(gain(move, sign), move) for move in board.legal_moves() if move.removed]
         tactical.sort(key=_first, reverse=True)
         return score, tactical
 
-    def order_values(moves: list[Any]) -> list[int]:
+    def order_values(moves: list[ImpasseMove]) -> list[int]:
         sign = board.turn
         return [max(1, gain(move, sign)) if move.removed else 0 for move in moves]
 

@@ -1,8 +1,9 @@
 """The search: iterative deepening principal-variation alpha-beta over any game's boards.
 
 Game-agnostic: it touches a board only through ``legal_moves``, ``push``, ``pop``, ``key``,
-``winner`` and ``turn``, and learns everything else (evaluation, which moves are tactical)
-from the hooks in :mod:`dipole_engine.evaluate`.
+``winner``, ``material`` (to see cheaply that the game goes on) and ``turn``, and learns
+everything else (evaluation, which moves are tactical) from the hooks in
+:mod:`dipole_engine.evaluate`.
 
 * Iterative deepening, depth 1, 2, ...; aspiration windows around the previous score from
   depth ``ASPIRATION_DEPTH`` on, widened on failure.
@@ -27,6 +28,7 @@ deterministic (nothing depends on time, randomness, or object addresses' order).
 
 from __future__ import annotations
 
+import select
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,7 +55,9 @@ MAX_DEPTH = 64
 ASPIRATION_DEPTH = 4
 ASPIRATION_WINDOW = 40
 CHECK_EVERY = 256
-"""Look at the clock and the stop flag every this many nodes (~2-3 ms at 100k nodes/s)."""
+"""Look at the clock and the stop flag every this many nodes (~2-3 ms at 100k nodes/s), and
+let other threads run: compiled (mypyc) code never gives up the interpreter lock by itself, so
+without that the protocol thread would wait for the whole search to answer ``isready``."""
 DELTA_MARGIN = 150
 """Quiescence skips a capture whose optimistic gain still leaves it this far below alpha."""
 LMR_MIN_DEPTH = 3
@@ -259,7 +263,12 @@ class Searcher:
 
     def _checkup(self) -> None:
         """Called every CHECK_EVERY nodes (and at once after stop()): abort on a stop, and
-        once depth 1 is complete on any limit."""
+        once depth 1 is complete on any limit.  Releases the interpreter lock for a moment,
+        so that a thread waiting for it (the protocol loop) gets its turn within one switch
+        interval, in the compiled build as in the pure one: ``select()`` on nothing with a zero
+        timeout, which returns at once (``time.sleep(0)`` would also give the processor to other
+        processes, 0.1 ms or more on a busy machine)."""
+        select.select([], [], [], 0)
         if self._stop_requested:
             raise _Abort
         next_check = self.nodes + CHECK_EVERY
@@ -347,9 +356,9 @@ class Searcher:
         board = self._board
         if pv_node:
             self._pv[ply] = []
-        winner = board.winner()  # type: ignore[union-attr]
-        if winner is not None:
-            return MATE - ply if winner == board.turn else ply - MATE  # type: ignore[union-attr]
+        material = board.material  # type: ignore[union-attr]
+        if not (material[1] and material[-1]):  # a side has no checkers left: the game is over
+            return MATE - ply if board.winner() == board.turn else ply - MATE  # type: ignore[union-attr]
         if ply >= MAX_PLY - 1:
             return self._evaluate()
         # Mate distance pruning: no result here can beat a mate found nearer the root.
@@ -468,9 +477,9 @@ class Searcher:
         if ply > self.seldepth:  # noqa: PLR1730  (hot path: a test is cheaper than max())
             self.seldepth = ply
         board = self._board
-        winner = board.winner()  # type: ignore[union-attr]
-        if winner is not None:
-            return MATE - ply if winner == board.turn else ply - MATE  # type: ignore[union-attr]
+        material = board.material  # type: ignore[union-attr]
+        if not (material[1] and material[-1]):  # a side has no checkers left: the game is over
+            return MATE - ply if board.winner() == board.turn else ply - MATE  # type: ignore[union-attr]
         key = board.key  # type: ignore[union-attr]
         entry = self._tt_table[key & self._tt_mask]
         if entry is not None and entry[0] == key:  # any entry is at least as deep as this
@@ -478,8 +487,10 @@ class Searcher:
             bound = entry[3]
             if bound == EXACT or (tt_score >= beta if bound == LOWER else tt_score <= alpha):
                 return tt_score
-        best, tactical = self._quiesce()
-        if best >= beta or ply >= MAX_PLY - 1 or depth <= -QS_MAX_PLIES:
+        if ply >= MAX_PLY - 1 or depth <= -QS_MAX_PLIES:
+            return self._evaluate()  # stands pat: no tactical move is needed
+        best, tactical = self._quiesce(beta)
+        if best >= beta:
             return best
         original_alpha = alpha
         if best > alpha:  # noqa: PLR1730  (hot path: a test is cheaper than max())

@@ -51,6 +51,7 @@ from protocol import (
     parse_int,
 )
 
+from .build_info import build_name
 from .engine import Engine, Limits, SearchInfo
 from .evaluate import hooks_for
 from .rules import WHITE, Board, RulesError, all_variants, divide, new_board
@@ -151,7 +152,7 @@ class ProtocolLoop:
 
     # -- commands --------------------------------------------------------------------------
     def _handshake(self, done: UciOk | UgiOk) -> None:
-        self._send(Id("name", f"{ENGINE_NAME} {engine_version()}"), Id("author", ENGINE_AUTHOR),
+        self._send(Id("name", f"{ENGINE_NAME} {engine_version()} ({build_name()})"), Id("author", ENGINE_AUTHOR),
                    *self.options, done)
 
     def _set_option(self, command: SetOption) -> None:
@@ -266,6 +267,14 @@ def _silence(stream: TextIO) -> None:
         pass
 
 
+SWITCH_INTERVAL = 0.001
+"""Seconds a thread waits for the interpreter lock before it asks the holder to hand it over
+(Python's default is 0.005).  The protocol thread takes and gives up the lock several times to
+answer one command while the search thread holds it; a shorter wait keeps ``isready`` and
+``stop`` answered within a few milliseconds.  It costs nothing while nothing else waits."""
+
+
 def run_loop() -> int:
     """Run the protocol on this process's stdin and stdout; the exit status."""
+    sys.setswitchinterval(SWITCH_INTERVAL)
     return ProtocolLoop(sys.stdin.buffer, sys.stdout).run()

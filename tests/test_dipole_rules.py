@@ -139,15 +139,17 @@ def test_push_pop_restores_position_and_key(seed: int, variant: str) -> None:
         moves = board.legal_moves()
         if not moves:
             break
-        snapshots.append((board.fen(), board.key, list(board.material)))
+        snapshots.append((board.fen(), board.key, list(board.material), [list(s) for s in board.occupied],
+                          list(board.rank_sum)))
         board.push(rng.choice(moves))
-        # the incremental key equals the key of the same position set up from scratch
-        assert board.key == new_board(variant, board.fen()).key
+        # the incremental state equals that of the same position set up from scratch
+        fresh = new_board(variant, board.fen())
+        assert (board.key, board.occupied, board.rank_sum) == (fresh.key, fresh.occupied, fresh.rank_sum)
         total = sum(abs(v) for v in board.cells)
         assert total == board.checkers(WHITE) + board.checkers(BLACK)
     while snapshots:
         board.pop()
-        assert (board.fen(), board.key, list(board.material)) == snapshots.pop()
+        assert (board.fen(), board.key, list(board.material), board.occupied, board.rank_sum) == snapshots.pop()
 
 
 def test_key_depends_on_side_to_move() -> None:

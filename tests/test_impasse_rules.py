@@ -148,7 +148,8 @@ def test_playouts_keep_invariants_and_round_trip(seed: int, variant: str) -> Non
     snapshots = []
     for _ in range(300):
         fen = board.fen()
-        assert new_board(variant, fen).key == board.key  # also re-checks the FEN invariants
+        fresh = new_board(variant, fen)  # also re-checks the FEN invariants
+        assert (fresh.key, fresh.occupied) == (board.key, board.occupied)
         moves = board.legal_moves()
         if not moves:
             assert board.winner() is not None
@@ -156,9 +157,9 @@ def test_playouts_keep_invariants_and_round_trip(seed: int, variant: str) -> Non
         assert len({m.text for m in moves}) == len(moves)
         for move in moves:
             assert board.parse_move(move.text) == move
-        snapshots.append((fen, board.key, list(board.material)))
+        snapshots.append((fen, board.key, list(board.material), [list(s) for s in board.occupied]))
         board.push(rng.choice(moves))
         assert sum(abs(v) for v in board.cells) == board.checkers(WHITE) + board.checkers(BLACK)
     while snapshots:
         board.pop()
-        assert (board.fen(), board.key, list(board.material)) == snapshots.pop()
+        assert (board.fen(), board.key, list(board.material), board.occupied) == snapshots.pop()

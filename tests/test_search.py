@@ -460,3 +460,19 @@ def test_engine_game_over_new_game_hash_and_go_while_searching() -> None:
     assert engine._tt.probe(new_board().key) is None
     with pytest.raises(ValueError):
         engine.set_hash(0)
+
+
+@pytest.mark.parametrize("variant", ["dipole", "dipole-10s", "impasse", "impasse-singles"])
+def test_quiesce_below_beta_lists_the_same_moves_and_above_it_none(variant: str) -> None:
+    """``quiesce(beta)`` works the tactical moves out only when the search will not stand pat
+    (score below beta); the score is the same either way."""
+    listed = 0
+    for board in playout_positions(variant, seed=5):
+        hooks = hooks_for(board)
+        score, tactical = hooks.quiesce()
+        listed += len(tactical)
+        assert hooks.quiesce(score + 1) == (score, tactical)
+        assert hooks.quiesce(score) == (score, [])
+        assert hooks.quiesce(-MATE) == (score, [])
+        assert hooks.evaluate() == score
+    assert listed > 0

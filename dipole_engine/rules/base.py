@@ -81,7 +81,11 @@ class Board(ABC, Generic[MoveT]):
     shared by all of them lives here: ``cells[square]`` is the signed height of the stack
     there (White positive, Black negative, 0 empty; read-only outside the board classes),
     ``material[color]`` is that side's number of checkers on the board (a 3-entry list
-    indexed by ``WHITE`` = 1 and ``BLACK`` = -1, its last entry), ``key`` the Zobrist hash.
+    indexed by ``WHITE`` = 1 and ``BLACK`` = -1, its last entry), ``occupied[color]`` the
+    squares of that side's stacks in ascending order (indexed the same way), ``key`` the
+    Zobrist hash.  ``push`` and ``pop`` keep all of them up to date, so nothing that reads a
+    position ever has to scan the board; they are plain attributes because the search reads
+    them at every node.
 
     Moves are immutable value objects whose ``str()`` is their move text.  ``push`` trusts
     its argument to be legal (as python-chess does); use :meth:`parse_move` or
@@ -104,7 +108,8 @@ class Board(ABC, Generic[MoveT]):
         self.turn: Color = WHITE
         self.cells: list[int] = [0] * self.geometry.size
         self.material: list[int] = [0, 0, 0]
-        self._key = 0
+        self.occupied: list[list[int]] = [[], [], []]
+        self.key = 0
         # One undo record per move played; its first item is always the move.
         self._history: list[tuple[Any, ...]] = []
         self.set_fen(variant.start_fen if fen is None else fen)
@@ -130,23 +135,21 @@ class Board(ABC, Generic[MoveT]):
         self.check_position(turn, stacks)
         self.cells = [0] * self.geometry.size
         self.material = [0, 0, 0]
+        self.occupied = [[], [], []]
         key = 0 if turn == WHITE else BLACK_TO_MOVE
-        for square, height in stacks.items():
+        for square, height in sorted(stacks.items()):
+            side = 1 if height > 0 else -1
             self.cells[square] = height
-            self.material[1 if height > 0 else -1] += abs(height)
+            self.material[side] += abs(height)
+            self.occupied[side].append(square)
             key ^= self._zobrist[square][height]
         self.turn = turn
-        self._key = key
+        self.key = key
         self._history = []
 
     def fen(self) -> str:
         """The position as FEN text (side to move, then each side's stacks)."""
         return format_fen(self.turn, self.cells, self.geometry)
-
-    @property
-    def key(self) -> int:
-        """A 64-bit Zobrist hash of the position (board and side to move)."""
-        return self._key
 
     @property
     def move_stack(self) -> list[MoveT]:
@@ -160,7 +163,7 @@ class Board(ABC, Generic[MoveT]):
     def stacks(self, color: Color) -> list[tuple[int, int]]:
         """``(square, height)`` of each of ``color``'s stacks, by rank then file."""
         cells = self.cells
-        return [(sq, cells[sq] * color) for sq in self._dark if cells[sq] * color > 0]
+        return [(sq, cells[sq] * color) for sq in self.occupied[color]]
 
     # -- moves -----------------------------------------------------------------------
     @abstractmethod

@@ -14,13 +14,13 @@ so generating moves allocates nothing but the result list.
 from __future__ import annotations
 
 import re
+from bisect import insort
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
-from itertools import compress
 from typing import ClassVar
 
-from .base import Board, Variant, register_variants
+from .base import Board, Variant, register_variants, variant_by_name
 from .common import (
     BLACK,
     WHITE,
@@ -52,6 +52,8 @@ class DipoleMove:
 
     ``origin``/``target`` are squares (``-1`` where there is none: the target of an exit,
     both for a pass); ``count`` is the number of checkers moved, which is also the distance.
+    ``climb`` is what the move adds to its mover's ``rank_sum`` (``count`` times the ranks
+    gained; for an exit, minus the ranks of the checkers that leave).
     """
 
     kind: MoveKind
@@ -59,6 +61,7 @@ class DipoleMove:
     target: int
     count: int
     text: str = field(compare=False)
+    climb: int = field(default=0, compare=False)
 
     def __str__(self) -> str:
         return self.text
@@ -68,6 +71,7 @@ class DipoleMove:
 
 
 PASS = DipoleMove(MoveKind.PASS, -1, -1, 0, "pass")
+_PASS, _EXIT, _CAPTURE = MoveKind.PASS, MoveKind.EXIT, MoveKind.CAPTURE  # read in push/pop
 
 _FORWARD = {WHITE: ((0, 1), (1, 1), (-1, 1)), BLACK: ((0, -1), (1, -1), (-1, -1))}
 _ALL_DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
@@ -88,6 +92,11 @@ class _Tables:
     light squares and are absent.  ``capture[origin][target]`` is the capture from ``origin``
     onto ``target`` (either colour: captures go in all 8 directions), or None where the two
     squares are not on one line; its ``count`` is the distance, the least height that can make it.
+    ``reach[color][origin][target]`` is ``d`` when ``target`` is ``d`` squares from ``origin`` in
+    one of ``color``'s forward directions, ``-d`` in one of the other directions, else 0 (light
+    squares and squares on no line); ``openings[color][square][h]`` is the number of exits and
+    forward targets of a stack of height ``h`` there: its move count on an empty board, before
+    captures backwards and enemy stacks that block.  ``rank[square]`` is the square's rank.
     """
 
     def __init__(self, geom: Geometry, max_height: int) -> None:
@@ -99,9 +108,11 @@ class _Tables:
         def move(kind: MoveKind, origin: int, target: int, k: int) -> DipoleMove:
             if kind == MoveKind.EXIT:
                 text = f"{geom.name(origin)}-off:{k}"
+                climb = -k * geom.rank_of(origin)
             else:
                 text = f"{geom.name(origin)}{_SEPARATOR[kind]}{geom.name(target)}"
-            return moves.setdefault((kind, origin, target, k), DipoleMove(kind, origin, target, k, text))
+                climb = k * (geom.rank_of(target) - geom.rank_of(origin))
+            return moves.setdefault((kind, origin, target, k), DipoleMove(kind, origin, target, k, text, climb))
 
         for color in (WHITE, BLACK):
             forward_dirs = _FORWARD[color]
@@ -148,6 +159,21 @@ class _Tables:
         for sq in geom.dark_squares:
             for target, _, *_, capture in self.forward[WHITE][sq][max_height] + self.backward[WHITE][sq][max_height]:
                 self.capture[sq][target] = capture
+        self.reach: dict[Color, list[list[int]]] = {}
+        self.openings: dict[Color, list[list[int]]] = {}
+        for color in (WHITE, BLACK):
+            reach = [[0] * geom.size for _ in range(geom.size)]
+            openings = [[0] * (max_height + 1) for _ in range(geom.size)]
+            for sq in geom.dark_squares:
+                for target, k, *_ in self.forward[color][sq][max_height]:
+                    reach[sq][target] = k
+                for target, k, _ in self.backward[color][sq][max_height]:
+                    reach[sq][target] = -k
+                for h in range(1, max_height + 1):
+                    openings[sq][h] = len(self.forward[color][sq][h]) + len(self.exits[color][sq][h])
+            self.reach[color] = reach
+            self.openings[color] = openings
+        self.rank = [geom.rank_of(sq) for sq in range(geom.size)]
 
 
 @cache
@@ -160,14 +186,29 @@ _STEP_TEXT = re.compile(r"([a-z][0-9]+)([-+x]?)([a-z][0-9]+)")
 
 class DipoleBoard(Board[DipoleMove]):
     """A Dipole position with its move history.  Undo records are
-    ``(move, captured signed height or 0, key before the move)``."""
+    ``(move, captured signed height or 0, key before the move)``.
+
+    Besides the shared state (:class:`Board`), ``rank_sum[color]`` is the sum of the ranks
+    (counted from 0 at White's edge) of that side's checkers, indexed like ``material``: with
+    it, how far each side's checkers still have to go is known without scanning the board.
+    """
 
     game: ClassVar[str] = "dipole"
     empty_side_wins: ClassVar[bool] = False
 
     def __init__(self, variant: Variant | str = "dipole", fen: str | None = None) -> None:
+        known = variant_by_name(variant) if isinstance(variant, str) else variant
+        self._tables = _tables(known.width, known.height, known.checkers_per_side)
+        self.rank_sum: list[int] = [0, 0, 0]
         super().__init__(variant, fen)
-        self._tables = _tables(self.variant.width, self.variant.height, self.variant.checkers_per_side)
+
+    def set_fen(self, fen: str) -> None:
+        super().set_fen(fen)
+        rank = self._tables.rank
+        cells = self.cells
+        self.rank_sum = [0, 0, 0]
+        for color in (WHITE, BLACK):
+            self.rank_sum[color] = sum(cells[sq] * color * rank[sq] for sq in self.occupied[color])
 
     # -- move generation -------------------------------------------------------------
     def legal_moves(self) -> list[DipoleMove]:
@@ -180,10 +221,8 @@ class DipoleBoard(Board[DipoleMove]):
         exits = self._tables.exits[sign]
         moves: list[DipoleMove] = []
         append = moves.append
-        for sq in self._dark:
+        for sq in self.occupied[sign]:
             h = cells[sq] * sign
-            if h <= 0:
-                continue
             moves.extend(exits[sq][h])
             for target, k, basic, merge, capture in forward[sq][h]:
                 v = cells[target] * sign  # >0 own, <0 enemy, seen from the mover
@@ -214,13 +253,10 @@ class DipoleBoard(Board[DipoleMove]):
             return []
         sign = self.turn
         cells = self.cells
-        ours: list[int] = []
-        theirs: list[int] = []
-        for sq in compress(range(len(cells)), cells):  # the occupied squares
-            (ours if cells[sq] * sign > 0 else theirs).append(sq)
+        theirs = self.occupied[-sign]
         capture = self._tables.capture
         moves: list[DipoleMove] = []
-        for origin in ours:
+        for origin in self.occupied[sign]:
             height = cells[origin] * sign
             row = capture[origin]
             for target in theirs:
@@ -234,24 +270,28 @@ class DipoleBoard(Board[DipoleMove]):
         return move.kind == MoveKind.CAPTURE or move.kind == MoveKind.EXIT
 
     def count_legal_moves(self) -> int:
+        """Counted from the stacks alone: each stack has its exits and forward targets, less
+        the forward targets held by an enemy stack too tall to capture, plus its captures in
+        the other directions; only pairs of an own and an enemy stack are looked at."""
         if self.material[WHITE] == 0 or self.material[BLACK] == 0:
             return 0
         sign = self.turn
         cells = self.cells
-        forward = self._tables.forward[sign]
-        backward = self._tables.backward[sign]
-        exits = self._tables.exits[sign]
+        tables = self._tables
+        reach = tables.reach[sign]
+        openings = tables.openings[sign]
+        theirs = self.occupied[-sign]
         count = 0
-        for sq in self._dark:
+        for sq in self.occupied[sign]:
             h = cells[sq] * sign
-            if h <= 0:
-                continue
-            count += len(exits[sq][h])
-            for target, k, _, _, _ in forward[sq][h]:
-                if cells[target] * sign >= -k:  # empty, own, or an enemy no taller than k
-                    count += 1
-            for target, k, _ in backward[sq][h]:
-                if -k <= cells[target] * sign < 0:
+            count += openings[sq][h]
+            row = reach[sq]
+            for target in theirs:
+                d = row[target]
+                if d > 0:
+                    if d <= h and cells[target] * sign < -d:  # blocked by a taller enemy
+                        count -= 1
+                elif d and -d <= h and cells[target] * sign >= d:  # a capture backwards
                     count += 1
         return count or 1  # no move at all means the forced pass
 
@@ -260,49 +300,70 @@ class DipoleBoard(Board[DipoleMove]):
         sign = self.turn
         cells = self.cells
         zobrist = self._zobrist
-        key = self._key
+        key = self.key
         captured = 0
         kind = move.kind
-        if kind != MoveKind.PASS:
+        if kind != _PASS:
             origin, k = move.origin, move.count
+            own = self.occupied[sign]
             old = cells[origin]
             new = old - k * sign
             cells[origin] = new
+            if new == 0:
+                own.remove(origin)
             key ^= zobrist[origin][old] ^ zobrist[origin][new]
-            if kind == MoveKind.EXIT:
+            self.rank_sum[sign] += move.climb
+            if kind == _EXIT:
                 self.material[sign] -= k
             else:
                 target = move.target
                 old = cells[target]
-                if kind == MoveKind.CAPTURE:
+                if kind == _CAPTURE:
                     captured = old
                     new = k * sign
                     self.material[-sign] += old * sign  # old is the enemy's (opposite-signed) height
+                    self.rank_sum[-sign] += old * sign * self._tables.rank[target]
+                    self.occupied[-sign].remove(target)
+                    insort(own, target)
                 else:
                     new = old + k * sign
+                    if old == 0:
+                        insort(own, target)
                 cells[target] = new
                 key ^= zobrist[target][old] ^ zobrist[target][new]
-        self._history.append((move, captured, self._key))
-        self._key = key ^ BLACK_TO_MOVE
+        self._history.append((move, captured, self.key))
+        self.key = key ^ BLACK_TO_MOVE
         self.turn = -sign
 
     def pop(self) -> DipoleMove:
         move, captured, key = self._history.pop()
         sign = -self.turn  # the side that made the move
         self.turn = sign
-        self._key = key
+        self.key = key
         kind = move.kind
-        if kind != MoveKind.PASS:
+        if kind != _PASS:
             cells = self.cells
-            k = move.count
-            cells[move.origin] += k * sign
-            if kind == MoveKind.EXIT:
+            own = self.occupied[sign]
+            origin, k = move.origin, move.count
+            if cells[origin] == 0:
+                insort(own, origin)
+            cells[origin] += k * sign
+            self.rank_sum[sign] -= move.climb
+            if kind == _EXIT:
                 self.material[sign] += k
-            elif kind == MoveKind.CAPTURE:
-                cells[move.target] = captured
-                self.material[-sign] -= captured * sign
             else:
-                cells[move.target] -= k * sign
+                target = move.target
+                if kind == _CAPTURE:
+                    cells[target] = captured
+                    self.material[-sign] -= captured * sign
+                    self.rank_sum[-sign] -= captured * sign * self._tables.rank[target]
+                    own.remove(target)
+                    insort(self.occupied[-sign], target)
+                else:
+                    new = cells[target] - k * sign
+                    cells[target] = new
+                    if new == 0:
+                        own.remove(target)
         return move
 
     # -- move text -------------------------------------------------------------------

@@ -16,12 +16,13 @@ on them):
 from __future__ import annotations
 
 import re
+from bisect import insort
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
 from typing import ClassVar
 
-from .base import Board, Variant, register_variants
+from .base import Board, Variant, register_variants, variant_by_name
 from .common import (
     BLACK,
     WHITE,
@@ -154,6 +155,8 @@ class ImpasseBoard(Board[ImpasseMove]):
     empty_side_wins: ClassVar[bool] = True  # only the mover's own checkers ever leave
 
     def __init__(self, variant: Variant | str = "impasse", fen: str | None = None) -> None:
+        known = variant_by_name(variant) if isinstance(variant, str) else variant
+        self._tables = _tables(known.width, known.height)
         super().__init__(variant, fen)
 
     def max_stack_height(self) -> int:
@@ -161,7 +164,7 @@ class ImpasseBoard(Board[ImpasseMove]):
 
     def check_position(self, turn: Color, stacks: dict[int, int]) -> None:
         geom = self.geometry
-        tables = _tables(geom.width, geom.height)
+        tables = self._tables
         for color in (WHITE, BLACK):
             name = color_name(color)
             for square, height in stacks.items():
@@ -184,10 +187,10 @@ class ImpasseBoard(Board[ImpasseMove]):
             return []
         s = self.turn
         cells = self.cells
-        tables = _tables(self.geometry.width, self.geometry.height)
+        tables = self._tables
         near = tables.near_rank[s]
         width = self.geometry.width
-        own = [sq for sq in self._dark if cells[sq] * s > 0]
+        own = self.occupied[s]
         # With a single waiting on the furthest row every move may owe or pay a crown.
         plain_ok = not any(cells[sq] == s for sq in tables.far_row[s])
         moves: list[ImpasseMove] = []
@@ -223,7 +226,7 @@ class ImpasseBoard(Board[ImpasseMove]):
         """
         s = self.turn
         cells = self.cells
-        tables = _tables(self.geometry.width, self.geometry.height)
+        tables = self._tables
         waiting = [sq for sq in tables.far_row[s] if after.get(sq, cells[sq]) == s]
         if not waiting:
             moves.append(self._make(kind, origin, target, -1, after))
@@ -244,7 +247,7 @@ class ImpasseBoard(Board[ImpasseMove]):
               after: dict[int, int]) -> ImpasseMove:
         cells = self.cells
         changes = tuple((sq, cells[sq], new) for sq, new in after.items())
-        known = _tables(self.geometry.width, self.geometry.height).moves
+        known = self._tables.moves
         key = (kind, origin, target, crown, changes)
         move = known.get(key)
         if move is not None:
@@ -267,22 +270,34 @@ class ImpasseBoard(Board[ImpasseMove]):
     def push(self, move: ImpasseMove) -> None:
         cells = self.cells
         zobrist = self._zobrist
-        key = self._key
+        key = self.key
+        own = self.occupied[self.turn]  # a move changes only its mover's stacks
         self._history.append((move, key))
         for square, before, after in move.changes:
             cells[square] = after
             key ^= zobrist[square][before] ^ zobrist[square][after]
+            if not after:
+                if before:  # (a crowning single may land and leave in one move: 0 -> 0)
+                    own.remove(square)
+            elif not before:
+                insort(own, square)
         self.material[self.turn] -= move.removed
-        self._key = key ^ BLACK_TO_MOVE
+        self.key = key ^ BLACK_TO_MOVE
         self.turn = -self.turn
 
     def pop(self) -> ImpasseMove:
         move, key = self._history.pop()
         self.turn = -self.turn
-        self._key = key
+        self.key = key
         cells = self.cells
-        for square, before, _ in move.changes:
+        own = self.occupied[self.turn]
+        for square, before, after in move.changes:
             cells[square] = before
+            if not before:
+                if after:
+                    own.remove(square)
+            elif not after:
+                insort(own, square)
         self.material[self.turn] += move.removed
         return move
 

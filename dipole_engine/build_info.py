@@ -1,0 +1,119 @@
+"""Which build of the engine runs, compiled (mypyc) or pure Python, and the guard that keeps a
+stale compiled module from shadowing an edited source.
+
+The build (``setup.py``) compiles :data:`COMPILED_MODULES` when it can and writes
+``_compiled.json`` beside them: the SHA-256 of each compiled source.  :func:`select_build`,
+called by the package before anything else is imported, compares those hashes with the
+``.py`` files now on disk.  When any differs (a source was edited after the build), or when
+``DIPOLE_ENGINE_PURE=1`` is set, or when there is no manifest (a pure build, which may find
+compiled modules of an earlier build beside its sources), it puts a finder first on ``sys.meta_path`` that loads every
+one of these modules from its ``.py`` file: all of them, since compiled modules call each
+other directly and a mix could run old code behind new.  A changed source also gets a warning
+that says how to rebuild.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+COMPILED_MODULES = (
+    "dipole_engine.rules.common",
+    "dipole_engine.rules.geometry",
+    "dipole_engine.rules.zobrist",
+    "dipole_engine.rules.fen",
+    "dipole_engine.rules.base",
+    "dipole_engine.rules.dipole",
+    "dipole_engine.rules.impasse",
+    "dipole_engine.rules.perft",
+    "dipole_engine.tt",
+    "dipole_engine.evaluate",
+    "dipole_engine.evaluate_impasse",
+    "dipole_engine.search",
+)
+
+PURE_VARIABLE = "DIPOLE_ENGINE_PURE"
+"""Set to ``1`` to run the pure-Python modules even where compiled ones are installed."""
+
+MANIFEST_NAME = "_compiled.json"
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+
+
+class StaleBuildWarning(RuntimeWarning):
+    """A compiled module's source was edited after the build; the pure modules run instead."""
+
+
+class _SourceFinder(importlib.abc.MetaPathFinder):
+    """Finds each of ``names`` as its ``.py`` file, never as a compiled extension."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = frozenset(names)
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in self.names:
+            return None
+        return importlib.util.spec_from_file_location(fullname, source_file(fullname))
+
+
+def source_file(module: str) -> Path:
+    return PACKAGE_ROOT.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def stale_sources(manifest: dict[str, str]) -> list[str]:
+    """The compiled modules whose source no longer has the hash recorded at build time."""
+    stale = []
+    for module in COMPILED_MODULES:
+        try:
+            digest = hashlib.sha256(source_file(module).read_bytes()).hexdigest()
+        except OSError:
+            digest = ""
+        if manifest.get(module) != digest:
+            stale.append(module)
+    return stale
+
+
+def read_manifest() -> dict[str, str] | None:
+    """The hashes recorded by the compiled build, or None where nothing was compiled."""
+    path = Path(__file__).resolve().parent / MANIFEST_NAME
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def select_build() -> None:
+    """Make the pure modules run where compiled ones must not (see the module docstring)."""
+    if any(isinstance(finder, _SourceFinder) for finder in sys.meta_path):
+        return
+    manifest = read_manifest()
+    if manifest is None or os.environ.get(PURE_VARIABLE, "").strip() not in ("", "0"):
+        # The pure build (compiled modules left over from an earlier build must not load), or
+        # the pure modules asked for.
+        sys.meta_path.insert(0, _SourceFinder(COMPILED_MODULES))
+        return
+    stale = stale_sources(manifest)
+    if stale:
+        names = ", ".join(str(source_file(module).relative_to(PACKAGE_ROOT)) for module in stale)
+        warnings.warn(f"dipole-engine: {names} changed after the compiled build; running the pure-Python "
+                      f"build (rebuild with: pip install -e .)", StaleBuildWarning, stacklevel=2)
+        sys.meta_path.insert(0, _SourceFinder(COMPILED_MODULES))
+
+
+def build_name() -> str:
+    """``"mypyc"`` when every hot module runs compiled, ``"pure Python"`` otherwise."""
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    for module in COMPILED_MODULES:
+        if not str(importlib.import_module(module).__file__).endswith(suffixes):
+            return "pure Python"
+    return "mypyc"
