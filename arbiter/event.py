@@ -586,11 +586,15 @@ class EventStore:
 
     def outcomes(self) -> list[GameOutcome]:
         """Every finished game's players and result, by game number, without reading a move:
-        what ratings need, in memory that grows with the games, not with the moves played."""
-        with self._lock:
-            rows = self._db.execute("SELECT number, white, black, result, termination FROM games ORDER BY number")
-            return [GameOutcome(number, white, black, result, Termination[termination])
-                    for number, white, black, result, termination in rows]
+        what ratings need, in memory that grows with the games, not with the moves played;
+        EventError (one line) if they are damaged."""
+        try:
+            with self._lock:
+                rows = self._db.execute("SELECT number, white, black, result, termination FROM games ORDER BY number")
+                return [GameOutcome(number, white, black, result, Termination[termination])
+                        for number, white, black, result, termination in rows]
+        except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as error:
+            raise self._damaged(error) from None
 
     def records(self, numbers: Iterable[int] | None = None) -> list[GameRecord]:
         """The finished games (all, or those ``numbers``), by game number; EventError (one

@@ -157,7 +157,10 @@ def damage(source: Path, target: Path, how: str) -> None:
 def test_a_damaged_database_is_one_line_for_every_command(event: Path, tmp_path: Path, how: str) -> None:
     damaged = tmp_path / "damaged.db"
     damage(event, damaged, how)
-    for args in (("resume", str(damaged)), ("export", str(damaged), "--pgn", "-"), ("ratings", str(damaged))):
+    commands = [("resume", str(damaged)), ("export", str(damaged), "--pgn", "-"), ("ratings", str(damaged))]
+    if how == "unknown move source":  # ratings read results alone, never a move (issue 14): they still work
+        assert arbiter(*commands.pop(), cwd=tmp_path).returncode == 0
+    for args in commands:
         one_line_error(arbiter(*args, cwd=tmp_path), "damaged")
 
 
