@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator
 
+from .cluster_live import LiveProxy, LiveRelay, topic_name
 from .engines import EngineSpec, check_program
 from .errors import ArbiterError
 from .game import EngineSlot, GameJob, Notify, RefereeSettings, SetupError, play_game
@@ -80,6 +81,7 @@ class GameTask:
     settings: RefereeSettings
     recover: bool
     log: bool
+    live_topic: str | None = None  # where the game's live events go (arbiter.cluster_live), if watched
 
 
 @dataclass(frozen=True)
@@ -170,7 +172,8 @@ def play_on_worker(task: GameTask) -> GameOutcome:
     ident = threading.get_ident()
     with _threads_lock:
         engines = _threads.setdefault(ident, _ThreadEngines())
-    site, worker = _site(), distributed.get_worker().address
+    dask_worker = distributed.get_worker()
+    site, worker = _site(), dask_worker.address
     job = task.job
     white, black = (engines.slot(task, _on_this_machine(spec)) for spec in (job.white, job.black))
     for slot in (white, black):
@@ -184,8 +187,10 @@ def play_on_worker(task: GameTask) -> GameOutcome:
         if slot.broken and not task.recover:  # as locally: a crashed engine is not restarted
             return GameOutcome(site, worker, None, tuple(notes), stopped=(slot.spec.name, slot.failure))
     engines.log_lines = [] if task.log else None
+    topic = task.live_topic
+    live = None if topic is None else LiveProxy(lambda event: dask_worker.log_event(topic, event))
     try:
-        record = play_game(job, white, black, task.settings, notes.append)
+        record = play_game(job, white, black, task.settings, notes.append, live)  # type: ignore[arg-type]  # the publisher's open_game
     finally:
         log, engines.log_lines = tuple(engines.log_lines or ()), None
     broken = tuple((slot.spec.name, slot.failure) for slot in (white, black) if slot.broken)
@@ -307,6 +312,8 @@ class ClusterPool(GamePool):
         self._threads_checked = 0.0
         self._threads = 1
         self._no_workers_said = False  # told the user that no worker is there (until one is)
+        self._relay: LiveRelay | None = None  # the workers' live events, when self.live is set
+        self._live_jobs: dict[int, GameJob] = {}  # games started and not yet over, by number
 
     # -- the interface of GamePool ------------------------------------------------------------------
     def run(self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None],
@@ -355,6 +362,7 @@ class ClusterPool(GamePool):
                     if self._stopping():  # pulled, not played: a resumed event plays it
                         continue
                     on_start(value)
+                    self._live_jobs[value.number] = value
                 self._submit(_Submitted(value, None))
             elif (ended := self._running.pop(value.key, None)) is not None:
                 again = self._finished(value, ended, on_finish)
@@ -370,6 +378,9 @@ class ClusterPool(GamePool):
     def close(self, timeout: float = 3.0) -> None:
         """Disconnect from the scheduler (the futures still held are released)."""
         client, self._client = self._client, None
+        relay, self._relay = self._relay, None
+        if relay is not None:
+            relay.close()
         if client is None:
             return
         try:
@@ -392,6 +403,13 @@ class ClusterPool(GamePool):
             self.close()
             raise ArbiterError(f"the Dask workers at {self.address} cannot run the arbiter ({_one_line(error)}); "
                                f"install dipole-engine[cluster] on every worker") from None
+        if self.live is not None:  # the games' live events come back under the run's own topic
+            self._relay = LiveRelay(self.live, self._live_jobs.get)
+            try:
+                self._client.subscribe_topic(topic_name(self._run), self._relay.received)
+            except Exception:  # noqa: BLE001  (no live view then; the games are played all the same)
+                self._relay.close()
+                self._relay = None
         workers = self._usable_workers()
         threads = sum(workers.values())
         self._no_workers_said = not workers
@@ -425,7 +443,8 @@ class ClusterPool(GamePool):
 
     def _submit(self, submitted: _Submitted) -> None:
         job = submitted.job
-        task = GameTask(job, self.variant, self.settings, self.recover, self.logs is not None)
+        task = GameTask(job, self.variant, self.settings, self.recover, self.logs is not None,
+                        None if self._relay is None else topic_name(self._run))
         key = f"dipole-game-{self._run}-{job.number}-{uuid.uuid4().hex[:6]}"
         future = self._client.submit(play_on_worker, task, key=key, pure=False, priority=-job.number,
                                      workers=submitted.workers, allow_other_workers=False)
@@ -471,6 +490,9 @@ class ClusterPool(GamePool):
                 return None
             self._reported.add(record.number)
             on_finish(record)
+            self._live_jobs.pop(record.number, None)
+            if self._relay is not None:  # recorded first: the game never vanishes from view
+                self._relay.game_over(record.number)
             if not self.recover:
                 for name, failure in outcome.broken:
                     self._engine_gone(name, failure)

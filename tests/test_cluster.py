@@ -192,6 +192,49 @@ def test_round_robin_on_the_cluster_is_the_local_round_robin(cluster: Cluster, t
     assert "> go depth 3" in log and any(f":{pid} < bestmove " in log for pid in workers)
 
 
+def test_the_live_file_shows_the_games_played_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
+    from arbiter.live import live_path, read_live
+    from arbiter.pgn import read_pgn
+
+    db, pgn = tmp_path / "live.db", tmp_path / "live.pgn"
+    live = live_path(str(db))
+    seen: dict[int, list[str]] = {}  # each game's longest move list the live file showed
+    shown: dict | None = None  # type: ignore[type-arg]  # a game in progress with moves, clocks and lines
+    with running_arbiter("tournament", "--engine", OWN_ENGINE, "name=a", "tc=2+0.05",
+                         "--engine", OWN_ENGINE, "name=b", "tc=2+0.05", "--games", "2", "--opening-plies", "2", "--seed", "3",
+                         "--cluster", cluster.address, "--db", str(db), "--live-pgn", str(pgn)) as process:
+        deadline = time.monotonic() + 60
+        while process.poll() is None and time.monotonic() < deadline:
+            document = read_live(live) or {}
+            for game in document.get("games", []):
+                if len(game["moves"]) > len(seen.get(game["number"], [])):
+                    seen[game["number"]] = game["moves"]
+                if shown is None and len(game["moves"]) >= 4 and any(line["pv"] for line in game["lines"].values()):
+                    shown = game
+                    assert document["state"] == "running" and document["pid"] == process.pid
+                    assert {int(g.tags["Round"]) for g in read_pgn(pgn.read_text())} <= {1, 2}
+            time.sleep(0.05)
+        out, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
+    assert finished_numbers(out) == [1, 2]
+    assert shown is not None, "the live file never showed a game in progress on the cluster"
+    assert all(isinstance(shown["clocks"][side], float) and 0 <= shown["clocks"][side] <= 10
+               for side in ("white", "black"))
+    assert shown["turn"] in ("white", "black") and shown["white"] in ("a", "b")
+    # What was shown live is the start of the game as recorded; once over, no game is left in view.
+    connection = sqlite3.connect(db)
+    try:
+        for number, moves in seen.items():
+            recorded = [row[0] for row in connection.execute(
+                "SELECT text FROM moves WHERE game = ? ORDER BY ply", (number,))]
+            assert moves == recorded[: len(moves)]
+    finally:
+        connection.close()
+    final = read_live(live)
+    assert final is not None and final["state"] == "finished" and final["games"] == []
+    assert final["done_this_run"] == 2 and read_pgn(pgn.read_text()) == []
+
+
 def test_sprt_match_on_the_cluster_decides_as_locally(cluster: Cluster, tmp_path: Path) -> None:
     match = [*own("d3", 3), *own("d1", 1), "--games", "40", "--opening-plies", "2", "--seed", "5",
              "--sprt", "elo0=0 elo1=150 alpha=0.1 beta=0.1"]
