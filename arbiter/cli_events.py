@@ -36,8 +36,8 @@ from .cli_options import (
     show_warnings,
 )
 from .errors import ArbiterError
-from .files import check_log_directory, check_outputs
 from .event import FORMATS, EventConfig, EventStore, GameOutcome, is_event_file
+from .files import check_log_directory, check_outputs, replace_text
 from .formats import DYNAMIC_FORMATS, event_file_plan, knockout_rounds
 from .formats import openings_needed as stage_openings_needed
 from .live import LIVE_SUFFIX, check_live_file
@@ -202,13 +202,9 @@ def export_command(db_path: str, pgn_path: str) -> int:
     if pgn_path == "-":
         sys.stdout.write(text)
         return 0
-    target = Path(pgn_path)
-    temporary = target.with_name(target.name + ".tmp")
     try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, target)
+        replace_text(pgn_path, text)
     except OSError as error:
-        temporary.unlink(missing_ok=True)
         raise ArbiterError(f"PGN file {pgn_path}: {error.strerror or error}") from None
     print(f"Exported {len(records)} of {total} scheduled games to {pgn_path}")
     return 0

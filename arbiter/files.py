@@ -36,6 +36,24 @@ def read_text(path: str, what: str, limit: int = MAX_INPUT_BYTES) -> str:
         raise ArbiterError(f"{what} {path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
 
 
+def replace_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` whole: written beside it, then renamed over it, so a
+    reader sees the old file or the new one, never half of one.  Raises OSError; a failed write
+    leaves no temporary file behind."""
+    directory, name = os.path.split(os.path.abspath(path))
+    temporary = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
 def is_sqlite_file(path: str) -> bool:
     """True when ``path`` is a file that starts like an SQLite database."""
     try:

@@ -40,6 +40,7 @@ from dipole_engine.rules import WHITE, Color
 from protocol.codec import Info
 
 from .errors import ArbiterError
+from .files import replace_text
 from .game import GameJob
 from .pgn import format_game
 from .records import UNFINISHED, GameRecord, MoveRecord, Termination
@@ -133,22 +134,6 @@ class LiveGame:
             moves=tuple(self.moves[: self.state[0]]), result=UNFINISHED, termination=Termination.UNTERMINATED, reason="",
             white_tc=job.white.limits.describe(), black_tc=job.black.limits.describe(),
             opening=job.opening.source, event=event, site=site, date=date)
-
-
-def _replace(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` whole: a reader sees the old file or the new one."""
-    directory, name = os.path.split(os.path.abspath(path))
-    temporary = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
-    try:
-        with open(temporary, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
 
 
 class LivePublisher:
@@ -246,9 +231,9 @@ class LivePublisher:
                             "heartbeat": round(time.time(), 3), "run_started": round(self.started, 3),
                             "done_this_run": done, **self.header,
                             "games": [game.snapshot() for game in games]}
-                _replace(self.path, json.dumps(document, separators=(",", ":")))
+                replace_text(self.path, json.dumps(document, separators=(",", ":")))
             if pgn and self.pgn is not None:
-                _replace(self.pgn, "".join(format_game(game.record(*self.tags)) for game in games))
+                replace_text(self.pgn, "".join(format_game(game.record(*self.tags)) for game in games))
         except (OSError, ValueError) as error:
             if not self._failed:
                 self._failed = True

@@ -28,6 +28,7 @@ from protocol.client import EngineError
 
 from .engines import EngineSpec
 from .errors import ArbiterError
+from .files import replace_text
 from .game import EngineSlot, RefereeSettings
 from .openings import _quiet_moves
 
@@ -137,11 +138,7 @@ def check_output(path: str) -> None:
 
 def write_suite(path: str, text: str) -> None:
     """Write the file whole (beside it, then renamed), or say in one line why not."""
-    target = Path(path)
-    temporary = target.with_name(target.name + ".tmp")
     try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, target)
+        replace_text(path, text)
     except OSError as error:
-        temporary.unlink(missing_ok=True)
         raise ArbiterError(f"openings file {path}: {error.strerror or error}") from None

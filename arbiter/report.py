@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 import os
 from html import escape
-from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from .files import replace_text
 from .ratings import EngineRating, RatingTable
 
 CHART_WIDTH = 760
@@ -72,10 +72,7 @@ def write_report(
     it).  ``terminations`` counts games by termination label; ``details`` are (label, text)
     lines shown under the title (event, variant, time control, date ...); ``sections`` is
     ready-made, escaped HTML placed before the terminations (a knockout bracket ...)."""
-    target = Path(path)
-    temporary = target.with_name(target.name + ".tmp")
-    temporary.write_text(render_report(table, terminations, title, details, sections), encoding="utf-8")
-    os.replace(temporary, target)
+    replace_text(path, render_report(table, terminations, title, details, sections))
 
 
 def render_report(
