@@ -35,6 +35,7 @@ read-only (``mode=ro``) and may read while the event runs.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import errno
@@ -43,7 +44,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -269,6 +270,24 @@ def is_event_file(path: str) -> bool:
     return is_sqlite_file(path)
 
 
+@contextlib.contextmanager
+def _immediate(connection: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction (``BEGIN IMMEDIATE``): committed when the block ends, rolled back
+    if anything in it raises."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+
+
+def _insert_schedule(connection: sqlite3.Connection, games: Iterable[ScheduledGame]) -> None:
+    connection.executemany("INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           [(g.number, g.round, g.pairing, g.pair, g.white, g.black, g.opening) for g in games])
+
+
 class EventStore:
     """An open event database (see the module docstring).  Create one with :meth:`create`,
     open one with :meth:`open`; ``config`` and ``schedule`` are read once, games are
@@ -424,8 +443,7 @@ class EventStore:
     def _initialise(connection: sqlite3.Connection, config: EventConfig, schedule: list[ScheduledGame]) -> None:
         """Write the schema, the settings, the engines, the openings and the schedule at once."""
         cwd = os.getcwd()
-        connection.execute("BEGIN IMMEDIATE")
-        try:
+        with _immediate(connection):
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     connection.execute(statement)
@@ -446,13 +464,7 @@ class EventStore:
                 "INSERT INTO openings VALUES (?, ?, ?, ?)",
                 [(index, opening.fen, " ".join(opening.moves), opening.source)
                  for index, opening in enumerate(config.openings)])
-            connection.executemany(
-                "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(g.number, g.round, g.pairing, g.pair, g.white, g.black, g.opening) for g in schedule])
-            connection.execute("COMMIT")
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
+            _insert_schedule(connection, schedule)
 
     def _damaged(self, error: Exception) -> EventError:
         """One line for a database that is ours but cannot be read as an event."""
@@ -524,8 +536,7 @@ class EventStore:
         with self._lock:
             db = self._db
             try:
-                db.execute("BEGIN IMMEDIATE")
-                try:
+                with _immediate(db):
                     db.execute(
                         "INSERT INTO games (number, white, black, variant, fen, result, termination, reason, "
                         "white_tc, black_tc, opening, event, site, date, plies, white_time, black_time, finished) "
@@ -539,10 +550,6 @@ class EventStore:
                         [(record.number, ply, move.text, move.source.value, move.score_cp, move.score_mate,
                           move.depth, move.time, clock)
                          for ply, (move, clock) in enumerate(zip(record.moves, clocks), 1)])
-                    db.execute("COMMIT")
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
             except sqlite3.Error as error:
                 raise EventError(f"event database {self.path}: cannot record game {record.number}: {error}") from None
 
@@ -551,15 +558,8 @@ class EventStore:
         with self._lock:
             db = self._db
             try:
-                db.execute("BEGIN IMMEDIATE")
-                try:
-                    db.executemany("INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                   [(g.number, g.round, g.pairing, g.pair, g.white, g.black, g.opening)
-                                    for g in games])
-                    db.execute("COMMIT")
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
+                with _immediate(db):
+                    _insert_schedule(db, games)
             except sqlite3.Error as error:
                 raise EventError(f"event database {self.path}: cannot add the next round: {error}") from None
             self.schedule.extend(games)
