@@ -414,7 +414,7 @@ def event_file_plan(path: str) -> tuple[list[str], list[str]]:
             return [], []
         shape = EventShape(config.format, tuple(spec.name for spec in config.engines), config.rounds,
                            config.games_per_pairing, len(config.openings))
-        results = {record.number: record.result for record in store.records()}
+        results = {game.number: game.result for game in store.outcomes()}  # no move is read
         plan = plan_event(shape, store.schedule, results)
     finally:
         store.close()
