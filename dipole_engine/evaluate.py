@@ -38,7 +38,7 @@ from functools import cache
 from operator import itemgetter
 from typing import Any
 
-from .rules import Board, DipoleBoard, DipoleMove, MoveKind
+from .rules import Board, DipoleBoard
 from .rules.geometry import Geometry, geometry
 from .tt import INFINITE, MATE_BOUND
 
@@ -50,21 +50,32 @@ class GameHooks:
     """The game knowledge the search uses, bound to one board (each reads its current position).
 
     * ``evaluate()``: the static score for the side to move, strictly inside +-MATE_BOUND.
-    * ``quiesce(beta=INFINITE)``: ``(evaluate(), tactical)`` in one go, where ``tactical`` lists the
-      moves quiescence search plays as ``(gain, move)`` pairs, largest gain first; ``gain`` is
-      an estimate (>= 0) of the score the move wins, used to skip hopeless ones (delta pruning).
-      ``tactical`` is left empty, and not worked out, when the score is ``beta`` or more: the
-      search stands pat then (most quiescence nodes), so only the score is needed.
+    * ``quiesce(alpha=-INFINITE, beta=INFINITE)``: ``(stand_pat, tactical)`` in one go, for a
+      quiescence node with the window ``(alpha, beta)``.  ``stand_pat`` is ``evaluate()``
+      whenever that is above ``alpha``; otherwise it may be any value from ``evaluate()`` up to
+      ``alpha`` (terms that only lower the score are left out when the score is below the
+      window without them: they cannot change the result).  ``tactical`` lists the moves
+      quiescence search plays as ``(gain, move)`` pairs, largest gain first; ``gain`` is an
+      estimate (>= 0) of the score the move wins, used to skip hopeless ones (delta pruning).
+      ``tactical`` is left empty, and not worked out, when ``stand_pat`` is ``beta`` or more:
+      the search stands pat then (most quiescence nodes), so only the score is needed.
       For Dipole: the captures, each worth the captured stack less the checkers moved when
       the enemy can retake them on the landing square; captures that lose are left out.
       For Impasse: the moves that take a checker off (bear-offs, impasse removals).
-    * ``order_values(moves)``: one int per move of a ``legal_moves()`` list: > 0 for a tactical
-      move (larger = search earlier), 0 for a quiet one.
+    * ``tactical_moves()``: the legal tactical moves as ``(value, move)`` pairs, largest value
+      (search earliest) first, every value > 0: Dipole's captures, biggest victim then
+      smallest attacker first; Impasse's moves that take checkers off.
+    * ``quiet_moves()``: every other legal move, except a forced pass (``legal_moves()``
+      names that).  The search asks for them only when no tactical move has refuted the
+      position, so most nodes that fail high never generate them.
+    * ``is_legal(move)``: whether a move (a killer from another position) is legal here.
     """
 
     evaluate: Callable[[], int]
-    quiesce: Callable[[int], tuple[int, list[tuple[int, Move]]]]
-    order_values: Callable[[list[Move]], list[int]]
+    quiesce: Callable[[int, int], tuple[int, list[tuple[int, Move]]]]
+    tactical_moves: Callable[[], list[tuple[int, Move]]]
+    quiet_moves: Callable[[], list[Move]]
+    is_legal: Callable[[Move], bool]
 
 
 _BINDERS: dict[str, Callable[[Any], GameHooks]] = {}
@@ -146,11 +157,10 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
     value = tables.value
     distance = tables.distance
     capture_table = board.capture_table
-    capture = MoveKind.CAPTURE
     limit = MATE_BOUND - 1
     top_rank = variant.height - 1
 
-    def quiesce(beta: int = INFINITE) -> tuple[int, list[tuple[int, Move]]]:
+    def quiesce(alpha: int = -INFINITE, beta: int = INFINITE) -> tuple[int, list[tuple[int, Move]]]:
         # The sum of value[sq][h] over the stacks, from the board's running totals: White's
         # checkers have top_rank - rank rows ahead, Black's rank.
         cells = board.cells
@@ -162,32 +172,34 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
         white = material[1]
         score = (CHECKER * (white - material[-1]) + ADVANCE * (top_rank * white - rank_sum[1] - rank_sum[-1])) * sign
         score += TEMPO
-        # Their threats: pairs of our stack and theirs on a line at a distance d with
-        # ours <= d <= theirs (d is 0 off a line, and no height is 0).
-        gains: list[int] = []
-        for v in ours:
-            height = cells[v] * sign
-            row = distance[v]
-            smallest = _NO_CAPTURE  # their smallest capture of v: the cheapest to lose on a retake
-            for a in theirs:
-                d = row[a]
-                if height <= d < smallest and d <= -cells[a] * sign:
-                    smallest = d
-            if smallest != _NO_CAPTURE:
-                worth = value[v][cells[v]] * sign
-                for friend in ours:
-                    d = row[friend]
-                    if d and smallest <= d <= cells[friend] * sign:  # we could retake
-                        worth -= smallest * CHECKER
-                        break
-                if worth > 0:
-                    gains.append(worth)
-        if gains:
-            if len(gains) == 1:
-                score -= gains[0] // THREAT_FIRST
-            else:
-                gains.sort(reverse=True)
-                score -= gains[0] // THREAT_FIRST + gains[1] // THREAT_SECOND
+        if score > alpha:
+            # Their threats, which only lower the score: pairs of our stack and theirs on a
+            # line at a distance d with ours <= d <= theirs (d is 0 off a line, and no
+            # height is 0).
+            gains: list[int] = []
+            for v in ours:
+                height = cells[v] * sign
+                row = distance[v]
+                smallest = _NO_CAPTURE  # their smallest capture of v: the cheapest to lose on a retake
+                for a in theirs:
+                    d = row[a]
+                    if height <= d < smallest and d <= -cells[a] * sign:
+                        smallest = d
+                if smallest != _NO_CAPTURE:
+                    worth = value[v][cells[v]] * sign
+                    for friend in ours:
+                        d = row[friend]
+                        if d and smallest <= d <= cells[friend] * sign:  # we could retake
+                            worth -= smallest * CHECKER
+                            break
+                    if worth > 0:
+                        gains.append(worth)
+            if gains:
+                if len(gains) == 1:
+                    score -= gains[0] // THREAT_FIRST
+                else:
+                    gains.sort(reverse=True)
+                    score -= gains[0] // THREAT_FIRST + gains[1] // THREAT_SECOND
         if score > limit:
             score = limit
         elif score < -limit:
@@ -217,13 +229,16 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
         return score, tactical
 
     def evaluate() -> int:
-        return quiesce(-INFINITE)[0]
+        return quiesce(-INFINITE, INFINITE)[0]
 
-    def order_values(moves: list[DipoleMove]) -> list[int]:
+    def tactical_moves() -> list[tuple[int, Move]]:
         cells = board.cells
-        return [abs(cells[m.target]) * MVV_SCALE - m.count if m.kind is capture else 0 for m in moves]
+        moves = [(abs(cells[m.target]) * MVV_SCALE - m.count, m) for m in board.capture_moves()]
+        if len(moves) > 1:
+            moves.sort(key=_first, reverse=True)
+        return moves
 
-    return GameHooks(evaluate, quiesce, order_values)
+    return GameHooks(evaluate, quiesce, tactical_moves, board.quiet_moves, board.is_legal)
 
 
 _first = itemgetter(0)

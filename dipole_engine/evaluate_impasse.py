@@ -195,7 +195,7 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
     def evaluate() -> int:
         return scan()[0]
 
-    def quiesce(beta: int = INFINITE) -> tuple[int, list[tuple[int, Any]]]:
+    def quiesce(alpha: int = -INFINITE, beta: int = INFINITE) -> tuple[int, list[tuple[int, Any]]]:
         score, at_impasse, bear = scan()
         if score >= beta or not (at_impasse or bear):
             return score, []
@@ -204,11 +204,33 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
         tactical.sort(key=_first, reverse=True)
         return score, tactical
 
-    def order_values(moves: list[ImpasseMove]) -> list[int]:
-        sign = board.turn
-        return [max(1, gain(move, sign)) if move.removed else 0 for move in moves]
+    # The search asks for the tactical moves, then (unless one of them refutes the position)
+    # for killers' legality and the quiet moves, all in one position: one generation serves
+    # all three, kept with the key of the position it belongs to.
+    generated: list[Any] = [None, [], []]  # [key, every legal move, the quiet ones]
 
-    return GameHooks(evaluate, quiesce, order_values)
+    def generate() -> list[Any]:
+        if generated[0] != board.key:
+            moves = board.legal_moves()
+            generated[0] = board.key
+            generated[1] = moves
+            generated[2] = [move for move in moves if not move.removed]
+        return generated
+
+    def tactical_moves() -> list[tuple[int, Any]]:
+        sign = board.turn
+        tactical = [(max(1, gain(move, sign)), move) for move in generate()[1] if move.removed]
+        if len(tactical) > 1:
+            tactical.sort(key=_first, reverse=True)
+        return tactical
+
+    def quiet_moves() -> list[Any]:
+        return list(generate()[2])
+
+    def is_legal(move: Any) -> bool:
+        return any(legal is move for legal in generate()[1])
+
+    return GameHooks(evaluate, quiesce, tactical_moves, quiet_moves, is_legal)
 
 
 register_game(ImpasseBoard.game, bind_impasse)

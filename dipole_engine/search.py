@@ -11,10 +11,12 @@ everything else (evaluation, which moves are tactical) from the hooks in
   window and a re-search when they beat alpha.  Late quiet moves are searched one ply
   shallower first (late move reductions) and again at full depth if they beat alpha.
 * Transposition table (:mod:`dipole_engine.tt`): cutoffs at non-PV nodes, its move first.
-* Move ordering: TT move, tactical moves by their hook value (captures: biggest victim, then
-  smallest attacker), two killer moves per ply, then the history heuristic.
+* Move ordering, the moves generated a stage at a time in that order: TT move, tactical moves
+  by their hook value (captures: biggest victim, then smallest attacker), two killer moves per
+  ply, then the quiet moves by the history heuristic.
 * Quiescence search over tactical moves with stand-pat, delta pruning, the transposition
-  table, and a cap of QS_MAX_PLIES tactical plies.
+  table, and a cap of QS_MAX_PLIES tactical plies; the evaluation leaves out its terms that
+  only lower the score when the score is below the window without them.
 * Scores (see :mod:`dipole_engine.tt`): centipawns for the side to move; a finished game is a
   mate score counted in plies from the root.  There are no draws in these games.
 
@@ -68,11 +70,8 @@ QS_MAX_PLIES = 6
 """Quiescence stands pat after this many tactical plies: in Dipole, captures in all directions
 and re-captures can chain on for dozens of plies, and without a cap a few positions explode."""
 
-# Order keys: above any history score, TT move first, then captures, then the killers.
-_TT_KEY = 1 << 40
-_TACTICAL_BASE = 1 << 30
-_KILLER_1 = _TACTICAL_BASE - 1
-_KILLER_2 = _TACTICAL_BASE - 2
+# The stages of move generation at an inner node, after the TT move (see _search).
+_TACTICAL, _KILLERS, _QUIET = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -181,7 +180,9 @@ class Searcher:
         hooks = hooks_for(board)
         self._evaluate = hooks.evaluate
         self._quiesce = hooks.quiesce
-        self._order_values = hooks.order_values
+        self._tactical_moves = hooks.tactical_moves
+        self._quiet_moves = hooks.quiet_moves
+        self._is_legal = hooks.is_legal
         self.nodes = 0
         self.seldepth = 0
         self._killers = [[None, None] for _ in range(MAX_PLY + 1)]
@@ -406,44 +407,54 @@ class Searcher:
                 if pv_node:
                     child_pv[ply] = [tt_move] + (child_pv[ply + 1] if depth > 1 else [])
 
-        moves = board.legal_moves()  # type: ignore[union-attr]
-        values = self._order_values(moves)
-        killers = self._killers[ply]
-        killer_1, killer_2 = killers
-        history = self._history
-        known = history.get
-        keys = [_TACTICAL_BASE + value if value else
-                _KILLER_1 if move is killer_1 else _KILLER_2 if move is killer_2 else known(id(move), 0)
-                for move, value in zip(moves, values)]
-        order = sorted(range(len(moves)), key=keys.__getitem__, reverse=True)
-
+        # The other moves in search order, generated a stage at a time, since most nodes that
+        # fail high do so on the first move or two: the tactical moves best first, then the
+        # killers (quiet moves that refuted a sibling position) if they are legal here, and
+        # only then the remaining quiet moves, by history.
+        killer_1, killer_2 = self._killers[ply]
         reduce_ok = not pv_node and depth >= LMR_MIN_DEPTH
-        for index in order:
-            move = moves[index]
-            if move is tt_move:
-                continue
-            push(move)
-            if searched == 0 and pv_node:
-                score = -search(depth - 1, -beta, -alpha, ply + 1, True)
+        for stage in (_TACTICAL, _KILLERS, _QUIET):
+            if stage == _TACTICAL:
+                moves = [move for _, move in self._tactical_moves()]
+                tactical_found = bool(moves)
+            elif stage == _KILLERS:
+                is_legal = self._is_legal
+                moves = [killer for killer in (killer_1, killer_2)
+                         if killer is not None and killer is not tt_move and is_legal(killer)]
             else:
-                reduction = 1 if reduce_ok and searched >= LMR_FIRST_MOVE and not values[index] else 0
-                score = -search(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False)
-                if reduction and score > alpha:
-                    score = -search(depth - 1, -alpha - 1, -alpha, ply + 1, False)
-                if pv_node and alpha < score < beta:
+                moves = self._quiet_moves()
+                if not moves and not tactical_found:
+                    moves = board.legal_moves()  # type: ignore[union-attr]  # the forced pass
+                elif len(moves) > 1:
+                    known = self._history.get
+                    keys = [known(id(move), 0) for move in moves]
+                    moves = [moves[index] for index in sorted(range(len(moves)), key=keys.__getitem__, reverse=True)]
+            quiet = stage != _TACTICAL
+            for move in moves:
+                if move is tt_move or (stage == _QUIET and (move is killer_1 or move is killer_2)):
+                    continue
+                push(move)
+                if searched == 0 and pv_node:
                     score = -search(depth - 1, -beta, -alpha, ply + 1, True)
-            pop()
-            searched += 1
-            if score > best:
-                best = score
-                best_move = move
-                if score > alpha:
-                    if score >= beta:
-                        self._store_cutoff(key, depth, score, move, ply, not values[index])
-                        return score
-                    alpha = score
-                    if pv_node:
-                        child_pv[ply] = [move] + (child_pv[ply + 1] if depth > 1 else [])
+                else:
+                    reduction = 1 if reduce_ok and quiet and searched >= LMR_FIRST_MOVE else 0
+                    score = -search(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False)
+                    if reduction and score > alpha:
+                        score = -search(depth - 1, -alpha - 1, -alpha, ply + 1, False)
+                    if pv_node and alpha < score < beta:
+                        score = -search(depth - 1, -beta, -alpha, ply + 1, True)
+                pop()
+                searched += 1
+                if score > best:
+                    best = score
+                    best_move = move
+                    if score > alpha:
+                        if score >= beta:
+                            self._store_cutoff(key, depth, score, move, ply, quiet)
+                            return score
+                        alpha = score
+                        if pv_node:
+                            child_pv[ply] = [move] + (child_pv[ply + 1] if depth > 1 else [])
 
         self.tt.store(key, depth, best, EXACT if best > original_alpha else UPPER,
                       best_move if best > original_alpha else None, ply)
@@ -489,7 +500,7 @@ class Searcher:
                 return tt_score
         if ply >= MAX_PLY - 1 or depth <= -QS_MAX_PLIES:
             return self._evaluate()  # stands pat: no tactical move is needed
-        best, tactical = self._quiesce(beta)
+        best, tactical = self._quiesce(alpha, beta)
         if best >= beta:
             return best
         original_alpha = alpha

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from dipole_engine.bench import DEFAULT_DEPTH, run_bench
 from dipole_engine.engine import Engine, Limits, SearchInfo
 from dipole_engine.evaluate import evaluate, hooks_for
-from dipole_engine.rules import BLACK, WHITE, Board, MoveKind, all_variants, new_board
+from dipole_engine.rules import BLACK, PASS, WHITE, Board, DipoleMove, MoveKind, all_variants, new_board
 from dipole_engine.search import Searcher, mate_moves
 from dipole_engine.timeman import plan
 from dipole_engine.tt import (
@@ -27,7 +27,7 @@ from dipole_engine.tt import (
     entries_for,
 )
 
-BENCH_NODES = 329193
+BENCH_NODES = 333739
 """`dipole-engine bench` at its default depth: changes exactly when the search's behaviour does."""
 
 
@@ -86,6 +86,33 @@ def test_capture_moves_are_exactly_the_legal_captures(variant: str) -> None:
         assert sorted(map(id, got)) == sorted(map(id, expected)), board.fen()
 
 
+@pytest.mark.parametrize("variant", ["dipole", "dipole-s", "dipole-10s"])
+def test_quiet_and_capture_moves_are_every_legal_move_but_the_pass(variant: str) -> None:
+    for board in playout_positions(variant, seed=12):
+        legal = board.legal_moves()
+        quiet = board.quiet_moves()
+        assert quiet == [m for m in legal if m.kind not in (MoveKind.CAPTURE, MoveKind.PASS)], board.fen()
+        assert len(quiet) + len(board.capture_moves()) == len(legal) - (legal == [PASS]), board.fen()
+
+
+@pytest.mark.parametrize("variant", ["dipole", "dipole-10s"])
+def test_is_legal_knows_every_move_of_the_tables_without_generating(variant: str) -> None:
+    """Every move the board's tables hold (captures, exits, basics, merges of both sides, and
+    the pass) is legal exactly when ``legal_moves`` lists it; made-up moves never are."""
+    boards = playout_positions(variant, seed=13, games=3)
+    every = {id(m): m for board in boards for m in board.legal_moves()}
+    every.update({id(m): m for row in boards[0].capture_table for m in row if m is not None})
+    every[id(PASS)] = PASS
+    size = boards[0].geometry.size
+    junk = [DipoleMove(MoveKind.BASIC, 0, size + 5, 1, "junk"), DipoleMove(MoveKind.CAPTURE, -3, 0, 1, "junk"),
+            DipoleMove(MoveKind.EXIT, 0, 5, 1, "junk"), DipoleMove(MoveKind.MERGE, 0, 0, 0, "junk")]
+    for board in boards[::3]:
+        legal = {id(m) for m in board.legal_moves()}
+        for move in every.values():
+            assert board.is_legal(move) == (id(move) in legal), (board.fen(), str(move))
+        assert not any(board.is_legal(move) for move in junk)
+
+
 # -- evaluation --------------------------------------------------------------------------------
 def rotated(board: Board) -> Board:
     """The same position with the colours swapped and the board turned half round."""
@@ -127,9 +154,10 @@ def test_hooks_order_captures_by_victim_and_list_them_for_quiescence() -> None:
     hooks = hooks_for(board)
     _, tactical = hooks.quiesce()
     assert [str(move) for _, move in tactical] == ["d4xa7", "d4xf2", "d4xb2"]
-    values = hooks.order_values(board.legal_moves())
-    assert sorted(v for v in values if v > 0) == sorted(values[board.legal_moves().index(m)] for _, m in tactical)
-    assert len([v for v in values if v > 0]) == 3
+    assert [str(move) for _, move in hooks.tactical_moves()] == ["d4xa7", "d4xf2", "d4xb2"]
+    assert all(value > 0 for value, _ in hooks.tactical_moves())
+    assert {str(move) for move in hooks.quiet_moves()} == {
+        str(move) for move in board.legal_moves() if move.kind != MoveKind.CAPTURE}
     # A capture that can be retaken for more than it wins is not worth a quiescence ply.
     _, tactical = hooks_for(new_board("dipole", "W:W3d4:B1d6,4d8")).quiesce()
     assert tactical == []
@@ -162,8 +190,15 @@ def test_impasse_tactical_moves_take_checkers_off() -> None:
     assert {str(move) for _, move in tactical} == {"xb8", "xd8=b8", "xd8=d8"}
     for board in playout_positions("impasse", seed=9, games=2)[::5]:
         moves = board.legal_moves()
-        values = hooks_for(board).order_values(moves)
-        assert [value > 0 for value in values] == [board.takes_checkers_off(move) for move in moves]
+        hooks = hooks_for(board)
+        ordered = hooks.tactical_moves()
+        assert [id(move) for _, move in ordered] == [id(move) for _, move in sorted(
+            ((value, move) for value, move in ordered), key=lambda pair: -pair[0])]
+        assert all(value > 0 for value, _ in ordered)
+        assert {id(move) for _, move in ordered} == {id(move) for move in moves if board.takes_checkers_off(move)}
+        assert [id(move) for move in hooks.quiet_moves()] == [
+            id(move) for move in moves if not board.takes_checkers_off(move)]
+        assert all(hooks.is_legal(move) for move in moves)
         _, tactical = hooks_for(board).quiesce()
         assert {id(move) for _, move in tactical} == {id(move) for move in moves if board.takes_checkers_off(move)}
 
@@ -464,15 +499,25 @@ def test_engine_game_over_new_game_hash_and_go_while_searching() -> None:
 
 @pytest.mark.parametrize("variant", ["dipole", "dipole-10s", "impasse", "impasse-singles"])
 def test_quiesce_below_beta_lists_the_same_moves_and_above_it_none(variant: str) -> None:
-    """``quiesce(beta)`` works the tactical moves out only when the search will not stand pat
-    (score below beta); the score is the same either way."""
+    """``quiesce(alpha, beta)`` works the tactical moves out only when the search will not
+    stand pat (score below beta); the score is exact above alpha, and at or below alpha it is
+    at least the exact score and at most alpha (what only lowers it may be left out)."""
     listed = 0
+    lazy = 0
     for board in playout_positions(variant, seed=5):
         hooks = hooks_for(board)
         score, tactical = hooks.quiesce()
         listed += len(tactical)
-        assert hooks.quiesce(score + 1) == (score, tactical)
-        assert hooks.quiesce(score) == (score, [])
-        assert hooks.quiesce(-MATE) == (score, [])
+        assert hooks.quiesce(-MATE, score + 1) == (score, tactical)
+        assert hooks.quiesce(score - 1, score + 1) == (score, tactical)
+        assert hooks.quiesce(-MATE, score) == (score, [])
+        assert hooks.quiesce(-MATE, -MATE) == (score, [])
         assert hooks.evaluate() == score
+        for alpha in (score, score + 1, score + 300):
+            bound, listed_below_alpha = hooks.quiesce(alpha, alpha + 1)
+            assert score <= bound <= alpha
+            assert listed_below_alpha == tactical
+            lazy += bound != score
     assert listed > 0
+    if variant.startswith("dipole"):
+        assert lazy > 0  # threats were left out somewhere

@@ -174,6 +174,10 @@ class Board(ABC, Generic[MoveT]):
         """``len(self.legal_moves())``, computed without building the moves where possible."""
         return len(self.legal_moves())
 
+    def is_legal(self, move: MoveT) -> bool:
+        """Whether ``move`` is legal here (games may answer without generating every move)."""
+        return move in self.legal_moves()
+
     @abstractmethod
     def takes_checkers_off(self, move: MoveT) -> bool:
         """Whether ``move``, legal here, takes any checker (of either side) off the board."""

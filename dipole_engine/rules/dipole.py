@@ -265,6 +265,53 @@ class DipoleBoard(Board[DipoleMove]):
                     moves.append(move)
         return moves
 
+    def quiet_moves(self) -> list[DipoleMove]:
+        """The legal moves that capture nothing (exits, basic moves, merges), in ``legal_moves``
+        order; never the pass.  With :meth:`capture_moves` they are every legal move but the
+        pass, so a search can generate captures first and the quiet moves only when it needs
+        them."""
+        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+            return []
+        sign = self.turn
+        cells = self.cells
+        forward = self._tables.forward[sign]
+        exits = self._tables.exits[sign]
+        moves: list[DipoleMove] = []
+        append = moves.append
+        for sq in self.occupied[sign]:
+            h = cells[sq] * sign
+            moves.extend(exits[sq][h])
+            for target, _, basic, merge, _ in forward[sq][h]:
+                v = cells[target] * sign
+                if v == 0:
+                    append(basic)
+                elif v > 0:
+                    append(merge)
+        return moves
+
+    def is_legal(self, move: DipoleMove) -> bool:
+        """Whether ``move`` is legal here, worked out from its own squares (a pass alone needs
+        the other moves counted)."""
+        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+            return False
+        kind = move.kind
+        if kind == _PASS:
+            return move == PASS and self.legal_moves() == [PASS]
+        sign = self.turn
+        cells = self.cells
+        origin, target, k = move.origin, move.target, move.count
+        if not 0 <= origin < len(cells) or cells[origin] * sign < k or k < 1:
+            return False
+        if kind == _EXIT:
+            return target == -1 and move in self._tables.exits[sign][origin][k]
+        if not 0 <= target < len(cells):
+            return False
+        reach = self._tables.reach[sign][origin][target]  # d forward, -d the other ways, 0 off a line
+        v = cells[target] * sign  # >0 own, <0 enemy, seen from the mover
+        if kind == _CAPTURE:
+            return (reach == k or reach == -k) and -k <= v < 0
+        return reach == k and (v == 0 if kind == MoveKind.BASIC else v > 0)
+
     def takes_checkers_off(self, move: DipoleMove) -> bool:
         """Captures and exits do."""
         return move.kind == MoveKind.CAPTURE or move.kind == MoveKind.EXIT
