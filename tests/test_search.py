@@ -14,7 +14,16 @@ from hypothesis import strategies as st
 from dipole_engine.bench import DEFAULT_DEPTH, run_bench
 from dipole_engine.engine import Engine, Limits, SearchInfo
 from dipole_engine.evaluate import evaluate, hooks_for
-from dipole_engine.rules import BLACK, PASS, WHITE, Board, DipoleMove, MoveKind, all_variants, new_board
+from dipole_engine.rules import (
+    BLACK,
+    PASS,
+    WHITE,
+    Board,
+    DipoleMove,
+    MoveKind,
+    all_variants,
+    new_board,
+)
 from dipole_engine.search import Searcher, mate_moves
 from dipole_engine.timeman import plan
 from dipole_engine.tt import (
