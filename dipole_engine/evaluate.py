@@ -112,12 +112,12 @@ _NO_CAPTURE = 1 << 30
 
 @dataclass(frozen=True)
 class _DipoleTables:
-    """Per board size: ``value[sq][h]`` is the signed (White-positive) worth of a stack of
-    signed height ``h`` on ``sq`` (negative ``h`` index the list from its end); ``distance[s][t]``
-    is the distance from ``s`` to ``t`` when both are dark squares on one straight line (the
-    size of the only capture between them), else 0."""
+    """Per board size: ``worth_for[color][sq][h]`` is what a stack of ``color`` with ``h``
+    checkers on ``sq`` is worth to ``color`` (indexed by colour like ``material``: material and
+    advancement); ``distance[s][t]`` is the distance from ``s`` to ``t`` when both are dark
+    squares on one straight line (the size of the only capture between them), else 0."""
 
-    value: tuple[tuple[int, ...], ...]
+    worth_for: tuple[tuple[tuple[int, ...], ...], ...]
     distance: tuple[tuple[int, ...], ...]
 
 
@@ -129,14 +129,11 @@ def _rows_ahead(geom: Geometry, square: int, white: bool) -> int:
 @cache
 def _dipole_tables(width: int, height: int, max_height: int) -> _DipoleTables:
     geom = geometry(width, height)
-    value = []
-    for sq in range(geom.size):
-        row = [0] * (2 * max_height + 1)
-        if geom.is_dark(sq):
-            for h in range(1, max_height + 1):
-                row[h] = h * (CHECKER + ADVANCE * _rows_ahead(geom, sq, True))
-                row[-h] = -h * (CHECKER + ADVANCE * _rows_ahead(geom, sq, False))
-        value.append(tuple(row))
+    heights = range(max_height + 1)
+    worth_for: tuple[tuple[tuple[int, ...], ...], ...] = ((),) + tuple(
+        tuple(tuple(h * (CHECKER + ADVANCE * _rows_ahead(geom, sq, white)) if geom.is_dark(sq) else 0
+                    for h in heights) for sq in range(geom.size))
+        for white in (True, False))  # index 1 White, index 2 (that is, -1) Black
     distance = []
     for s in range(geom.size):
         row = [0] * geom.size
@@ -147,15 +144,15 @@ def _dipole_tables(width: int, height: int, max_height: int) -> _DipoleTables:
                 if t != s and (df == 0 or dr == 0 or df == dr):
                     row[t] = max(df, dr)
         distance.append(tuple(row))
-    return _DipoleTables(tuple(value), tuple(distance))
+    return _DipoleTables(worth_for, tuple(distance))
 
 
 def bind_dipole(board: DipoleBoard) -> GameHooks:
     """The Dipole hooks for ``board`` (tables shared per board size)."""
     variant = board.variant
     tables = _dipole_tables(variant.width, variant.height, variant.checkers_per_side)
-    value = tables.value
     distance = tables.distance
+    worth_for = tables.worth_for
     capture_table = board.capture_table
     limit = MATE_BOUND - 1
     top_rank = variant.height - 1
@@ -163,33 +160,34 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
     def quiesce(alpha: int = -INFINITE, beta: int = INFINITE) -> tuple[int, list[tuple[int, Move]]]:
         # The sum of value[sq][h] over the stacks, from the board's running totals: White's
         # checkers have top_rank - rank rows ahead, Black's rank.
-        cells = board.cells
         sign = board.turn
+        mine = board.heights_for[sign]  # our heights positive, theirs negative
         ours = board.occupied[sign]
         theirs = board.occupied[-sign]
         material = board.material
         rank_sum = board.rank_sum
         white = material[1]
-        score = (CHECKER * (white - material[-1]) + ADVANCE * (top_rank * white - rank_sum[1] - rank_sum[-1])) * sign
-        score += TEMPO
+        score = CHECKER * (white - material[-1]) + ADVANCE * (top_rank * white - rank_sum[1] - rank_sum[-1])
+        score = TEMPO + (score if sign > 0 else -score)
         if score > alpha:
             # Their threats, which only lower the score: pairs of our stack and theirs on a
             # line at a distance d with ours <= d <= theirs (d is 0 off a line, and no
             # height is 0).
+            our_worth = worth_for[sign]
             gains: list[int] = []
             for v in ours:
-                height = cells[v] * sign
+                height = mine[v]
                 row = distance[v]
                 smallest = _NO_CAPTURE  # their smallest capture of v: the cheapest to lose on a retake
                 for a in theirs:
                     d = row[a]
-                    if height <= d < smallest and d <= -cells[a] * sign:
+                    if height <= d < smallest and d <= -mine[a]:
                         smallest = d
                 if smallest != _NO_CAPTURE:
-                    worth = value[v][cells[v]] * sign
+                    worth = our_worth[v][height]
                     for friend in ours:
                         d = row[friend]
-                        if d and smallest <= d <= cells[friend] * sign:  # we could retake
+                        if d and smallest <= d <= mine[friend]:  # we could retake
                             worth -= smallest * CHECKER
                             break
                     if worth > 0:
@@ -207,19 +205,20 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
         if score >= beta:
             return score, []
         # Our captures: the pairs with theirs <= d <= ours.
+        their_worth = worth_for[-sign]
         tactical: list[tuple[int, Move]] = []
         for v in ours:
-            height = cells[v] * sign
+            height = mine[v]
             row = distance[v]
             for a in theirs:
                 d = row[a]
-                if 0 < d <= height and -cells[a] * sign <= d:
+                if 0 < d <= height and -mine[a] <= d:
                     # Our capture v -> a wins their stack, less our d checkers if they retake.
-                    gain = -value[a][cells[a]] * sign
+                    gain = their_worth[a][-mine[a]]
                     landing = distance[a]
                     for b in theirs:
                         e = landing[b]
-                        if e and d <= e <= -cells[b] * sign:
+                        if e and d <= e <= -mine[b]:
                             gain -= d * CHECKER
                             break
                     if gain >= 0:
@@ -232,8 +231,8 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
         return quiesce(-INFINITE, INFINITE)[0]
 
     def tactical_moves() -> list[tuple[int, Move]]:
-        cells = board.cells
-        moves = [(abs(cells[m.target]) * MVV_SCALE - m.count, m) for m in board.capture_moves()]
+        mine = board.heights_for[board.turn]
+        moves = [(-mine[m.target] * MVV_SCALE - m.count, m) for m in board.capture_moves()]
         if len(moves) > 1:
             moves.sort(key=_first, reverse=True)
         return moves

@@ -30,7 +30,7 @@ from .common import (
     color_name,
 )
 from .geometry import Geometry, geometry
-from .zobrist import BLACK_TO_MOVE
+from .zobrist import BLACK_TO_MOVE, zobrist_table
 
 
 class MoveKind(IntEnum):
@@ -181,16 +181,31 @@ def _tables(width: int, height: int, max_height: int) -> _Tables:
     return _Tables(geometry(width, height), max_height)
 
 
+@cache
+def _keys_for(size: int, max_height: int) -> list[tuple[tuple[int, ...], ...]]:
+    """The Zobrist table as each side sees the board (see ``DipoleBoard.heights_for``):
+    ``_keys_for(...)[color][square][h]`` is the key of the stack that ``color`` sees as ``h``
+    there (White's view is the table itself)."""
+    zobrist = zobrist_table(size, max_height)
+    flipped = tuple(tuple(keys[-h] for h in range(len(keys))) for keys in zobrist)
+    return [(), zobrist, flipped]
+
+
 _EXIT_TEXT = re.compile(r"([a-z][0-9]+)-off(?::([0-9]+))?")
 _STEP_TEXT = re.compile(r"([a-z][0-9]+)([-+x]?)([a-z][0-9]+)")
 
 class DipoleBoard(Board[DipoleMove]):
     """A Dipole position with its move history.  Undo records are
-    ``(move, captured signed height or 0, key before the move)``.
+    ``(move, height of the stack it captured or 0, key before the move)``.
 
     Besides the shared state (:class:`Board`), ``rank_sum[color]`` is the sum of the ranks
     (counted from 0 at White's edge) of that side's checkers, indexed like ``material``: with
     it, how far each side's checkers still have to go is known without scanning the board.
+    ``heights_for[color]`` is the board as ``color`` sees it: its own stacks' heights
+    positive, the enemy's negative, 0 for an empty square (``heights_for[WHITE]`` is ``cells``
+    itself); move generation and evaluation read the mover's view, so that nothing in the hot
+    paths multiplies by the side's sign (a negative operand takes the compiled build's slow,
+    allocating path for ``*``).  Read-only, like ``cells``.
     """
 
     game: ClassVar[str] = "dipole"
@@ -199,33 +214,37 @@ class DipoleBoard(Board[DipoleMove]):
     def __init__(self, variant: Variant | str = "dipole", fen: str | None = None) -> None:
         known = variant_by_name(variant) if isinstance(variant, str) else variant
         self._tables = _tables(known.width, known.height, known.checkers_per_side)
+        self._rank = self._tables.rank
         self.rank_sum: list[int] = [0, 0, 0]
+        self.heights_for: list[list[int]] = [[], [], []]
         super().__init__(variant, fen)
+        self._keys_for = _keys_for(self.geometry.size, self.max_stack_height())
 
     def set_fen(self, fen: str) -> None:
         super().set_fen(fen)
-        rank = self._tables.rank
+        rank = self._rank
         cells = self.cells
         self.rank_sum = [0, 0, 0]
         for color in (WHITE, BLACK):
             self.rank_sum[color] = sum(cells[sq] * color * rank[sq] for sq in self.occupied[color])
+        self.heights_for = [[], cells, [-height for height in cells]]
 
     # -- move generation -------------------------------------------------------------
     def legal_moves(self) -> list[DipoleMove]:
         if self.material[WHITE] == 0 or self.material[BLACK] == 0:
             return []
         sign = self.turn
-        cells = self.cells
+        mine = self.heights_for[sign]
         forward = self._tables.forward[sign]
         backward = self._tables.backward[sign]
         exits = self._tables.exits[sign]
         moves: list[DipoleMove] = []
         append = moves.append
         for sq in self.occupied[sign]:
-            h = cells[sq] * sign
+            h = mine[sq]
             moves.extend(exits[sq][h])
             for target, k, basic, merge, capture in forward[sq][h]:
-                v = cells[target] * sign  # >0 own, <0 enemy, seen from the mover
+                v = mine[target]  # >0 own, <0 enemy
                 if v == 0:
                     append(basic)
                 elif v > 0:
@@ -233,7 +252,7 @@ class DipoleBoard(Board[DipoleMove]):
                 elif v >= -k:
                     append(capture)
             for target, k, capture in backward[sq][h]:
-                v = cells[target] * sign
+                v = mine[target]
                 if -k <= v < 0:
                     append(capture)
         return moves or [PASS]
@@ -252,16 +271,16 @@ class DipoleBoard(Board[DipoleMove]):
         if self.material[WHITE] == 0 or self.material[BLACK] == 0:
             return []
         sign = self.turn
-        cells = self.cells
+        mine = self.heights_for[sign]
         theirs = self.occupied[-sign]
         capture = self._tables.capture
         moves: list[DipoleMove] = []
         for origin in self.occupied[sign]:
-            height = cells[origin] * sign
+            height = mine[origin]
             row = capture[origin]
             for target in theirs:
                 move = row[target]
-                if move is not None and -cells[target] * sign <= move.count <= height:
+                if move is not None and -mine[target] <= move.count <= height:
                     moves.append(move)
         return moves
 
@@ -273,16 +292,16 @@ class DipoleBoard(Board[DipoleMove]):
         if self.material[WHITE] == 0 or self.material[BLACK] == 0:
             return []
         sign = self.turn
-        cells = self.cells
+        mine = self.heights_for[sign]
         forward = self._tables.forward[sign]
         exits = self._tables.exits[sign]
         moves: list[DipoleMove] = []
         append = moves.append
         for sq in self.occupied[sign]:
-            h = cells[sq] * sign
+            h = mine[sq]
             moves.extend(exits[sq][h])
             for target, _, basic, merge, _ in forward[sq][h]:
-                v = cells[target] * sign
+                v = mine[target]
                 if v == 0:
                     append(basic)
                 elif v > 0:
@@ -298,16 +317,16 @@ class DipoleBoard(Board[DipoleMove]):
         if kind == _PASS:
             return move == PASS and self.legal_moves() == [PASS]
         sign = self.turn
-        cells = self.cells
+        mine = self.heights_for[sign]
         origin, target, k = move.origin, move.target, move.count
-        if not 0 <= origin < len(cells) or cells[origin] * sign < k or k < 1:
+        if not 0 <= origin < len(mine) or mine[origin] < k or k < 1:
             return False
         if kind == _EXIT:
             return target == -1 and move in self._tables.exits[sign][origin][k]
-        if not 0 <= target < len(cells):
+        if not 0 <= target < len(mine):
             return False
         reach = self._tables.reach[sign][origin][target]  # d forward, -d the other ways, 0 off a line
-        v = cells[target] * sign  # >0 own, <0 enemy, seen from the mover
+        v = mine[target]  # >0 own, <0 enemy
         if kind == _CAPTURE:
             return (reach == k or reach == -k) and -k <= v < 0
         return reach == k and (v == 0 if kind == MoveKind.BASIC else v > 0)
@@ -323,92 +342,107 @@ class DipoleBoard(Board[DipoleMove]):
         if self.material[WHITE] == 0 or self.material[BLACK] == 0:
             return 0
         sign = self.turn
-        cells = self.cells
+        mine = self.heights_for[sign]
         tables = self._tables
         reach = tables.reach[sign]
         openings = tables.openings[sign]
         theirs = self.occupied[-sign]
         count = 0
         for sq in self.occupied[sign]:
-            h = cells[sq] * sign
+            h = mine[sq]
             count += openings[sq][h]
             row = reach[sq]
             for target in theirs:
                 d = row[target]
                 if d > 0:
-                    if d <= h and cells[target] * sign < -d:  # blocked by a taller enemy
+                    if d <= h and mine[target] < -d:  # blocked by a taller enemy
                         count -= 1
-                elif d and -d <= h and cells[target] * sign >= d:  # a capture backwards
+                elif d and -d <= h and mine[target] >= d:  # a capture backwards
                     count += 1
         return count or 1  # no move at all means the forced pass
 
     # -- make / unmake ---------------------------------------------------------------
     def push(self, move: DipoleMove) -> None:
         sign = self.turn
-        cells = self.cells
-        zobrist = self._zobrist
         key = self.key
         captured = 0
         kind = move.kind
         if kind != _PASS:
-            origin, k = move.origin, move.count
+            mine = self.heights_for[sign]
+            flipped = self.heights_for[-sign]  # kept the negative of mine, square by square
+            keys = self._keys_for[sign]
             own = self.occupied[sign]
-            old = cells[origin]
-            new = old - k * sign
-            cells[origin] = new
+            origin = move.origin
+            k = move.count
+            old = mine[origin]
+            new = old - k
+            mine[origin] = new
+            flipped[origin] = -new
             if new == 0:
                 own.remove(origin)
-            key ^= zobrist[origin][old] ^ zobrist[origin][new]
+            square_keys = keys[origin]
+            key ^= square_keys[old] ^ square_keys[new]
             self.rank_sum[sign] += move.climb
             if kind == _EXIT:
                 self.material[sign] -= k
             else:
                 target = move.target
-                old = cells[target]
+                old = mine[target]
                 if kind == _CAPTURE:
-                    captured = old
-                    new = k * sign
-                    self.material[-sign] += old * sign  # old is the enemy's (opposite-signed) height
-                    self.rank_sum[-sign] += old * sign * self._tables.rank[target]
+                    captured = -old
+                    new = k
+                    self.material[-sign] -= captured
+                    self.rank_sum[-sign] -= captured * self._rank[target]
                     self.occupied[-sign].remove(target)
                     insort(own, target)
                 else:
-                    new = old + k * sign
+                    new = old + k
                     if old == 0:
                         insort(own, target)
-                cells[target] = new
-                key ^= zobrist[target][old] ^ zobrist[target][new]
+                mine[target] = new
+                flipped[target] = -new
+                square_keys = keys[target]
+                key ^= square_keys[old] ^ square_keys[new]
         self._history.append((move, captured, self.key))
         self.key = key ^ BLACK_TO_MOVE
         self.turn = -sign
 
     def pop(self) -> DipoleMove:
+        move: DipoleMove
+        captured: int
+        key: int
         move, captured, key = self._history.pop()
         sign = -self.turn  # the side that made the move
         self.turn = sign
         self.key = key
         kind = move.kind
         if kind != _PASS:
-            cells = self.cells
+            mine = self.heights_for[sign]
+            flipped = self.heights_for[-sign]
             own = self.occupied[sign]
-            origin, k = move.origin, move.count
-            if cells[origin] == 0:
+            origin = move.origin
+            k = move.count
+            old = mine[origin]
+            if old == 0:
                 insort(own, origin)
-            cells[origin] += k * sign
+            mine[origin] = old + k
+            flipped[origin] = -old - k
             self.rank_sum[sign] -= move.climb
             if kind == _EXIT:
                 self.material[sign] += k
             else:
                 target = move.target
                 if kind == _CAPTURE:
-                    cells[target] = captured
-                    self.material[-sign] -= captured * sign
-                    self.rank_sum[-sign] -= captured * sign * self._tables.rank[target]
+                    mine[target] = -captured
+                    flipped[target] = captured
+                    self.material[-sign] += captured
+                    self.rank_sum[-sign] += captured * self._rank[target]
                     own.remove(target)
                     insort(self.occupied[-sign], target)
                 else:
-                    new = cells[target] - k * sign
-                    cells[target] = new
+                    new = mine[target] - k
+                    mine[target] = new
+                    flipped[target] = -new
                     if new == 0:
                         own.remove(target)
         return move
