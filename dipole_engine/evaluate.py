@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from operator import itemgetter
-from typing import Any
+from typing import Any, Final
 
 from .rules import Board, DipoleBoard
 from .rules.geometry import Geometry, geometry
@@ -101,13 +101,13 @@ def evaluate(board: Board[Any]) -> int:
 
 
 # -- Dipole ---------------------------------------------------------------------------------
-CHECKER = 100
-ADVANCE = 10
-TEMPO = 10
-THREAT_FIRST = 3   # the biggest threatened gain costs 1/THREAT_FIRST (we move first, can react)
-THREAT_SECOND = 2  # a second threat costs 1/THREAT_SECOND (one reply rarely saves both)
-MVV_SCALE = 64     # order value of a capture: MVV_SCALE * victim height - checkers moved
-_NO_CAPTURE = 1 << 30
+CHECKER: Final = 100
+ADVANCE: Final = 10
+TEMPO: Final = 10
+THREAT_FIRST: Final = 3   # the biggest threatened gain costs 1/THREAT_FIRST (we move first, can react)
+THREAT_SECOND: Final = 2  # a second threat costs 1/THREAT_SECOND (one reply rarely saves both)
+MVV_SCALE: Final = 64     # order value of a capture: MVV_SCALE * victim height - checkers moved
+_NO_CAPTURE: Final = 1 << 30
 
 
 @dataclass(frozen=True)

@@ -49,18 +49,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from operator import itemgetter
-from typing import Any
+from typing import Any, Final
 
 from .evaluate import GameHooks, register_game
 from .rules import ImpasseBoard, ImpasseMove
 from .tt import INFINITE, MATE_BOUND
 
-TRIP = 30
-ROW = 6
-SINGLE_TRIPS = 2
-DOUBLE_TRIPS = 3
-CLEAR = 15
-IMPASSE = 50
+TRIP: Final = 30
+ROW: Final = 6
+SINGLE_TRIPS: Final = 2
+DOUBLE_TRIPS: Final = 3
+CLEAR: Final = 15
+IMPASSE: Final = 50
 
 _first = itemgetter(0)
 

@@ -34,7 +34,7 @@ import select
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .evaluate import hooks_for
 from .rules import Board
@@ -53,25 +53,27 @@ from .tt import (
 
 Move = Any
 
-MAX_DEPTH = 64
-ASPIRATION_DEPTH = 4
-ASPIRATION_WINDOW = 40
-CHECK_EVERY = 256
+MAX_DEPTH: Final = 64
+ASPIRATION_DEPTH: Final = 4
+ASPIRATION_WINDOW: Final = 40
+CHECK_EVERY: Final = 256
 """Look at the clock and the stop flag every this many nodes (~2-3 ms at 100k nodes/s), and
 let other threads run: compiled (mypyc) code never gives up the interpreter lock by itself, so
 without that the protocol thread would wait for the whole search to answer ``isready``."""
-DELTA_MARGIN = 150
+DELTA_MARGIN: Final = 150
 """Quiescence skips a capture whose optimistic gain still leaves it this far below alpha."""
-LMR_MIN_DEPTH = 3
-LMR_FIRST_MOVE = 3
+LMR_MIN_DEPTH: Final = 3
+LMR_FIRST_MOVE: Final = 3
 """Moves searched before late move reductions start (TT move, best captures, killers)."""
-HISTORY_LIMIT = 1 << 20
-QS_MAX_PLIES = 6
+HISTORY_LIMIT: Final = 1 << 20
+QS_MAX_PLIES: Final = 6
 """Quiescence stands pat after this many tactical plies: in Dipole, captures in all directions
 and re-captures can chain on for dozens of plies, and without a cap a few positions explode."""
 
 # The stages of move generation at an inner node, after the TT move (see _search).
-_TACTICAL, _KILLERS, _QUIET = 0, 1, 2
+_TACTICAL: Final = 0
+_KILLERS: Final = 1
+_QUIET: Final = 2
 
 
 @dataclass(frozen=True)

@@ -29,26 +29,28 @@ entry is right wherever in the tree (at whatever ply) the position is met again.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
-MAX_PLY = 256
+MAX_PLY: Final = 256
 """No search line is ever longer than this (mate scores rely on it)."""
 
-MATE = 32000
-MATE_BOUND = MATE - MAX_PLY
+MATE: Final = 32000
+MATE_BOUND: Final = MATE - MAX_PLY
 """Scores at or beyond +-MATE_BOUND are mate scores; evaluations always stay inside."""
 
-INFINITE = MATE + 1
+INFINITE: Final = MATE + 1
 
-EXACT, LOWER, UPPER = 0, 1, 2
+EXACT: Final = 0
+LOWER: Final = 1
+UPPER: Final = 2
 
 Entry = tuple[int, int, int, int, Any, int]
 
-ENTRY_BYTES = 128
+ENTRY_BYTES: Final = 128
 """What one filled slot costs in CPython: the slot itself, the 6-tuple and its 64-bit key int
 (small ints and the moves are shared).  The Hash option is divided by this to size the table."""
 
-MIN_ENTRIES = 1024
+MIN_ENTRIES: Final = 1024
 
 
 def score_to_tt(score: int, ply: int) -> int:

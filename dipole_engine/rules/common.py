@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 Color = int
 """A side: ``WHITE`` (+1) or ``BLACK`` (-1).  The sign doubles as the sign of that side's
 stack heights on the board, which keeps the hot paths free of branches on colour."""
 
-WHITE: Color = 1
-BLACK: Color = -1
+WHITE: Final = 1
+BLACK: Final = -1
 COLOR_NAMES: dict[Color, str] = {WHITE: "White", BLACK: "Black"}
 
 

@@ -18,7 +18,7 @@ from bisect import insort
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from .base import Board, Variant, register_variants, variant_by_name
 from .common import (
@@ -71,7 +71,9 @@ class DipoleMove:
 
 
 PASS = DipoleMove(MoveKind.PASS, -1, -1, 0, "pass")
-_PASS, _EXIT, _CAPTURE = MoveKind.PASS, MoveKind.EXIT, MoveKind.CAPTURE  # read in push/pop
+_PASS: Final = MoveKind.PASS  # read in push/pop
+_EXIT: Final = MoveKind.EXIT
+_CAPTURE: Final = MoveKind.CAPTURE
 
 _FORWARD = {WHITE: ((0, 1), (1, 1), (-1, 1)), BLACK: ((0, -1), (1, -1), (-1, -1))}
 _ALL_DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))

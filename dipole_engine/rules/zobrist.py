@@ -1,4 +1,8 @@
-"""Zobrist keys shared by every game: one random 64-bit number per (square, signed height).
+"""Zobrist keys shared by every game: one random 60-bit number per (square, signed height).
+
+Sixty bits keep every key, and the XOR of any of them, a machine integer in the compiled
+build (mypyc's short ints hold 62 bits; wider ones take its slow, allocating path) and two
+30-bit digits in CPython, while two positions in one search still share a key about never.
 
 ``table[square][height]`` is indexed directly by the signed height: a list of ``2n+1``
 entries holds the positive heights 1..n at indexes 1..n and the negative heights -1..-n at
@@ -11,10 +15,12 @@ from __future__ import annotations
 
 import random
 from functools import cache
+from typing import Final
 
-BLACK_TO_MOVE = 0x9E3779B97F4A7C15
+KEY_BITS: Final = 60
+BLACK_TO_MOVE: Final = 0x9E3779B97F4A7C1
 
-_SEED = 20070901
+_SEED: Final = 20070901
 
 
 @cache
@@ -26,7 +32,7 @@ def zobrist_table(size: int, max_height: int) -> tuple[tuple[int, ...], ...]:
     rng = random.Random(_SEED * 1000 + size * 100 + max_height)
     table = []
     for _square in range(size):
-        keys = [rng.getrandbits(64) for _ in range(2 * max_height + 1)]
+        keys = [rng.getrandbits(KEY_BITS) for _ in range(2 * max_height + 1)]
         keys[0] = 0
         table.append(tuple(keys))
     return tuple(table)
