@@ -51,10 +51,11 @@ class GameHooks:
 
     * ``evaluate()``: the static score for the side to move, strictly inside +-MATE_BOUND.
     * ``quiesce(alpha=-INFINITE, beta=INFINITE)``: ``(stand_pat, tactical)`` in one go, for a
-      quiescence node with the window ``(alpha, beta)``.  ``stand_pat`` is ``evaluate()``
-      whenever that is above ``alpha``; otherwise it may be any value from ``evaluate()`` up to
-      ``alpha`` (terms that only lower the score are left out when the score is below the
-      window without them: they cannot change the result).  ``tactical`` lists the moves
+      quiescence node with the window ``(alpha, beta)``.  ``stand_pat`` is ``evaluate()`` when
+      that lies inside the window; at or below ``alpha`` it may be any value from
+      ``evaluate()`` up to ``alpha``, at or above ``beta`` any value from ``beta`` up to
+      ``evaluate()`` (fail-soft bounds): terms that cannot move the score across the window
+      are not worked out.  ``tactical`` lists the moves
       quiescence search plays as ``(gain, move)`` pairs, largest gain first; ``gain`` is an
       estimate (>= 0) of the score the move wins, used to skip hopeless ones (delta pruning).
       ``tactical`` is left empty, and not worked out, when ``stand_pat`` is ``beta`` or more:
@@ -172,11 +173,35 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
         if score > alpha:
             # Their threats, which only lower the score: pairs of our stack and theirs on a
             # line at a distance d with ours <= d <= theirs (d is 0 off a line, and no
-            # height is 0).
+            # height is 0).  Only our stacks no taller than their tallest can be captured, and
+            # the threats cost at most what losing the two most valuable of those would: when
+            # even that leaves the score at beta or more, the search stands pat whatever the
+            # threats are, so they are not worked out (most quiescence nodes).
             our_worth = worth_for[sign]
+            tallest = 0
+            for a in theirs:
+                if -mine[a] > tallest:
+                    tallest = -mine[a]
+            first = second = 0
+            for v in ours:
+                height = mine[v]
+                if height <= tallest:
+                    worth = our_worth[v][height]
+                    if worth > second:
+                        if worth > first:
+                            second = first
+                            first = worth
+                        else:
+                            second = worth
+            most = first // THREAT_FIRST + second // THREAT_SECOND
+            if score - most >= beta:
+                score -= most
+                return (score if score <= limit else limit), []
             gains: list[int] = []
             for v in ours:
                 height = mine[v]
+                if height > tallest:
+                    continue
                 row = distance[v]
                 smallest = _NO_CAPTURE  # their smallest capture of v: the cheapest to lose on a retake
                 for a in theirs:
