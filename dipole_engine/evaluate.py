@@ -180,7 +180,7 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
             our_worth = worth_for[sign]
             tallest = 0
             for a in theirs:
-                if -mine[a] > tallest:
+                if -mine[a] > tallest:  # noqa: PLR1730  (hot path: a test is cheaper than max())
                     tallest = -mine[a]
             first = second = 0
             for v in ours:
