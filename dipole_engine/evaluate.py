@@ -63,9 +63,9 @@ class GameHooks:
       For Dipole: the captures, each worth the captured stack less the checkers moved when
       the enemy can retake them on the landing square; captures that lose are left out.
       For Impasse: the moves that take a checker off (bear-offs, impasse removals).
-    * ``tactical_moves()``: the legal tactical moves as ``(value, move)`` pairs, largest value
-      (search earliest) first, every value > 0: Dipole's captures, biggest victim then
-      smallest attacker first; Impasse's moves that take checkers off.
+    * ``tactical_moves()``: the legal tactical moves, the most promising (search earliest)
+      first: Dipole's captures, biggest victim then smallest attacker first; Impasse's moves
+      that take checkers off, biggest gain first.
     * ``quiet_moves()``: every other legal move, except a forced pass (``legal_moves()``
       names that).  The search asks for them only when no tactical move has refuted the
       position, so most nodes that fail high never generate them.
@@ -74,7 +74,7 @@ class GameHooks:
 
     evaluate: Callable[[], int]
     quiesce: Callable[[int, int], tuple[int, list[tuple[int, Move]]]]
-    tactical_moves: Callable[[], list[tuple[int, Move]]]
+    tactical_moves: Callable[[], list[Move]]
     quiet_moves: Callable[[], list[Move]]
     is_legal: Callable[[Move], bool]
 
@@ -255,12 +255,14 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
     def evaluate() -> int:
         return quiesce(-INFINITE, INFINITE)[0]
 
-    def tactical_moves() -> list[tuple[int, Move]]:
+    def tactical_moves() -> list[Move]:
+        captures = board.capture_moves()
+        if len(captures) < 2:
+            return captures
         mine = board.heights_for[board.turn]
-        moves = [(-mine[m.target] * MVV_SCALE - m.count, m) for m in board.capture_moves()]
-        if len(moves) > 1:
-            moves.sort(key=_first, reverse=True)
-        return moves
+        ranked = [(-mine[m.target] * MVV_SCALE - m.count, m) for m in captures]
+        ranked.sort(key=_first, reverse=True)
+        return [m for _, m in ranked]
 
     return GameHooks(evaluate, quiesce, tactical_moves, board.quiet_moves, board.is_legal)
 

@@ -217,12 +217,12 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
             generated[2] = [move for move in moves if not move.removed]
         return generated
 
-    def tactical_moves() -> list[tuple[int, Any]]:
+    def tactical_moves() -> list[Any]:
         sign = board.turn
-        tactical = [(max(1, gain(move, sign)), move) for move in generate()[1] if move.removed]
-        if len(tactical) > 1:
-            tactical.sort(key=_first, reverse=True)
-        return tactical
+        ranked = [(gain(move, sign), move) for move in generate()[1] if move.removed]
+        if len(ranked) > 1:
+            ranked.sort(key=_first, reverse=True)
+        return [move for _, move in ranked]
 
     def quiet_moves() -> list[Any]:
         return list(generate()[2])

@@ -417,7 +417,7 @@ class Searcher:
         reduce_ok = not pv_node and depth >= LMR_MIN_DEPTH
         for stage in (_TACTICAL, _KILLERS, _QUIET):
             if stage == _TACTICAL:
-                moves = [move for _, move in self._tactical_moves()]
+                moves = self._tactical_moves()
                 tactical_found = bool(moves)
             elif stage == _KILLERS:
                 is_legal = self._is_legal
