@@ -367,46 +367,49 @@ class DipoleBoard(Board[DipoleMove]):
     def push(self, move: DipoleMove) -> None:
         sign = self.turn
         key = self.key
-        captured = 0
         kind = move.kind
-        if kind != _PASS:
-            mine = self.heights_for[sign]
-            flipped = self.heights_for[-sign]  # kept the negative of mine, square by square
-            keys = self._keys_for[sign]
-            own = self.occupied[sign]
-            origin = move.origin
-            k = move.count
-            old = mine[origin]
-            new = old - k
-            mine[origin] = new
-            flipped[origin] = -new
-            if new == 0:
-                own.remove(origin)
-            square_keys = keys[origin]
-            key ^= square_keys[old] ^ square_keys[new]
-            self.rank_sum[sign] += move.climb
-            if kind == _EXIT:
-                self.material[sign] -= k
+        if kind == _PASS:
+            self._history.append((move, 0, key))
+            self.key = key ^ BLACK_TO_MOVE
+            self.turn = -sign
+            return
+        mine = self.heights_for[sign]
+        flipped = self.heights_for[-sign]  # kept the negative of mine, square by square
+        keys = self._keys_for[sign]
+        origin = move.origin
+        k = move.count
+        old = mine[origin]
+        new = old - k
+        mine[origin] = new
+        flipped[origin] = -new
+        if new == 0:
+            self.occupied[sign].remove(origin)
+        square_keys = keys[origin]
+        new_key = key ^ square_keys[old] ^ square_keys[new] ^ BLACK_TO_MOVE
+        self.rank_sum[sign] += move.climb
+        if kind == _EXIT:
+            self.material[sign] -= k
+            self._history.append((move, 0, key))
+        else:
+            target = move.target
+            old = mine[target]  # >0 own, <0 enemy
+            if old < 0:  # a capture: the enemy stack goes, ours of k checkers takes its square
+                self.material[-sign] += old
+                self.rank_sum[-sign] += old * self._rank[target]
+                self.occupied[-sign].remove(target)
+                insort(self.occupied[sign], target)
+                new = k
+                self._history.append((move, -old, key))
             else:
-                target = move.target
-                old = mine[target]
-                if kind == _CAPTURE:
-                    captured = -old
-                    new = k
-                    self.material[-sign] -= captured
-                    self.rank_sum[-sign] -= captured * self._rank[target]
-                    self.occupied[-sign].remove(target)
-                    insort(own, target)
-                else:
-                    new = old + k
-                    if old == 0:
-                        insort(own, target)
-                mine[target] = new
-                flipped[target] = -new
-                square_keys = keys[target]
-                key ^= square_keys[old] ^ square_keys[new]
-        self._history.append((move, captured, self.key))
-        self.key = key ^ BLACK_TO_MOVE
+                if old == 0:
+                    insort(self.occupied[sign], target)
+                new = old + k
+                self._history.append((move, 0, key))
+            mine[target] = new
+            flipped[target] = -new
+            square_keys = keys[target]
+            new_key ^= square_keys[old] ^ square_keys[new]
+        self.key = new_key
         self.turn = -sign
 
     def pop(self) -> DipoleMove:
