@@ -147,21 +147,26 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
     def scan() -> tuple[int, bool, bool]:
         """(score for the side to move, whether it is at an impasse, whether it can bear off)."""
         cells = board.cells
-        get = cells.__getitem__
         sign = board.turn
         score = 0
         mobile = [False, False, False]  # indexed by colour: has a slide or a transpose
         bear = False                    # the side to move has a bear-off
         for color in (1, -1):
-            double = 2 * color
+            # (No products with the colour: a negative operand takes the compiled build's
+            # slow path for *.)
+            double = color + color
+            clear = CLEAR if color > 0 else -CLEAR
             moves_now = color == sign
             is_mobile = False
             for sq in board.occupied[color]:
                 h = cells[sq]
                 score += value[sq][h]
                 for ray in goal_rays[sq][h]:
-                    if not any(map(get, ray)):
-                        score += CLEAR * color
+                    for t in ray:
+                        if cells[t]:
+                            break
+                    else:  # nothing on the way to the goal row
+                        score += clear
                         is_mobile = True
                         if moves_now and h == double:
                             bear = True
@@ -180,8 +185,9 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
                             break
             mobile[color] = is_mobile
         if not mobile[-sign]:
-            score -= IMPASSE * sign
-        score *= sign
+            score -= IMPASSE if sign > 0 else -IMPASSE
+        if sign < 0:
+            score = -score
         if score > limit:
             score = limit
         elif score < -limit:
@@ -190,7 +196,27 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
 
     def gain(move: ImpasseMove, sign: int) -> int:
         """The change of the material and distance terms a move makes, for its mover."""
-        return max(0, sum(value[sq][after] - value[sq][before] for sq, before, after in move.changes) * sign)
+        change = 0
+        for sq, before, after in move.changes:
+            change += value[sq][after] - value[sq][before]
+        if sign < 0:
+            change = -change
+        return change if change > 0 else 0
+
+    # Quiescence and the search ask for the tactical moves, then (unless one of them refutes
+    # the position) for killers' legality and the quiet moves, all in one position: one
+    # generation serves them all, kept with the key of the position it belongs to.
+    generated_key = [-1]                # the key of the position generated last
+    generated: list[list[ImpasseMove]] = [[], []]  # its legal moves, and the quiet ones
+
+    def generate() -> list[list[ImpasseMove]]:
+        key = board.key
+        if generated_key[0] != key:
+            moves = board.legal_moves()
+            generated_key[0] = key
+            generated[0] = moves
+            generated[1] = [move for move in moves if not move.removed]
+        return generated
 
     def evaluate() -> int:
         return scan()[0]
@@ -200,35 +226,25 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
         if score >= beta or not (at_impasse or bear):
             return score, []
         sign = board.turn
-        tactical = [(gain(move, sign), move) for move in board.legal_moves() if move.removed]
+        tactical = [(gain(move, sign), move) for move in generate()[0] if move.removed]
         tactical.sort(key=_first, reverse=True)
         return score, tactical
 
-    # The search asks for the tactical moves, then (unless one of them refutes the position)
-    # for killers' legality and the quiet moves, all in one position: one generation serves
-    # all three, kept with the key of the position it belongs to.
-    generated: list[Any] = [None, [], []]  # [key, every legal move, the quiet ones]
-
-    def generate() -> list[Any]:
-        if generated[0] != board.key:
-            moves = board.legal_moves()
-            generated[0] = board.key
-            generated[1] = moves
-            generated[2] = [move for move in moves if not move.removed]
-        return generated
-
     def tactical_moves() -> list[Any]:
         sign = board.turn
-        ranked = [(gain(move, sign), move) for move in generate()[1] if move.removed]
+        ranked = [(gain(move, sign), move) for move in generate()[0] if move.removed]
         if len(ranked) > 1:
             ranked.sort(key=_first, reverse=True)
         return [move for _, move in ranked]
 
     def quiet_moves() -> list[Any]:
-        return list(generate()[2])
+        return list(generate()[1])
 
     def is_legal(move: Any) -> bool:
-        return any(legal is move for legal in generate()[1])
+        for legal in generate()[0]:
+            if legal is move:
+                return True
+        return False
 
     return GameHooks(evaluate, quiesce, tactical_moves, quiet_moves, is_legal)
 

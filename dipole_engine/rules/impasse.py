@@ -286,6 +286,8 @@ class ImpasseBoard(Board[ImpasseMove]):
         self.turn = -self.turn
 
     def pop(self) -> ImpasseMove:
+        move: ImpasseMove
+        key: int
         move, key = self._history.pop()
         self.turn = -self.turn
         self.key = key
