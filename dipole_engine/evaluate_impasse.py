@@ -206,17 +206,15 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
     # Quiescence and the search ask for the tactical moves, then (unless one of them refutes
     # the position) for killers' legality and the quiet moves, all in one position: one
     # generation serves them all, kept with the key of the position it belongs to.
-    generated_key = [-1]                # the key of the position generated last
-    generated: list[list[ImpasseMove]] = [[], []]  # its legal moves, and the quiet ones
+    generated_key = [-1]                         # the key of the position generated last
+    generated: list[list[ImpasseMove]] = [[]]    # and its legal moves
 
-    def generate() -> list[list[ImpasseMove]]:
+    def legal() -> list[ImpasseMove]:
         key = board.key
         if generated_key[0] != key:
-            moves = board.legal_moves()
+            generated[0] = board.legal_moves()
             generated_key[0] = key
-            generated[0] = moves
-            generated[1] = [move for move in moves if not move.removed]
-        return generated
+        return generated[0]
 
     def evaluate() -> int:
         return scan()[0]
@@ -226,23 +224,23 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
         if score >= beta or not (at_impasse or bear):
             return score, []
         sign = board.turn
-        tactical = [(gain(move, sign), move) for move in generate()[0] if move.removed]
+        tactical = [(gain(move, sign), move) for move in legal() if move.removed]
         tactical.sort(key=_first, reverse=True)
         return score, tactical
 
     def tactical_moves() -> list[Any]:
         sign = board.turn
-        ranked = [(gain(move, sign), move) for move in generate()[0] if move.removed]
+        ranked = [(gain(move, sign), move) for move in legal() if move.removed]
         if len(ranked) > 1:
             ranked.sort(key=_first, reverse=True)
         return [move for _, move in ranked]
 
     def quiet_moves() -> list[Any]:
-        return list(generate()[1])
+        return [move for move in legal() if not move.removed]
 
     def is_legal(move: Any) -> bool:
-        for legal in generate()[0]:
-            if legal is move:
+        for known in legal():
+            if known is move:
                 return True
         return False
 

@@ -84,10 +84,14 @@ class _Tables:
     ``single_rays[color][sq]`` and ``double_rays[color][sq]`` list, per diagonal direction the
     stack may slide in (forward for a single, backward for a double), ``(target, plain)`` for
     the squares along it, nearest first.  ``plain`` is the finished slide to ``target`` when it
-    needs no bear-off or crown, provided no single of ``color`` waits on its furthest row: a
-    single not reaching the furthest row, a double not reaching the nearest row; it is None
-    where the slide must be finished against the position.  ``transpose_to[color][sq]`` lists the squares diagonally adjacent to ``sq``
-    one row nearer to ``color`` (where a double on ``sq`` finds the single it transposes onto).
+    needs no crown, provided no single of ``color`` waits on its furthest row: any slide of a
+    double (reaching its nearest row, it bears off its top checker), a single's slide short of
+    the furthest row; it is None where the slide must be finished against the position (a
+    single reaching the furthest row).  ``transpose_to[color][sq]`` lists ``(target, plain)``
+    for the squares diagonally adjacent to ``sq`` one row nearer to ``color`` (where a double
+    on ``sq`` finds the single it transposes onto), ``plain`` being the finished transpose
+    under the same proviso, or None when ``sq`` is on the furthest row (the single left there
+    waits for a crown).
     ``near_rank``/``far_rank`` are each side's nearest and furthest ranks; ``far_row`` its dark
     squares on the furthest rank.  ``moves`` holds every move built so far, keyed by its whole
     effect, so that the same move in the same position is always the same object (as in Dipole:
@@ -95,6 +99,8 @@ class _Tables:
     """
 
     def __init__(self, geom: Geometry) -> None:
+        self.geometry = geom
+
         def ray(sq: int, df: int, dr: int) -> tuple[int, ...]:
             file, rank = geom.file_of(sq) + df, geom.rank_of(sq) + dr
             squares = []
@@ -105,7 +111,7 @@ class _Tables:
 
         self.single_rays: dict[Color, list[tuple[tuple[SlideEntry, ...], ...]]] = {}
         self.double_rays: dict[Color, list[tuple[tuple[SlideEntry, ...], ...]]] = {}
-        self.transpose_to: dict[Color, list[tuple[int, ...]]] = {}
+        self.transpose_to: dict[Color, list[tuple[SlideEntry, ...]]] = {}
         self.near_rank = {WHITE: 0, BLACK: geom.height - 1}
         self.far_rank = {WHITE: geom.height - 1, BLACK: 0}
         self.far_row: dict[Color, tuple[int, ...]] = {}
@@ -119,28 +125,48 @@ class _Tables:
                 for target in squares:
                     plain = None
                     if geom.rank_of(target) != stop_rank:
-                        changes = ((sq, height * color, 0), (target, 0, height * color))
-                        text = f"{geom.name(sq)}-{geom.name(target)}"
-                        plain = ImpasseMove(ImpasseMoveKind.SLIDE, sq, target, -1, text, changes, 0)
-                        self.moves[(ImpasseMoveKind.SLIDE, sq, target, -1, changes)] = plain
+                        plain = self.plain(ImpasseMoveKind.SLIDE, sq, target,
+                                           ((sq, height * color, 0), (target, 0, height * color)))
+                    elif height == 2:  # a bear-off: the double leaves a single on its nearest row
+                        plain = self.plain(ImpasseMoveKind.SLIDE, sq, target, ((sq, 2 * color, 0), (target, 0, color)))
                     entries.append((target, plain))
                 if entries:
                     rays.append(tuple(entries))
             return tuple(rays)
 
+        def transposes(color: Color, sq: int, targets: tuple[int, ...]) -> tuple[SlideEntry, ...]:
+            if geom.rank_of(sq) == self.far_rank[color]:  # the single left behind waits for a crown
+                return tuple((target, None) for target in targets)
+            entries = []
+            for target in targets:
+                landed = color if geom.rank_of(target) == self.near_rank[color] else 2 * color  # bear-off or not
+                entries.append((target, self.plain(ImpasseMoveKind.TRANSPOSE, sq, target,
+                                                   ((sq, 2 * color, color), (target, color, landed)))))
+            return tuple(entries)
+
         for color in (WHITE, BLACK):
             size = geom.size
             singles: list[tuple[tuple[SlideEntry, ...], ...]] = [()] * size
             doubles: list[tuple[tuple[SlideEntry, ...], ...]] = [()] * size
-            transposes: list[tuple[int, ...]] = [()] * size
+            transpose_to: list[tuple[SlideEntry, ...]] = [()] * size
             for sq in geom.dark_squares:
                 singles[sq] = slides(color, sq, 1, self.far_rank[color])
                 doubles[sq] = slides(color, sq, 2, self.near_rank[color])
-                transposes[sq] = tuple(r[0][0] for r in doubles[sq])
+                transpose_to[sq] = transposes(color, sq, tuple(r[0][0] for r in doubles[sq]))
             self.single_rays[color] = singles
             self.double_rays[color] = doubles
-            self.transpose_to[color] = transposes
+            self.transpose_to[color] = transpose_to
             self.far_row[color] = tuple(sq for sq in geom.dark_squares if geom.rank_of(sq) == self.far_rank[color])
+
+
+    def plain(self, kind: ImpasseMoveKind, origin: int, target: int, changes: tuple[Change, ...]) -> ImpasseMove:
+        """The move of ``kind`` from ``origin`` to ``target`` making ``changes`` with no crown,
+        built once (the same object ``ImpasseBoard._make`` finds for it)."""
+        separator = _SEPARATOR[kind]
+        text = f"{self.geometry.name(origin)}{separator}{self.geometry.name(target)}"
+        removed = sum(abs(before) - abs(after) for _, before, after in changes)
+        move = ImpasseMove(kind, origin, target, -1, text, changes, removed)
+        return self.moves.setdefault((kind, origin, target, -1, changes), move)
 
 
 @cache
@@ -209,10 +235,13 @@ class ImpasseBoard(Board[ImpasseMove]):
                         landed = s if target // width == near else stack
                         self._finish(moves, ImpasseMoveKind.SLIDE, sq, target, {sq: 0, target: landed})
             if not single:
-                for target in tables.transpose_to[s][sq]:
+                for target, plain in tables.transpose_to[s][sq]:
                     if cells[target] == s:
-                        landed = s if target // width == near else 2 * s
-                        self._finish(moves, ImpasseMoveKind.TRANSPOSE, sq, target, {sq: s, target: landed})
+                        if plain is not None and plain_ok:
+                            moves.append(plain)
+                        else:
+                            landed = s if target // width == near else 2 * s
+                            self._finish(moves, ImpasseMoveKind.TRANSPOSE, sq, target, {sq: s, target: landed})
         if not moves:  # the impasse rule
             for sq in own:
                 self._finish(moves, ImpasseMoveKind.REMOVE, sq, -1, {sq: cells[sq] - s})
