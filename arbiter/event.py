@@ -58,25 +58,9 @@ from .errors import ArbiterError
 from .files import SQLITE_MAGIC, is_sqlite_file
 from .game import GameJob, RefereeSettings
 from .openings import Opening
-from .records import GameRecord, MoveRecord, MoveSource, Termination
+from .records import GameOutcome, GameRecord, MoveRecord, MoveSource, Termination
 from .sprt import SprtParams
 from .timecontrol import Clock, SearchLimits
-
-
-@dataclass(frozen=True)
-class GameOutcome:
-    """A finished game without its moves: who played which colour, the result, and why."""
-
-    number: int
-    white: str
-    black: str
-    result: str
-    termination: Termination
-
-    @classmethod
-    def of(cls, record: GameRecord) -> GameOutcome:
-        return cls(record.number, record.white, record.black, record.result, record.termination)
-
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x44504C41  # "DPLA": what PRAGMA application_id says in our databases
@@ -584,40 +568,63 @@ class EventStore:
         except sqlite3.DatabaseError as error:
             raise self._damaged(error) from None
 
-    def outcomes(self) -> list[GameOutcome]:
-        """Every finished game's players and result, by game number, without reading a move:
-        what ratings need, in memory that grows with the games, not with the moves played;
-        EventError (one line) if they are damaged."""
+    def changes(self) -> tuple[int, int]:
+        """A value that changes whenever another connection commits to the database (SQLite's
+        ``data_version``) and the count of finished games: what a reader polls to learn that
+        the event moved on, without reading a game."""
         try:
             with self._lock:
-                rows = self._db.execute("SELECT number, white, black, result, termination FROM games ORDER BY number")
-                return [GameOutcome(number, white, black, result, Termination[termination])
-                        for number, white, black, result, termination in rows]
+                version = self._db.execute("PRAGMA data_version").fetchone()[0]
+                count = self._db.execute("SELECT count(*) FROM games").fetchone()[0]
+                return version, count
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
+
+    def outcomes(self) -> list[GameOutcome]:
+        """Every finished game's players, result and length, by game number, without reading a
+        move: what standings, ratings, the SPRT and the knockout/Swiss plans need, in memory
+        that grows with the games, not with the moves played; EventError (one line) if they
+        are damaged."""
+        try:
+            with self._lock:
+                rows = self._db.execute("SELECT number, white, black, result, termination, reason, plies, finished "
+                                        "FROM games ORDER BY number")
+                return [GameOutcome(number, white, black, result, Termination[termination], reason, plies, finished)
+                        for number, white, black, result, termination, reason, plies, finished in rows]
         except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as error:
             raise self._damaged(error) from None
 
     def records(self, numbers: Iterable[int] | None = None) -> list[GameRecord]:
-        """The finished games (all, or those ``numbers``), by game number; EventError (one
-        line) if they are damaged."""
+        """The finished games (all, or those ``numbers``; a number not finished is left out),
+        by game number, with their moves; EventError (one line) if they are damaged.  Given
+        ``numbers``, only those games and their moves are read."""
         try:
             return self._read_records(numbers)
         except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as error:
             raise self._damaged(error) from None
 
     def _read_records(self, numbers: Iterable[int] | None) -> list[GameRecord]:
+        # The numbers go in as one JSON array (json_each): a list of any length is one bound
+        # parameter (SQLite caps their count), and both lookups go through the primary keys.
+        only_moves = only_games = ""
+        parameters: tuple[str, ...] = ()
+        if numbers is not None:
+            parameters = (json.dumps(sorted(set(numbers))),)
+            only_moves = "WHERE game IN (SELECT value FROM json_each(?))"
+            only_games = "WHERE number IN (SELECT value FROM json_each(?))"
         with self._lock:
             moves: dict[int, list[MoveRecord]] = {}
             for game, text, source, cp, mate, depth, time in self._db.execute(
-                    "SELECT game, text, source, score_cp, score_mate, depth, time FROM moves ORDER BY game, ply"):
+                    f"SELECT game, text, source, score_cp, score_mate, depth, time FROM moves {only_moves} "
+                    "ORDER BY game, ply", parameters):
                 moves.setdefault(game, []).append(MoveRecord(text, MoveSource(source), cp, mate, depth, time))
             rows = self._db.execute(
                 "SELECT number, white, black, variant, fen, result, termination, reason, white_tc, black_tc, "
-                "opening, event, site, date FROM games ORDER BY number").fetchall()
-        wanted = None if numbers is None else set(numbers)
+                f"opening, event, site, date FROM games {only_games} ORDER BY number",
+                parameters).fetchall()
         return [
             GameRecord(number, white, black, variant, fen, tuple(moves.get(number, ())), result,
                        Termination[termination], reason, white_tc, black_tc, opening, event, site, date)
             for (number, white, black, variant, fen, result, termination, reason, white_tc, black_tc,
                  opening, event, site, date) in rows
-            if wanted is None or number in wanted
         ]

@@ -7,7 +7,7 @@ they are the same whichever game or variant was played.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 WHITE_WINS = "1-0"
@@ -127,3 +127,24 @@ class GameRecord:
     def finished_line(self) -> str:
         """cutechess-cli's line: ``Finished game 7 (alpha vs beta): 1-0 {Black loses on time}``."""
         return f"Finished game {self.number} ({self.white} vs {self.black}): {self.result} {{{self.reason}}}"
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """A finished game without its moves: who played which colour, the result and why, and
+    its length.  ``finished`` is when the event database recorded it (None for a game that
+    does not come from one); two outcomes of the same game are equal whenever it was recorded."""
+
+    number: int
+    white: str
+    black: str
+    result: str
+    termination: Termination
+    reason: str
+    plies: int
+    finished: str | None = field(default=None, compare=False)
+
+    @classmethod
+    def of(cls, record: GameRecord) -> GameOutcome:
+        return cls(record.number, record.white, record.black, record.result, record.termination, record.reason,
+                   record.plies)

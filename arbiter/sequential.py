@@ -1,6 +1,7 @@
 """Running an SPRT during an event: which finished games count, and when the test is decided.
 
-:class:`SprtMonitor` feeds an :class:`~arbiter.sprt.SprtState` from finished game records.  The
+:class:`SprtMonitor` feeds an :class:`~arbiter.sprt.SprtState` from finished games' results
+(whole records, or the outcomes an event database gives without the moves).  The
 test is on colour-reversed pairs, and pairs count strictly in schedule order: a pair is added
 only once it and every pair scheduled before it have both games finished.  With several games
 played at once, games may finish out of order, and the games beyond the counted prefix (or
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .records import BLACK_WINS, WHITE_WINS, GameRecord
+from .records import BLACK_WINS, WHITE_WINS, GameOutcome, GameRecord
 from .sprt import SprtParams, SprtState, pair_score
 
 
@@ -30,23 +31,24 @@ class SprtMonitor:
         self.engine = engine
         self.pairs = list(pairs)
         self._next = 0  # index of the first pair not yet counted (or passed over)
-        self._records: dict[int, GameRecord] = {}
+        self._waiting: dict[int, GameOutcome] = {}  # finished games of pairs not yet counted
         self.skipped = 0  # pairs passed over because a game of theirs has no result
 
     @property
     def decision(self) -> str | None:
         return self.state.decision
 
-    def add(self, record: GameRecord) -> str | None:
-        """Take a finished game; returns the decision when this game brings it (else None)."""
+    def add(self, record: GameRecord | GameOutcome) -> str | None:
+        """Take a finished game; returns the decision when this game brings it (else None).
+        Only its result is kept until its pair is counted, never its moves."""
         if self.state.decision is not None:
             return None
-        self._records[record.number] = record
+        self._waiting[record.number] = record if isinstance(record, GameOutcome) else GameOutcome.of(record)
         while self.state.decision is None and self._next < len(self.pairs):
             first, second = self.pairs[self._next]
-            if first not in self._records or second not in self._records:
+            if first not in self._waiting or second not in self._waiting:
                 break
-            games = (self._records.pop(first), self._records.pop(second))
+            games = (self._waiting.pop(first), self._waiting.pop(second))
             if all(game.result in (WHITE_WINS, BLACK_WINS) for game in games):
                 self.state.add_pair(pair_score(games, self.engine))
             else:

@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from .records import BLACK_WINS, WHITE_WINS, GameRecord
+from .records import BLACK_WINS, WHITE_WINS, GameOutcome, GameRecord
 
 Z_95 = 1.959963984540054  # the two-sided 95% quantile of the normal distribution
 
@@ -122,7 +122,8 @@ class MatchStats:
         self.terminations: Counter[str] = Counter()
         self.unfinished = 0
 
-    def add(self, record: GameRecord) -> None:
+    def add(self, record: GameRecord | GameOutcome) -> None:
+        """Count a finished game; its result is all that is read (never its moves)."""
         self.terminations[record.termination.label] += 1
         if record.result not in (WHITE_WINS, BLACK_WINS):
             self.unfinished += 1

@@ -144,13 +144,13 @@ class Tournament(RecordedRun):
         self.stats = MatchStats(self.names)
         self.sprt = (SprtMonitor(config.sprt, self.names[0], colour_reversed_pairs(store.schedule))
                      if config.sprt is not None else None)
-        earlier = store.records()
-        for record in earlier:
-            self.stats.add(record)
+        earlier = store.outcomes()  # the results of earlier runs' games: their moves are not read
+        for outcome in earlier:
+            self.stats.add(outcome)
             if self.sprt is not None:
-                self.sprt.add(record)
+                self.sprt.add(outcome)
         self.finished_before = len(earlier)
-        self.results = {record.number: record.result for record in earlier}
+        self.results = {outcome.number: outcome.result for outcome in earlier}
         self.shape = EventShape(config.format, tuple(self.names), config.rounds, config.games_per_pairing,
                                 len(config.openings))
         self._stage = threading.Condition()

@@ -1,8 +1,11 @@
 """What the event database costs: committing one finished game (its row and every move, one
 transaction, WAL with synchronous=FULL as the arbiter uses it, and NORMAL for comparison),
-reading every game back, and exporting them as PGN.
+reading every game back, and exporting them as PGN; and what ``resume`` costs before it plays
+on: rebuilding the standings, the SPRT and the results of an event of ``--resume-games``
+finished games (from their outcomes: peak Python memory by tracemalloc, and time), beside
+reading every one of those games with its moves (what resume read before).
 
-    python benchmarks/event_bench.py [--games 300] [--dir DIR]
+    python benchmarks/event_bench.py [--games 300] [--resume-games 9000] [--dir DIR]
 
 The games are whole random games of legal moves, annotated as the arbiter annotates them
 (about 40-80 plies each).  ``--dir`` puts the databases on the disk you want to measure
@@ -12,12 +15,17 @@ The games are whole random games of legal moves, annotated as the arbiter annota
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import io
 import random
 import sqlite3
 import statistics
 import tempfile
 import time
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from arbiter.engines import EngineSpec
 from arbiter.event import EventConfig, EventStore
@@ -32,8 +40,9 @@ from arbiter.records import (
     MoveSource,
     Termination,
 )
+from arbiter.sprt import SprtParams
 from arbiter.timecontrol import SearchLimits, TimeControl
-from arbiter.tournament import make_schedule
+from arbiter.tournament import Tournament, make_schedule
 from dipole_engine.rules import WHITE, new_board
 
 
@@ -52,11 +61,15 @@ def random_record(number: int, rng: random.Random) -> GameRecord:
                       "Black has no checkers left", "10+0.1", "10+0.1", "start position", "bench")
 
 
-def measure(directory: Path, games: int, synchronous: str) -> tuple[list[float], float, float]:
+def bench_config(games: int, sprt: SprtParams | None = None) -> EventConfig:
     limits = SearchLimits(TimeControl(0, 10.0, 0.1))
-    config = EventConfig("round-robin", "dipole", (EngineSpec("alpha", ("alpha",), limits),
-                                                   EngineSpec("beta", ("beta",), limits)),
-                         1, games, (START,), "start", RefereeSettings(event="bench"))
+    return EventConfig("round-robin", "dipole", (EngineSpec("alpha", ("alpha",), limits),
+                                                 EngineSpec("beta", ("beta",), limits)),
+                       1, games, (START,), "start", RefereeSettings(event="bench"), sprt=sprt)
+
+
+def measure(directory: Path, games: int, synchronous: str) -> tuple[list[float], float, float]:
+    config = bench_config(games)
     path = directory / f"bench-{synchronous.lower()}.db"
     store = EventStore.create(str(path), config, make_schedule("round-robin", 2, 1, games, 1))
     store._db.execute(f"PRAGMA synchronous={synchronous}")  # the benchmark's one reach inside
@@ -78,9 +91,39 @@ def measure(directory: Path, games: int, synchronous: str) -> tuple[list[float],
     return costs, read, export
 
 
+def peak(call: Callable[[], Any]) -> tuple[float, float]:
+    """The peak Python memory (MB, tracemalloc) ``call()`` takes, and its seconds (timed in a
+    second call, without tracemalloc's overhead)."""
+    tracemalloc.start()
+    call()
+    memory = tracemalloc.get_traced_memory()[1] / 1e6
+    tracemalloc.stop()
+    started = time.perf_counter()
+    call()
+    return memory, time.perf_counter() - started
+
+
+def measure_resume(directory: Path, games: int) -> tuple[float, float, float, float, int]:
+    """Resume's rebuild of an event of ``games`` finished games (a 2-engine SPRT match), and
+    reading them all with their moves; the moves stored."""
+    config = bench_config(games, SprtParams.parse("elo0=0 elo1=5 alpha=0.05 beta=0.05"))
+    store = EventStore.create(str(directory / "resume.db"), config, make_schedule("round-robin", 2, 1, games, 1))
+    store._db.execute("PRAGMA synchronous=OFF")  # only to fill it quickly
+    rng = random.Random(2)
+    distinct = [random_record(number, rng) for number in range(1, 201)]  # even: each keeps its colours
+    for number in range(1, games + 1):
+        store.commit(dataclasses.replace(distinct[(number - 1) % len(distinct)], number=number))
+    moves = sum(outcome.plies for outcome in store.outcomes())
+    resume_memory, resume_time = peak(lambda: Tournament(store, io.StringIO(), io.StringIO(), tty=False))
+    records_memory, records_time = peak(store.records)
+    store.close()
+    return resume_memory, resume_time, records_memory, records_time, moves
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--resume-games", type=int, default=9000)
     parser.add_argument("--dir", help="where to put the databases (default: a temporary directory)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir) as directory:
@@ -91,6 +134,11 @@ def main() -> None:
             print(f"synchronous={synchronous:<6} commit per game: median {statistics.median(costs_ms):.2f} ms, "
                   f"90th percentile {costs_ms[int(0.9 * len(costs_ms))]:.2f} ms, max {costs_ms[-1]:.2f} ms; "
                   f"read all back {1000 * read:.0f} ms; export as PGN {1000 * export:.0f} ms")
+        resume_memory, resume_time, records_memory, records_time, moves = \
+            measure_resume(Path(directory), args.resume_games)
+        print(f"resume of {args.resume_games} finished games ({moves} moves): standings, SPRT and results rebuilt "
+              f"from the outcomes: peak {resume_memory:.1f} MB, {1000 * resume_time:.0f} ms; every game read "
+              f"with its moves (as resume did before): peak {records_memory:.1f} MB, {1000 * records_time:.0f} ms")
 
 
 if __name__ == "__main__":

@@ -10,8 +10,10 @@ Routes (added to the GUI's app by :func:`watch_routes`):
 
 One :class:`EventFeed` per watched database serves all its viewers.  While it has viewers it
 looks at the files every :data:`POLL_INTERVAL` seconds, without ever writing or locking them:
-the database, opened read-only (``mode=ro``, a WAL reader that never blocks the arbiter),
-whose ``PRAGMA data_version`` says when a game was committed; the live file the arbiter keeps
+the database, opened read-only (:meth:`arbiter.event.EventStore.open`, ``mode=ro``: a WAL
+reader that never blocks the arbiter), whose :meth:`~arbiter.event.EventStore.changes` say when
+a game was committed, and whose finished games are read without their moves
+(:meth:`~arbiter.event.EventStore.outcomes`); the live file the arbiter keeps
 beside it (:mod:`arbiter.live`), by its modification time; and whether an arbiter holds the
 event's lock (:func:`arbiter.live.event_running`).  On a change it pushes to the page:
 
@@ -40,10 +42,8 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
@@ -55,7 +55,7 @@ from arbiter.event import EventConfig, EventStore, ScheduledGame, is_event_file
 from arbiter.live import STALE_AFTER, event_running, live_path, live_running, read_live
 from arbiter.pgn import format_game
 from arbiter.ratings import RatingError, RatingTable, fit_ratings
-from arbiter.records import GameRecord, MoveRecord, MoveSource, Termination
+from arbiter.records import GameOutcome
 from dipole_engine.rules import Board, RulesError, new_board
 
 from .boardjson import board_json
@@ -63,20 +63,6 @@ from .boardjson import board_json
 STATIC_DIR = Path(__file__).parent / "static"
 POLL_INTERVAL = 0.25  # seconds between two looks at the files while someone watches
 CREATION_GRACE = 10.0  # a database this new that cannot be read yet is still being written
-
-
-@dataclass(frozen=True)
-class _Finished:
-    """A finished game as the standings need it (no moves)."""
-
-    number: int
-    white: str
-    black: str
-    result: str
-    termination: str
-    reason: str
-    plies: int
-    finished: str
 
 
 class EventFeed:
@@ -90,11 +76,11 @@ class EventFeed:
         self.viewers: set[Viewer] = set()
         self.latest: dict[str, dict[str, Any]] = {}
         self._task: asyncio.Task[None] | None = None
-        self._db: sqlite3.Connection | None = None
+        self._store: EventStore | None = None  # open read-only while the feed watches
         self._config: EventConfig | None = None
         self._schedule: list[ScheduledGame] = []
-        self._version: tuple[int, int] | None = None  # data_version and games count at the last look
-        self._finished: list[_Finished] = []
+        self._version: tuple[int, int] | None = None  # the store's changes() at the last look
+        self._finished: list[GameOutcome] = []
         self._live_stamp: tuple[int, int] | None = None
         self._live: dict[str, Any] | None = None
         self._running: bool | None = None
@@ -225,28 +211,21 @@ class EventFeed:
         return True
 
     def _read_db(self) -> bool:
-        if self._db is None:
-            store = EventStore.open(self.path, write=False)  # read-only: mode=ro (a WAL reader)
-            try:
-                self._config, self._schedule = store.config, store.schedule
-            finally:
-                store.close()
-            self._db = sqlite3.connect(f"file:{quote(self.path)}?mode=ro", uri=True, check_same_thread=False,
-                                       isolation_level=None)
+        if self._store is None:
+            self._store = EventStore.open(self.path, write=False)  # read-only: mode=ro (a WAL reader)
+            self._config, self._schedule = self._store.config, self._store.schedule
             self._version = None
-        version = self._db.execute("PRAGMA data_version").fetchone()[0]
-        count = self._db.execute("SELECT count(*) FROM games").fetchone()[0]
-        if (version, count) == self._version:
+        version = self._store.changes()
+        if version == self._version:
             return False
-        self._version = (version, count)
-        self._finished = [_Finished(*row) for row in self._db.execute(
-            "SELECT number, white, black, result, termination, reason, plies, finished FROM games ORDER BY number")]
+        self._version = version
+        self._finished = self._store.outcomes()
         return True
 
     def _close_db(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        if self._store is not None:
+            self._store.close()
+            self._store = None
 
     # -- the messages ---------------------------------------------------------------------
     def _status_message(self, running: bool) -> dict[str, Any]:
@@ -279,7 +258,7 @@ class EventFeed:
         if self._rated[0] != done:
             table = _ratings(self._finished, names, config.anchor)
             self._rated = (done, _ratings_json(table) if table is not None else None)
-        terminations = Counter(Termination[game.termination].label for game in self._finished)
+        terminations = Counter(game.termination.label for game in self._finished)
         settings = [
             ("Format", f"{config.format}, {config.rounds} round(s) of {config.games_per_pairing} game(s) per pairing"),
             ("Variant", config.variant), ("Games", f"{total} scheduled, concurrency {config.concurrency}"),
@@ -332,35 +311,30 @@ class EventFeed:
 
     # -- one finished game, on request ----------------------------------------------------
     def replay(self, number: int) -> dict[str, Any]:
-        """A finished game with the board after every ply, for the page to step through."""
-        connection = sqlite3.connect(f"file:{quote(self.path)}?mode=ro", uri=True)
+        """A finished game with the board after every ply, for the page to step through.  Only
+        that game and its moves are read, through a read-only store of its own (the feed's is
+        its polling thread's, closed whenever a look fails)."""
+        store = EventStore.open(self.path, write=False)
         try:
-            row = connection.execute(
-                "SELECT white, black, variant, fen, result, termination, reason, white_tc, black_tc, opening, "
-                "event, site, date FROM games WHERE number = ?", (number,)).fetchone()
-            moves = [MoveRecord(text, MoveSource(source), cp, mate, depth, seconds)
-                     for text, source, cp, mate, depth, seconds in connection.execute(
-                         "SELECT text, source, score_cp, score_mate, depth, time FROM moves WHERE game = ? "
-                         "ORDER BY ply", (number,))]
+            found = store.records([number])
         finally:
-            connection.close()
-        if row is None:
+            store.close()
+        if not found:
             return {"type": "error", "text": f"game {number} is not finished"}
-        white, black, variant, fen, result, termination, reason, white_tc, black_tc, opening, event, site, date = row
-        record = GameRecord(number, white, black, variant, fen, tuple(moves), result, Termination[termination],
-                            reason, white_tc, black_tc, opening, event, site, date)
-        board = new_board(variant, fen)
+        record = found[0]
+        board = new_board(record.variant, record.fen)
         boards = [board_json(board)]
-        for move in moves:
+        for move in record.moves:
             played = board.parse_move(move.text)
             board.push(played)
             boards.append(board_json(board, played))
-        return {"type": "replay", "number": number, "white": white, "black": black, "result": result,
-                "reason": reason, "moves": [{"text": m.text, "comment": m.comment()} for m in moves],
+        return {"type": "replay", "number": number, "white": record.white, "black": record.black,
+                "result": record.result, "reason": record.reason,
+                "moves": [{"text": m.text, "comment": m.comment()} for m in record.moves],
                 "boards": boards, "pgn": format_game(record)}
 
 
-def _ratings(games: list[_Finished], names: list[str], anchor: tuple[str, float] | None) -> RatingTable | None:
+def _ratings(games: list[GameOutcome], names: list[str], anchor: tuple[str, float] | None) -> RatingTable | None:
     """The event's ratings, as the tournament and ``dipole-arbiter ratings`` fit them."""
     if not games:
         return None
@@ -501,7 +475,7 @@ async def watch_socket(websocket: WebSocket) -> None:
             if number is not None:
                 try:
                     viewer.post(await asyncio.to_thread(feed.replay, number))
-                except (sqlite3.Error, RulesError, KeyError, ValueError) as error:
+                except (ArbiterError, sqlite3.Error, RulesError, KeyError, ValueError) as error:
                     viewer.post({"type": "error", "text": f"game {number}: {error}"})
     except WebSocketDisconnect:
         pass

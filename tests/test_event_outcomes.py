@@ -1,18 +1,27 @@
-"""Ratings of an event come from its results alone: no move is read, so memory does not grow
-with the moves played (issue 14)."""
+"""Ratings of an event, and the state ``resume`` rebuilds (standings, SPRT, progress, the
+results that plan a knockout/Swiss stage), come from its results alone: no move is read, so
+memory does not grow with the moves played (issue 14).  Reading some games reads only those."""
 
 from __future__ import annotations
 
+import io
+import random
 import sqlite3
 import tracemalloc
 from pathlib import Path
 
 from test_arbiter_records import random_game
-from test_tournament import create
+from test_tournament import config, create
 
+from arbiter.engines import EngineSpec
 from arbiter.event import EventError, EventStore, GameOutcome
 from arbiter.ratings import fit_ratings
-from arbiter.records import GameRecord, MoveRecord, MoveSource
+from arbiter.records import UNFINISHED, GameRecord, MoveRecord, MoveSource, Termination
+from arbiter.sequential import SprtMonitor
+from arbiter.sprt import SprtParams
+from arbiter.stats import MatchStats
+from arbiter.timecontrol import SearchLimits
+from arbiter.tournament import Tournament, colour_reversed_pairs, make_schedule
 
 NAMES = ["alpha", "beta", "gamma"]
 
@@ -68,3 +77,114 @@ def test_memory_of_outcomes_does_not_grow_with_the_moves(tmp_path: Path) -> None
         store.close()
     short, long = peaks
     assert long < short * 1.5 + 20_000, f"peak {long} bytes with 1000 plies a game against {short} with 10"
+
+
+def resume(store: EventStore) -> Tournament:
+    """What ``dipole-arbiter resume`` builds before it plays the games left."""
+    return Tournament(store, io.StringIO(), io.StringIO(), tty=False)
+
+
+def test_resume_reads_no_move_and_rebuilds_the_state_of_an_uninterrupted_run(tmp_path: Path) -> None:
+    engines = (EngineSpec("alpha", ("alpha",), SearchLimits(depth=3)), EngineSpec("beta", ("beta",), SearchLimits(depth=3)))
+    event = config(tmp_path, engines=engines, rounds=1, games_per_pairing=60, pgn=None, report=None, anchor=None,
+                   sprt=SprtParams.parse("elo0=0 elo1=100 alpha=0.05 beta=0.05"))
+    schedule = make_schedule("round-robin", 2, 1, 60, openings=len(event.openings))
+    store = EventStore.create(str(tmp_path / "sprt.db"), event, schedule)
+    rng = random.Random(3)
+    games = []
+    for planned in schedule[:50]:
+        if planned.number == 37:  # a pair still waiting for its second game when the run stopped
+            continue
+        white, black = engines[planned.white].name, engines[planned.black].name
+        alpha_wins = rng.random() < 0.6
+        result = "1-0" if (white == "alpha") == alpha_wins else "0-1"
+        moves = tuple(MoveRecord("c1-c2", MoveSource.ENGINE, 10, None, 3, 0.1) for _ in range(rng.randrange(5, 60)))
+        termination = Termination.NORMAL if planned.number % 5 else Termination.TIME_FORFEIT
+        if planned.number == 9:  # both engines failed to start: the pair is passed over
+            result, termination, moves = UNFINISHED, Termination.HANDSHAKE, ()
+        games.append(GameRecord(planned.number, white, black, "dipole", None, moves, result, termination, "why"))
+    for game in games:
+        store.commit(game)
+    # The uninterrupted run counted the whole records, as they finished (out of order).
+    finishing = games[:]
+    rng.shuffle(finishing)
+    stats = MatchStats(["alpha", "beta"])
+    sprt = SprtMonitor(event.sprt, "alpha", colour_reversed_pairs(schedule))  # type: ignore[arg-type]
+    for game in finishing:
+        stats.add(game)
+        sprt.add(game)
+    deny_reading_moves(store)
+    resumed = resume(store)
+    assert vars(resumed.stats) == vars(stats)
+    assert resumed.stats.summary("alpha", "beta") == stats.summary("alpha", "beta")
+    assert resumed.sprt is not None
+    assert (resumed.sprt.state.counts, resumed.sprt.state.llr, resumed.sprt.decision, resumed.sprt.skipped) == \
+        (sprt.state.counts, sprt.state.llr, sprt.decision, sprt.skipped)
+    assert resumed.sprt.summary() == sprt.summary() and resumed.sprt.skipped == 1
+    assert resumed.finished_before == len(games) == 49
+    assert resumed.results == {game.number: game.result for game in games}
+    assert f"Resuming: 49 of {len(schedule)} games already finished" in resumed.header()
+    # The resumed run goes on as the uninterrupted one: game 37 completes the pair that waited.
+    late = GameRecord(37, "alpha", "beta", "dipole", None, (), "1-0", Termination.NORMAL, "")
+    assert resumed.sprt.add(late) == sprt.add(late)
+    assert resumed.sprt.state.counts == sprt.state.counts and resumed.sprt.state.pairs == sprt.state.pairs
+    store.close()
+
+
+def test_memory_of_resume_does_not_grow_with_the_moves(tmp_path: Path) -> None:
+    peaks = []
+    for plies in (10, 1000):
+        store = create(tmp_path, name=f"r{plies}.db", pgn=None, report=None)
+        for number in range(1, 13):
+            store.commit(long_game(store, number, plies))
+        tracemalloc.start()
+        resumed = resume(store)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        assert resumed.finished_before == 12
+        store.close()
+    short, long = peaks
+    assert long < short * 1.5 + 20_000, f"resume's peak {long} bytes with 1000 plies a game against {short} with 10"
+
+
+def test_records_of_some_games_are_exactly_those(tmp_path: Path) -> None:
+    store = create(tmp_path)
+    games = [long_game(store, number, 3 * number) for number in range(1, 13) if number != 5]
+    for game in games:
+        store.commit(game)
+    assert store.records() == games
+    assert store.records([7, 2, 7]) == [games[1], games[5]]  # by number, each once
+    assert store.records([5, 99]) == []  # not finished, not scheduled
+    assert store.records([]) == []
+    assert store.records(iter([12])) == [games[-1]]
+    # More numbers than SQLite takes bound parameters (32766 at most) still work.
+    assert store.records(range(1, 40_000)) == games
+    store.close()
+
+
+def vm_steps_to_read(store: EventStore, numbers: list[int]) -> int:
+    """How many SQLite virtual-machine steps (in hundreds) ``store.records(numbers)`` takes: it
+    grows with every row its queries visit, returned or not."""
+    steps = 0
+
+    def count() -> int:
+        nonlocal steps
+        steps += 1
+        return 0
+    store._db.set_progress_handler(count, 100)  # the test watches the store's own queries
+    store.records(numbers)
+    store._db.set_progress_handler(None, 100)
+    return steps
+
+
+def test_records_of_some_games_read_only_those(tmp_path: Path) -> None:
+    steps = []
+    for other_plies in (10, 1000):
+        store = create(tmp_path, name=f"s{other_plies}.db")
+        for number in range(1, 13):
+            store.commit(long_game(store, number, 50 if number in (3, 8) else other_plies))
+        assert [game.number for game in store.records([3, 8])] == [3, 8]
+        steps.append(vm_steps_to_read(store, [3, 8]))
+        store.close()
+    short, long = steps
+    assert long <= short + 2, f"{long}00 steps to read two games beside long ones, {short}00 beside short ones"

@@ -158,8 +158,17 @@ def test_a_damaged_database_is_one_line_for_every_command(event: Path, tmp_path:
     damaged = tmp_path / "damaged.db"
     damage(event, damaged, how)
     commands = [("resume", str(damaged)), ("export", str(damaged), "--pgn", "-"), ("ratings", str(damaged))]
-    if how == "unknown move source":  # ratings read results alone, never a move (issue 14): they still work
+    if how == "unknown move source":
+        # Ratings, and resume rebuilding its standings, read results alone, never a move (issue
+        # 14): they still work; resume reads the moves of a game it must still append to the PGN.
         assert arbiter(*commands.pop(), cwd=tmp_path).returncode == 0
+        resumed = arbiter(*commands.pop(0), cwd=tmp_path)
+        assert resumed.returncode == 0 and "Resuming: 2 of 2 games already finished" in resumed.stdout, resumed
+        connection = sqlite3.connect(damaged)
+        connection.execute("UPDATE games SET pgn_written = 0 WHERE number = 2")
+        connection.commit()
+        connection.close()
+        one_line_error(arbiter("resume", str(damaged), cwd=tmp_path), "damaged")
     for args in commands:
         one_line_error(arbiter(*args, cwd=tmp_path), "damaged")
 

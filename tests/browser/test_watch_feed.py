@@ -18,6 +18,7 @@ from watch_support import ARBITER, arbiter, toy
 from websockets.sync.client import connect
 
 from arbiter.errors import ArbiterError
+from arbiter.event import EventStore
 from arbiter.live import live_path
 from gui.watch import EventFeed, Watching, check_watch_path
 
@@ -42,6 +43,13 @@ def test_feed_before_during_and_after_an_event_never_writes(tmp_path: Path) -> N
     event = shown["event"]
     assert event["done"] == event["total"] == 6 and len(event["games"]) == 6
     assert sum(count for _, count in event["terminations"]) == 6
+    store = EventStore.open(str(db), write=False)
+    records = store.records()
+    store.close()
+    # The finished games as the page lists them (read without their moves) agree with the whole records.
+    assert [(g["number"], g["white"], g["black"], g["result"], g["reason"], g["plies"]) for g in event["games"]] == \
+        [(r.number, r.white, r.black, r.result, r.reason, r.plies) for r in records]
+    assert all(g["finished"][:4].isdigit() for g in event["games"])  # when each was recorded (ISO time)
     rows = {row["name"]: f"{row['rating']:.1f}" for row in event["ratings"]["rows"]}
     cli = arbiter("ratings", str(db)).stdout
     for name, rating in rows.items():
@@ -50,6 +58,7 @@ def test_feed_before_during_and_after_an_event_never_writes(tmp_path: Path) -> N
     replay = feed.replay(1)
     assert replay["type"] == "replay" and len(replay["boards"]) == len(replay["moves"]) + 1
     assert replay["pgn"].startswith('[Event "dipole-arbiter tournament"]')
+    assert [move["text"] for move in replay["moves"]] == [move.text for move in records[0].moves]
     assert feed.replay(99)["type"] == "error"
     assert messages(feed) == {}  # nothing changed, nothing sent
 
