@@ -30,7 +30,6 @@ deterministic (nothing depends on time, randomness, or object addresses' order).
 
 from __future__ import annotations
 
-import gc
 import select
 import time
 from collections.abc import Callable
@@ -209,11 +208,6 @@ class Searcher:
         score = 0
         completed = 0
         self._root_moves = root_moves
-        # The tree makes no reference cycles, only short-lived tuples and lists, so the cyclic
-        # garbage collector would find nothing while it runs; its passes (over the table's
-        # entries too) cost a few per cent of the search.
-        collecting = gc.isenabled()
-        gc.disable()
         try:
             for depth in range(1, max_depth + 1):
                 score = self._aspiration(depth, score)
@@ -241,8 +235,6 @@ class Searcher:
         except _Abort:
             pass
         finally:
-            if collecting:
-                gc.enable()
             self._unwind(board)
         if best_move is None:  # stopped before depth 1 was complete
             best_move = self._fallback_move(root_moves)

@@ -267,11 +267,15 @@ def _silence(stream: TextIO) -> None:
         pass
 
 
-SWITCH_INTERVAL = 0.001
+SWITCH_INTERVAL = 0.0001
 """Seconds a thread waits for the interpreter lock before it asks the holder to hand it over
 (Python's default is 0.005).  The protocol thread takes and gives up the lock several times to
-answer one command while the search thread holds it; a shorter wait keeps ``isready`` and
-``stop`` answered within a few milliseconds.  It costs nothing while nothing else waits."""
+answer one command while the search thread holds it.  The compiled search gives the lock up
+only at its checks, every CHECK_EVERY nodes (under a millisecond), and takes it straight back;
+a waiting thread asks for a hand-over only after a whole interval in which the lock did not
+change hands, so the interval must be shorter than the time between those checks, or the
+protocol thread is left to win races for the lock and ``isready`` can wait for seconds.  It
+costs nothing while nothing else waits."""
 
 
 def run_loop() -> int:

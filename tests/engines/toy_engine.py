@@ -86,7 +86,7 @@ class ToyEngine:
             return "(none)"
         if self.args.pick == "first":
             return str(legal[0])
-        rng = random.Random(f"{self.args.seed}/{self.board.key}")
+        rng = random.Random(f"{self.args.seed}/{self.board.fen()}")  # the FEN: stable whatever the keys are
         return str(rng.choice(legal))
 
     def go(self) -> None:
