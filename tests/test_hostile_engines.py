@@ -124,7 +124,7 @@ def test_a_stderr_flood_costs_nothing() -> None:
 @pytest.mark.parametrize("flag", ["--double-bestmove", "--early-bestmove"])
 def test_a_bestmove_out_of_turn_is_a_protocol_violation(flag: str) -> None:
     # the opponent thinks 0.1 s, so the extra bestmove surely arrives before the next go
-    records = play(hostile("bad", flag, "--after", "1"), toy("good", TIMED, "--think", "100"))
+    records = play(hostile("bad", flag, "--after", "2"), toy("good", TIMED, "--think", "100"))
     assert_bad_side_lost(records, Termination.PROTOCOL_VIOLATION)
     for record in records:
         assert all(move.time is None or move.time >= 0 for move in record.moves)
