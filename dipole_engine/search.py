@@ -70,10 +70,11 @@ QS_MAX_PLIES: Final = 6
 """Quiescence stands pat after this many tactical plies: in Dipole, captures in all directions
 and re-captures can chain on for dozens of plies, and without a cap a few positions explode."""
 
-# The stages of move generation at an inner node, after the TT move (see _search).
-_TACTICAL: Final = 0
-_KILLERS: Final = 1
-_QUIET: Final = 2
+# The stages of move generation at an inner node, in search order (see _search).
+_TT_MOVE: Final = 0
+_TACTICAL: Final = 1
+_KILLERS: Final = 2
+_QUIET: Final = 3
 
 
 @dataclass(frozen=True)
@@ -394,29 +395,19 @@ class Searcher:
         pop = board.pop  # type: ignore[union-attr]
         child_pv = self._pv
 
-        if tt_move is not None:
-            push(tt_move)
-            score = -search(depth - 1, -beta, -alpha, ply + 1, pv_node)
-            pop()
-            searched = 1
-            best = score
-            best_move = tt_move
-            if score > alpha:
-                if score >= beta:
-                    self._store_cutoff(key, depth, score, tt_move, ply, False)
-                    return score
-                alpha = score
-                if pv_node:
-                    child_pv[ply] = [tt_move] + (child_pv[ply + 1] if depth > 1 else [])
-
-        # The other moves in search order, generated a stage at a time, since most nodes that
-        # fail high do so on the first move or two: the tactical moves best first, then the
+        # The moves in search order, generated a stage at a time, since most nodes that fail
+        # high do so on the first move or two: the TT move, the tactical moves best first, the
         # killers (quiet moves that refuted a sibling position) if they are legal here, and
         # only then the remaining quiet moves, by history.
         killer_1, killer_2 = self._killers[ply]
         reduce_ok = not pv_node and depth >= LMR_MIN_DEPTH
-        for stage in (_TACTICAL, _KILLERS, _QUIET):
-            if stage == _TACTICAL:
+        tactical_found = False
+        for stage in (_TT_MOVE, _TACTICAL, _KILLERS, _QUIET):
+            if stage == _TT_MOVE:
+                if tt_move is None:
+                    continue
+                moves = [tt_move]
+            elif stage == _TACTICAL:
                 moves = self._tactical_moves()
                 tactical_found = bool(moves)
             elif stage == _KILLERS:
@@ -431,9 +422,9 @@ class Searcher:
                     known = self._history.get
                     keys = [known(id(move), 0) for move in moves]
                     moves = [moves[index] for index in sorted(range(len(moves)), key=keys.__getitem__, reverse=True)]
-            quiet = stage != _TACTICAL
+            quiet = stage >= _KILLERS
             for move in moves:
-                if move is tt_move or (stage == _QUIET and (move is killer_1 or move is killer_2)):
+                if stage != _TT_MOVE and (move is tt_move or (stage == _QUIET and (move is killer_1 or move is killer_2))):
                     continue
                 push(move)
                 if searched == 0 and pv_node:

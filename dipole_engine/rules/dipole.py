@@ -235,6 +235,11 @@ class DipoleBoard(Board[DipoleMove]):
     def legal_moves(self) -> list[DipoleMove]:
         if self.material[WHITE] == 0 or self.material[BLACK] == 0:
             return []
+        return self._moves(True) or [PASS]
+
+    def _moves(self, captures: bool) -> list[DipoleMove]:
+        """The legal moves but the pass, stack by stack (exits, then forward targets, then
+        captures backwards); without the captures when ``captures`` is false."""
         sign = self.turn
         mine = self.heights_for[sign]
         forward = self._tables.forward[sign]
@@ -251,13 +256,14 @@ class DipoleBoard(Board[DipoleMove]):
                     append(basic)
                 elif v > 0:
                     append(merge)
-                elif v >= -k:
+                elif v >= -k and captures:
                     append(capture)
-            for target, k, capture in backward[sq][h]:
-                v = mine[target]
-                if -k <= v < 0:
-                    append(capture)
-        return moves or [PASS]
+            if captures:
+                for target, k, capture in backward[sq][h]:
+                    v = mine[target]
+                    if -k <= v < 0:
+                        append(capture)
+        return moves
 
     @property
     def capture_table(self) -> list[list[DipoleMove | None]]:
@@ -293,22 +299,7 @@ class DipoleBoard(Board[DipoleMove]):
         them."""
         if self.material[WHITE] == 0 or self.material[BLACK] == 0:
             return []
-        sign = self.turn
-        mine = self.heights_for[sign]
-        forward = self._tables.forward[sign]
-        exits = self._tables.exits[sign]
-        moves: list[DipoleMove] = []
-        append = moves.append
-        for sq in self.occupied[sign]:
-            h = mine[sq]
-            moves.extend(exits[sq][h])
-            for target, _, basic, merge, _ in forward[sq][h]:
-                v = mine[target]
-                if v == 0:
-                    append(basic)
-                elif v > 0:
-                    append(merge)
-        return moves
+        return self._moves(False)
 
     def is_legal(self, move: DipoleMove) -> bool:
         """Whether ``move`` is legal here, worked out from its own squares (a pass alone needs
