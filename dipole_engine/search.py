@@ -15,8 +15,8 @@ everything else (evaluation, which moves are tactical) from the hooks in
   by their hook value (captures: biggest victim, then smallest attacker), two killer moves per
   ply, then the quiet moves by the history heuristic.
 * Quiescence search over tactical moves with stand-pat, delta pruning, the transposition
-  table, and a cap of QS_MAX_PLIES tactical plies; the evaluation leaves out its terms that
-  only lower the score when the score is below the window without them.
+  table, and a cap of QS_MAX_PLIES tactical plies; the stand-pat score comes with the window,
+  so that the evaluation can leave out what cannot move it across (a fail-soft bound then).
 * Scores (see :mod:`dipole_engine.tt`): centipawns for the side to move; a finished game is a
   mate score counted in plies from the root.  There are no draws in these games.
 
@@ -57,7 +57,7 @@ MAX_DEPTH: Final = 64
 ASPIRATION_DEPTH: Final = 4
 ASPIRATION_WINDOW: Final = 40
 CHECK_EVERY: Final = 256
-"""Look at the clock and the stop flag every this many nodes (~2-3 ms at 100k nodes/s), and
+"""Look at the clock and the stop flag every this many nodes (0.4-1 ms), and
 let other threads run: compiled (mypyc) code never gives up the interpreter lock by itself, so
 without that the protocol thread would wait for the whole search to answer ``isready``."""
 DELTA_MARGIN: Final = 150
