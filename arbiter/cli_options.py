@@ -9,13 +9,12 @@ handling that turns Ctrl-C/SIGTERM/SIGHUP into a clean stop.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime
 import math
 import secrets
 import signal
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -311,18 +310,28 @@ def show_warnings(warnings: list[str]) -> None:
         click.echo(f"Warning: {message}", err=True)
 
 
-class Interrupted(Exception):
-    """Raised in the main thread by the signal handler, once the engines are dead."""
+class Interrupted(BaseException):
+    """Raised in the main thread by the signal handler, once the engines are dead.
+
+    A ``BaseException``, like ``KeyboardInterrupt``: the main thread may be inside code that
+    catches ``Exception`` (a Dask client call, say) when the signal comes, and must not take
+    the interruption for one of its own errors."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
 
 
-@contextlib.contextmanager
-def interrupt_on_signals(on_signal: Callable[[], None]) -> Iterator[None]:
-    """While active, Ctrl-C/SIGTERM/SIGHUP run ``on_signal`` then raise :class:`Interrupted`;
-    a repeated signal during the clean-up is ignored."""
+def run_interruptible(run: Callable[[], T], on_signal: Callable[[], None]) -> T | Interrupted:
+    """``run()`` with Ctrl-C/SIGTERM/SIGHUP handled: its result, or the :class:`Interrupted`
+    that cut it short.
+
+    The first signal runs ``on_signal`` then raises :class:`Interrupted` in the main thread; a
+    repeated signal during the clean-up is ignored.  The signal is remembered as well as
+    raised: should the code it lands in swallow even a ``BaseException``, the run still ends as
+    interrupted, whatever ``run()`` returns or raises afterwards."""
+    received: list[Interrupted] = []
+    running = True
 
     def ignore(signum: int, frame: object) -> None:
         pass
@@ -330,25 +339,26 @@ def interrupt_on_signals(on_signal: Callable[[], None]) -> Iterator[None]:
     def handler(signum: int, frame: object) -> None:
         for number in INTERRUPT_SIGNALS:
             signal.signal(number, ignore)
+        received.append(Interrupted(signum))
         on_signal()
-        raise Interrupted(signum)
+        if running:  # once run() has returned, the signal is only remembered
+            raise received[0]
 
     previous = {number: signal.signal(number, handler) for number in INTERRUPT_SIGNALS}
     try:
-        yield
+        result = run()
+        running = False
+    except Interrupted as raised:
+        return raised
+    except Exception:
+        running = False
+        if received:
+            return received[0]
+        raise
     finally:
         for number, old in previous.items():
             signal.signal(number, old)
-
-
-def run_interruptible(run: Callable[[], T], on_signal: Callable[[], None]) -> T | Interrupted:
-    """``run()`` with Ctrl-C/SIGTERM/SIGHUP handled (``on_signal`` first): its result, or the
-    :class:`Interrupted` that cut it short."""
-    with interrupt_on_signals(on_signal):
-        try:
-            return run()
-        except Interrupted as raised:
-            return raised
+    return received[0] if received else result
 
 
 def conclude(headline: str | None, summary: list[str], *, interrupted: Interrupted | None,

@@ -13,6 +13,7 @@ import pexpect
 import pytest
 from test_arbiter_games import TOY, assert_all_gone
 
+from arbiter.cli_options import Interrupted, run_interruptible
 from arbiter.pgn import read_pgn_file
 
 ARBITER = [sys.executable, "-c", "from arbiter.cli import main; main()"]
@@ -140,6 +141,27 @@ def test_sigterm_mid_match_kills_engines_and_leaves_only_whole_games(tmp_path: P
     assert arbiter("replay", str(pgn)).returncode == 0
     assert stderr == ""
     assert_all_gone(pids, expected_at_least=4)
+
+
+@pytest.mark.parametrize("swallow", [Exception, BaseException], ids=["Exception", "BaseException"])
+def test_a_signal_landing_in_code_that_catches_errors_still_interrupts_the_run(swallow: type[BaseException]) -> None:
+    # The main thread may be inside a library call that catches errors broadly (a Dask client
+    # call asking the scheduler for its workers) when Ctrl-C comes: the run is interrupted all
+    # the same, and the code after the signal does not decide how it ended.
+    stopped: list[str] = []
+
+    def run() -> str:
+        try:
+            signal.raise_signal(signal.SIGINT)
+            time.sleep(0.5)
+        except swallow:
+            pass
+        return "finished"
+
+    outcome = run_interruptible(run, lambda: stopped.append("engines killed"))
+    assert isinstance(outcome, Interrupted) and outcome.signum == signal.SIGINT
+    assert stopped == ["engines killed"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handlers are put back
 
 
 def test_ctrl_c_on_a_terminal_shows_the_bar_and_stops_cleanly(tmp_path: Path) -> None:
