@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from bisect import insort
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
@@ -53,8 +54,9 @@ class ImpasseMove:
 
     ``origin`` is the moving stack (the double, for a transpose; the stack losing a checker, for
     a removal); ``target`` is where it goes (``-1`` for a removal); ``crown`` is the square of
-    the single that crowns, or ``-1``.  ``changes`` and ``removed`` describe the whole turn's
-    effect in the position it was generated for.
+    the single that crowns, or ``-1``.  ``changes``, ``removed`` and ``flips`` describe the
+    whole turn's effect in the position it was generated for; ``flips`` is the occupancy mask
+    of the squares it empties or fills (see :class:`ImpasseBoard`).
     """
 
     kind: ImpasseMoveKind
@@ -64,6 +66,7 @@ class ImpasseMove:
     text: str = field(compare=False)
     changes: tuple[Change, ...] = field(compare=False, repr=False)
     removed: int = field(compare=False, repr=False)  # checkers the mover takes off the board
+    flips: int = field(compare=False, repr=False)
 
     def __str__(self) -> str:
         return self.text
@@ -93,9 +96,19 @@ class _Tables:
     under the same proviso, or None when ``sq`` is on the furthest row (the single left there
     waits for a crown).
     ``near_rank``/``far_rank`` are each side's nearest and furthest ranks; ``far_row`` its dark
-    squares on the furthest rank.  ``moves`` holds every move built so far, keyed by its whole
-    effect, so that the same move in the same position is always the same object (as in Dipole:
-    the search recognises its table, killer and history moves by identity).
+    squares on the furthest rank.  ``square_bit[sq]`` is the bit of the dark square ``sq`` in an
+    occupancy mask (dark squares numbered in order), 0 for a light one.
+
+    For finding bear-offs without generating every move: ``bear_slides[color][sq]`` lists, per
+    diagonal from a double on ``sq`` that ends on its nearest row, ``(path, target, plain)``:
+    the occupancy mask of the squares up to ``target`` on that row (all must be empty) and the
+    plain bear-off there; ``bear_transposes[color][sq]`` the entries of ``transpose_to`` on
+    that row.  ``step_mask[color][sq]`` is ``(double's, single's)`` occupancy mask of the
+    squares a stack on ``sq`` may step to: it can slide iff one of them is empty.
+
+    ``moves`` holds every move built so far, keyed by its whole effect, so that the same move
+    in the same position is always the same object (as in Dipole: the search recognises its
+    table, killer and history moves by identity).
     """
 
     def __init__(self, geom: Geometry) -> None:
@@ -115,6 +128,12 @@ class _Tables:
         self.near_rank = {WHITE: 0, BLACK: geom.height - 1}
         self.far_rank = {WHITE: geom.height - 1, BLACK: 0}
         self.far_row: dict[Color, tuple[int, ...]] = {}
+        self.square_bit = [0] * geom.size
+        for index, sq in enumerate(geom.dark_squares):
+            self.square_bit[sq] = 1 << index
+        self.bear_slides: dict[Color, list[tuple[tuple[int, int, ImpasseMove], ...]]] = {}
+        self.bear_transposes: dict[Color, list[tuple[SlideEntry, ...]]] = {}
+        self.step_mask: dict[Color, list[tuple[int, int]]] = {}
         self.moves: dict[tuple[ImpasseMoveKind, int, int, int, tuple[Change, ...]], ImpasseMove] = {}
 
         def slides(color: Color, sq: int, height: int, stop_rank: int) -> tuple[tuple[SlideEntry, ...], ...]:
@@ -144,6 +163,14 @@ class _Tables:
                                                    ((sq, 2 * color, color), (target, color, landed)))))
             return tuple(entries)
 
+        def bear_slides(color: Color, rays: tuple[tuple[SlideEntry, ...], ...]) -> tuple[tuple[int, int, ImpasseMove], ...]:
+            entries = []
+            for ray in rays:
+                target, plain = ray[-1]
+                if geom.rank_of(target) == self.near_rank[color] and plain is not None:  # (a double's bear-off is plain)
+                    entries.append((self.mask(square for square, _ in ray), target, plain))
+            return tuple(entries)
+
         for color in (WHITE, BLACK):
             size = geom.size
             singles: list[tuple[tuple[SlideEntry, ...], ...]] = [()] * size
@@ -156,8 +183,23 @@ class _Tables:
             self.single_rays[color] = singles
             self.double_rays[color] = doubles
             self.transpose_to[color] = transpose_to
+            self.bear_slides[color] = [bear_slides(color, doubles[sq]) for sq in range(size)]
+            self.bear_transposes[color] = [
+                tuple(entry for entry in transpose_to[sq] if geom.rank_of(entry[0]) == self.near_rank[color])
+                for sq in range(size)]
+            # [sq][0] for a double, [sq][1] for a single: squares it may step to (if empty)
+            self.step_mask[color] = [
+                (self.mask(ray[0][0] for ray in doubles[sq]), self.mask(ray[0][0] for ray in singles[sq]))
+                for sq in range(size)]
             self.far_row[color] = tuple(sq for sq in geom.dark_squares if geom.rank_of(sq) == self.far_rank[color])
 
+
+    def mask(self, squares: Iterable[int]) -> int:
+        """The occupancy mask of ``squares``."""
+        bits = 0
+        for square in squares:
+            bits |= self.square_bit[square]
+        return bits
 
     def plain(self, kind: ImpasseMoveKind, origin: int, target: int, changes: tuple[Change, ...]) -> ImpasseMove:
         """The move of ``kind`` from ``origin`` to ``target`` making ``changes`` with no crown,
@@ -165,8 +207,17 @@ class _Tables:
         separator = _SEPARATOR[kind]
         text = f"{self.geometry.name(origin)}{separator}{self.geometry.name(target)}"
         removed = sum(abs(before) - abs(after) for _, before, after in changes)
-        move = ImpasseMove(kind, origin, target, -1, text, changes, removed)
+        move = ImpasseMove(kind, origin, target, -1, text, changes, removed, _flips(self.square_bit, changes))
         return self.moves.setdefault((kind, origin, target, -1, changes), move)
+
+
+def _flips(square_bit: list[int], changes: tuple[Change, ...]) -> int:
+    """The occupancy bits of the squares that ``changes`` empty or fill."""
+    flips = 0
+    for square, before, after in changes:
+        if (before == 0) != (after == 0):
+            flips |= square_bit[square]
+    return flips
 
 
 @cache
@@ -175,7 +226,16 @@ def _tables(width: int, height: int) -> _Tables:
 
 
 class ImpasseBoard(Board[ImpasseMove]):
-    """An Impasse position with its move history.  Undo records are ``(move, key before)``."""
+    """An Impasse position with its move history.  Undo records are ``(move, key before)``.
+
+    Besides the state every board keeps, ``occupancy`` has the bit ``square_bit[square]`` set
+    for each square that holds a stack of either side (kept by ``push``/``pop`` like ``cells``,
+    and as read-only): whether a whole diagonal is empty is then one AND with a mask.  Only
+    dark squares have bits, numbered in order, so that an 8x8 board's occupancy fits in 32 bits
+    (a machine word in the compiled build, where a 64-bit mask would be a Python long).
+    """
+
+    occupancy: int
 
     game: ClassVar[str] = "impasse"
     empty_side_wins: ClassVar[bool] = True  # only the mover's own checkers ever leave
@@ -183,10 +243,18 @@ class ImpasseBoard(Board[ImpasseMove]):
     def __init__(self, variant: Variant | str = "impasse", fen: str | None = None) -> None:
         known = variant_by_name(variant) if isinstance(variant, str) else variant
         self._tables = _tables(known.width, known.height)
+        self.square_bit = self._tables.square_bit
         super().__init__(variant, fen)
 
     def max_stack_height(self) -> int:
         return 2
+
+    def set_fen(self, fen: str) -> None:
+        super().set_fen(fen)
+        occupancy = 0
+        for square in (*self.occupied[WHITE], *self.occupied[BLACK]):
+            occupancy |= self.square_bit[square]
+        self.occupancy = occupancy
 
     def check_position(self, turn: Color, stacks: dict[int, int]) -> None:
         geom = self.geometry
@@ -211,16 +279,101 @@ class ImpasseBoard(Board[ImpasseMove]):
     def legal_moves(self) -> list[ImpasseMove]:
         if self.material[WHITE] == 0 or self.material[BLACK] == 0:
             return []
+        own = self.occupied[self.turn]
+        moves = self._slides_and_transposes(own)
+        if not moves:  # the impasse rule
+            s = self.turn
+            cells = self.cells
+            for sq in own:
+                self._finish(moves, ImpasseMoveKind.REMOVE, sq, -1, {sq: cells[sq] - s})
+        return moves
+
+    def quiet_moves(self) -> list[ImpasseMove]:
+        """The legal moves that take no checker off, in ``legal_moves`` order.  With
+        :meth:`removing_moves` they are every legal move, so that a search can generate the
+        moves that take checkers off first and the others only when it needs them."""
+        return [move for move in self.legal_moves() if not move.removed]
+
+    def removing_moves(self) -> list[ImpasseMove]:
+        """The legal moves that take checkers off, in ``legal_moves`` order, found without
+        generating the others: the bear-offs (a double's slide onto its nearest row, its
+        transpose onto an own single there) or, at an impasse, every move (all removals)."""
+        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+            return []
+        s = self.turn
+        double = s + s
+        cells = self.cells
+        tables = self._tables
+        occupancy = self.occupancy
+        own = self.occupied[s]
+        plain_ok = self._no_crown_waits()
+        moves: list[ImpasseMove] = []
+        for sq in own:
+            if cells[sq] != double:
+                continue
+            for path, target, plain in tables.bear_slides[s][sq]:
+                if not occupancy & path:
+                    if plain_ok:
+                        moves.append(plain)
+                    else:
+                        self._finish(moves, ImpasseMoveKind.SLIDE, sq, target, {sq: 0, target: s})
+            for target, transpose in tables.bear_transposes[s][sq]:
+                if cells[target] == s:
+                    if transpose is not None and plain_ok:
+                        moves.append(transpose)
+                    else:
+                        self._finish(moves, ImpasseMoveKind.TRANSPOSE, sq, target, {sq: s, target: s})
+        if moves:
+            return moves
+        # No bear-off: every move is a removal if no stack can slide or transpose.
+        free = ~occupancy
+        for sq in own:
+            if tables.step_mask[s][sq][cells[sq] == s] & free:
+                return moves
+            if cells[sq] == double:
+                for target, _ in tables.transpose_to[s][sq]:
+                    if cells[target] == s:
+                        return moves
+        return self.legal_moves()
+
+    def is_legal(self, move: ImpasseMove) -> bool:
+        """Whether ``move`` (generated in some position of this game) is legal here, worked out
+        from the moves of its own stack (the removals of an impasse need every move)."""
+        if move.kind == ImpasseMoveKind.REMOVE:
+            candidates = self.legal_moves()
+        else:
+            origin = move.origin
+            if self.material[WHITE] == 0 or self.material[BLACK] == 0 or not 0 <= origin < len(self.cells):
+                return False
+            stack = self.cells[origin]
+            if stack != self.turn and stack != self.turn + self.turn:
+                return False
+            candidates = self._slides_and_transposes((origin,))
+        for candidate in candidates:
+            if candidate is move:
+                return True
+        return False
+
+    def _no_crown_waits(self) -> bool:
+        """Whether no single of the side to move waits on its furthest row (where one does,
+        every move may owe or pay a crown, so none is the plain move of the tables)."""
+        s = self.turn
+        cells = self.cells
+        for sq in self._tables.far_row[s]:
+            if cells[sq] == s:
+                return False
+        return True
+
+    def _slides_and_transposes(self, squares: list[int] | tuple[int, ...]) -> list[ImpasseMove]:
+        """The legal slides and transposes of the side to move's stacks on ``squares``."""
         s = self.turn
         cells = self.cells
         tables = self._tables
         near = tables.near_rank[s]
         width = self.geometry.width
-        own = self.occupied[s]
-        # With a single waiting on the furthest row every move may owe or pay a crown.
-        plain_ok = not any(cells[sq] == s for sq in tables.far_row[s])
+        plain_ok = self._no_crown_waits()
         moves: list[ImpasseMove] = []
-        for sq in own:
+        for sq in squares:
             stack = cells[sq]
             single = stack == s
             for ray in (tables.single_rays if single else tables.double_rays)[s][sq]:
@@ -242,9 +395,6 @@ class ImpasseBoard(Board[ImpasseMove]):
                         else:
                             landed = s if target // width == near else 2 * s
                             self._finish(moves, ImpasseMoveKind.TRANSPOSE, sq, target, {sq: s, target: landed})
-        if not moves:  # the impasse rule
-            for sq in own:
-                self._finish(moves, ImpasseMoveKind.REMOVE, sq, -1, {sq: cells[sq] - s})
         return moves
 
     def _finish(self, moves: list[ImpasseMove], kind: ImpasseMoveKind, origin: int, target: int,
@@ -289,7 +439,8 @@ class ImpasseBoard(Board[ImpasseMove]):
         if crown >= 0:
             text += f"={name(crown)}"
         removed = sum(abs(before) - abs(new) for _, before, new in changes)
-        return known.setdefault(key, ImpasseMove(kind, origin, target, crown, text, changes, removed))
+        return known.setdefault(key, ImpasseMove(kind, origin, target, crown, text, changes, removed,
+                                                 _flips(self.square_bit, changes)))
 
     def takes_checkers_off(self, move: ImpasseMove) -> bool:
         """Bear-offs and impasse removals do (only ever the mover's own checkers)."""
@@ -310,6 +461,7 @@ class ImpasseBoard(Board[ImpasseMove]):
                     own.remove(square)
             elif not before:
                 insort(own, square)
+        self.occupancy ^= move.flips
         self.material[self.turn] -= move.removed
         self.key = key ^ BLACK_TO_MOVE
         self.turn = -self.turn
@@ -329,6 +481,7 @@ class ImpasseBoard(Board[ImpasseMove]):
                     own.remove(square)
             elif not after:
                 insort(own, square)
+        self.occupancy ^= move.flips
         self.material[self.turn] += move.removed
         return move
 
