@@ -34,7 +34,7 @@ from .common import (
     color_name,
 )
 from .geometry import Geometry, geometry
-from .zobrist import BLACK_TO_MOVE
+from .zobrist import BLACK_TO_MOVE, zobrist_table
 
 
 class ImpasseMoveKind(IntEnum):
@@ -54,9 +54,10 @@ class ImpasseMove:
 
     ``origin`` is the moving stack (the double, for a transpose; the stack losing a checker, for
     a removal); ``target`` is where it goes (``-1`` for a removal); ``crown`` is the square of
-    the single that crowns, or ``-1``.  ``changes``, ``removed`` and ``flips`` describe the
-    whole turn's effect in the position it was generated for; ``flips`` is the occupancy mask
-    of the squares it empties or fills (see :class:`ImpasseBoard`).
+    the single that crowns, or ``-1``.  ``changes``, ``removed``, ``flips`` and ``rekey``
+    describe the whole turn's effect in the position it was generated for; ``flips`` is the
+    occupancy mask of the squares it empties or fills (see :class:`ImpasseBoard`), ``rekey``
+    what it XORs into the Zobrist key (the turn's change included).
     """
 
     kind: ImpasseMoveKind
@@ -67,6 +68,7 @@ class ImpasseMove:
     changes: tuple[Change, ...] = field(compare=False, repr=False)
     removed: int = field(compare=False, repr=False)  # checkers the mover takes off the board
     flips: int = field(compare=False, repr=False)
+    rekey: int = field(compare=False, repr=False)
 
     def __str__(self) -> str:
         return self.text
@@ -128,6 +130,7 @@ class _Tables:
         self.near_rank = {WHITE: 0, BLACK: geom.height - 1}
         self.far_rank = {WHITE: geom.height - 1, BLACK: 0}
         self.far_row: dict[Color, tuple[int, ...]] = {}
+        self.zobrist = zobrist_table(geom.size, 2)
         self.square_bit = [0] * geom.size
         for index, sq in enumerate(geom.dark_squares):
             self.square_bit[sq] = 1 << index
@@ -206,18 +209,21 @@ class _Tables:
         built once (the same object ``ImpasseBoard._make`` finds for it)."""
         separator = _SEPARATOR[kind]
         text = f"{self.geometry.name(origin)}{separator}{self.geometry.name(target)}"
-        removed = sum(abs(before) - abs(after) for _, before, after in changes)
-        move = ImpasseMove(kind, origin, target, -1, text, changes, removed, _flips(self.square_bit, changes))
-        return self.moves.setdefault((kind, origin, target, -1, changes), move)
+        return self.moves.setdefault((kind, origin, target, -1, changes),
+                                     _new_move(self, kind, origin, target, -1, text, changes))
 
 
-def _flips(square_bit: list[int], changes: tuple[Change, ...]) -> int:
-    """The occupancy bits of the squares that ``changes`` empty or fill."""
-    flips = 0
+def _new_move(tables: _Tables, kind: ImpasseMoveKind, origin: int, target: int, crown: int, text: str,
+              changes: tuple[Change, ...]) -> ImpasseMove:
+    """The move making ``changes``, with the effects ``push`` and ``pop`` apply worked out."""
+    removed = flips = 0
+    rekey = BLACK_TO_MOVE
     for square, before, after in changes:
+        removed += abs(before) - abs(after)
         if (before == 0) != (after == 0):
-            flips |= square_bit[square]
-    return flips
+            flips |= tables.square_bit[square]
+        rekey ^= tables.zobrist[square][before] ^ tables.zobrist[square][after]
+    return ImpasseMove(kind, origin, target, crown, text, changes, removed, flips, rekey)
 
 
 @cache
@@ -438,9 +444,7 @@ class ImpasseBoard(Board[ImpasseMove]):
             text = f"{name(origin)}{_SEPARATOR[kind]}{name(target)}"
         if crown >= 0:
             text += f"={name(crown)}"
-        removed = sum(abs(before) - abs(new) for _, before, new in changes)
-        return known.setdefault(key, ImpasseMove(kind, origin, target, crown, text, changes, removed,
-                                                 _flips(self.square_bit, changes)))
+        return known.setdefault(key, _new_move(self._tables, kind, origin, target, crown, text, changes))
 
     def takes_checkers_off(self, move: ImpasseMove) -> bool:
         """Bear-offs and impasse removals do (only ever the mover's own checkers)."""
@@ -449,13 +453,10 @@ class ImpasseBoard(Board[ImpasseMove]):
     # -- make / unmake ---------------------------------------------------------------
     def push(self, move: ImpasseMove) -> None:
         cells = self.cells
-        zobrist = self._zobrist
-        key = self.key
         own = self.occupied[self.turn]  # a move changes only its mover's stacks
-        self._history.append((move, key))
+        self._history.append((move, self.key))
         for square, before, after in move.changes:
             cells[square] = after
-            key ^= zobrist[square][before] ^ zobrist[square][after]
             if not after:
                 if before:  # (a crowning single may land and leave in one move: 0 -> 0)
                     own.remove(square)
@@ -463,7 +464,7 @@ class ImpasseBoard(Board[ImpasseMove]):
                 insort(own, square)
         self.occupancy ^= move.flips
         self.material[self.turn] -= move.removed
-        self.key = key ^ BLACK_TO_MOVE
+        self.key ^= move.rekey
         self.turn = -self.turn
 
     def pop(self) -> ImpasseMove:
