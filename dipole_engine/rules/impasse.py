@@ -102,10 +102,10 @@ class _Tables:
     occupancy mask (dark squares numbered in order), 0 for a light one.
 
     For finding bear-offs without generating every move: ``bear_slides[color][sq]`` lists, per
-    diagonal from a double on ``sq`` that ends on its nearest row, ``(path, target, plain)``:
-    the occupancy mask of the squares up to ``target`` on that row (all must be empty) and the
-    plain bear-off there; ``bear_transposes[color][sq]`` the entries of ``transpose_to`` on
-    that row.  ``step_mask[color][sq]`` is ``(double's, single's)`` occupancy mask of the
+    diagonal from a double on ``sq`` that ends on its nearest row, ``(path, plain)``: the
+    occupancy mask of the squares up to and including the one on that row (all must be empty)
+    and the plain bear-off there; ``bear_transposes[color][sq]`` the entries of
+    ``transpose_to`` on that row (all plain: the double is not on its furthest row).  ``step_mask[color][sq]`` is ``(double's, single's)`` occupancy mask of the
     squares a stack on ``sq`` may step to: it can slide iff one of them is empty.
 
     ``moves`` holds every move built so far, keyed by its whole effect, so that the same move
@@ -134,8 +134,8 @@ class _Tables:
         self.square_bit = [0] * geom.size
         for index, sq in enumerate(geom.dark_squares):
             self.square_bit[sq] = 1 << index
-        self.bear_slides: dict[Color, list[tuple[tuple[int, int, ImpasseMove], ...]]] = {}
-        self.bear_transposes: dict[Color, list[tuple[SlideEntry, ...]]] = {}
+        self.bear_slides: dict[Color, list[tuple[tuple[int, ImpasseMove], ...]]] = {}
+        self.bear_transposes: dict[Color, list[tuple[tuple[int, ImpasseMove], ...]]] = {}
         self.step_mask: dict[Color, list[tuple[int, int]]] = {}
         self.moves: dict[tuple[ImpasseMoveKind, int, int, int, tuple[Change, ...]], ImpasseMove] = {}
 
@@ -166,13 +166,22 @@ class _Tables:
                                                    ((sq, 2 * color, color), (target, color, landed)))))
             return tuple(entries)
 
-        def bear_slides(color: Color, rays: tuple[tuple[SlideEntry, ...], ...]) -> tuple[tuple[int, int, ImpasseMove], ...]:
+        def bear_slides(color: Color, rays: tuple[tuple[SlideEntry, ...], ...]) -> tuple[tuple[int, ImpasseMove], ...]:
             entries = []
             for ray in rays:
                 target, plain = ray[-1]
-                if geom.rank_of(target) == self.near_rank[color] and plain is not None:  # (a double's bear-off is plain)
-                    entries.append((self.mask(square for square, _ in ray), target, plain))
+                if geom.rank_of(target) == self.near_rank[color] and plain is not None:  # (a bear-off is)
+                    entries.append((self.mask(square for square, _ in ray), plain))
             return tuple(entries)
+
+        def bear_transposes(color: Color, entries: tuple[SlideEntry, ...]) -> tuple[tuple[int, ImpasseMove], ...]:
+            found = []
+            for target, plain in entries:
+                if geom.rank_of(target) == self.near_rank[color]:
+                    if plain is None:  # the double would stand on both its nearest and furthest rows
+                        raise ValueError("an Impasse board needs at least three ranks")
+                    found.append((target, plain))
+            return tuple(found)
 
         for color in (WHITE, BLACK):
             size = geom.size
@@ -187,9 +196,7 @@ class _Tables:
             self.double_rays[color] = doubles
             self.transpose_to[color] = transpose_to
             self.bear_slides[color] = [bear_slides(color, doubles[sq]) for sq in range(size)]
-            self.bear_transposes[color] = [
-                tuple(entry for entry in transpose_to[sq] if geom.rank_of(entry[0]) == self.near_rank[color])
-                for sq in range(size)]
+            self.bear_transposes[color] = [bear_transposes(color, transpose_to[sq]) for sq in range(size)]
             # [sq][0] for a double, [sq][1] for a single: squares it may step to (if empty)
             self.step_mask[color] = [
                 (self.mask(ray[0][0] for ray in doubles[sq]), self.mask(ray[0][0] for ray in singles[sq]))
@@ -312,23 +319,17 @@ class ImpasseBoard(Board[ImpasseMove]):
         tables = self._tables
         occupancy = self.occupancy
         own = self.occupied[s]
-        plain_ok = self._no_crown_waits()
         moves: list[ImpasseMove] = []
         for sq in own:
-            if cells[sq] != double:
-                continue
-            for path, target, plain in tables.bear_slides[s][sq]:
-                if not occupancy & path:
-                    if plain_ok:
+            if cells[sq] == double:
+                for path, plain in tables.bear_slides[s][sq]:
+                    if not occupancy & path:
                         moves.append(plain)
-                    else:
-                        self._finish(moves, ImpasseMoveKind.SLIDE, sq, target, {sq: 0, target: s})
-            for target, transpose in tables.bear_transposes[s][sq]:
-                if cells[target] == s:
-                    if transpose is not None and plain_ok:
+                for target, transpose in tables.bear_transposes[s][sq]:
+                    if cells[target] == s:
                         moves.append(transpose)
-                    else:
-                        self._finish(moves, ImpasseMoveKind.TRANSPOSE, sq, target, {sq: s, target: s})
+        if moves and not self._no_crown_waits():  # (rare) then a move may owe or pay a crown
+            return [move for move in self.legal_moves() if move.removed]
         if moves:
             return moves
         # No bear-off: every move is a removal if no stack can slide or transpose.
