@@ -57,7 +57,9 @@ class ImpasseMove:
     the single that crowns, or ``-1``.  ``changes``, ``removed``, ``flips`` and ``rekey``
     describe the whole turn's effect in the position it was generated for; ``flips`` is the
     occupancy mask of the squares it empties or fills (see :class:`ImpasseBoard`), ``rekey``
-    what it XORs into the Zobrist key (the turn's change included).
+    what it XORs into the Zobrist key (the turn's change included).  ``path`` is, for the plain
+    moves of the tables (no crown: see ``_Tables``), the occupancy mask of the squares a slide
+    passes over (0 for a transpose); -1 for the others, whose legality needs the position.
     """
 
     kind: ImpasseMoveKind
@@ -69,6 +71,7 @@ class ImpasseMove:
     removed: int = field(compare=False, repr=False)  # checkers the mover takes off the board
     flips: int = field(compare=False, repr=False)
     rekey: int = field(compare=False, repr=False)
+    path: int = field(compare=False, repr=False)
 
     def __str__(self) -> str:
         return self.text
@@ -144,14 +147,17 @@ class _Tables:
             rays = []
             for squares in (ray(sq, -1, direction), ray(sq, 1, direction)):
                 entries = []
+                passed = 0  # the squares before ``target``
                 for target in squares:
                     plain = None
                     if geom.rank_of(target) != stop_rank:
                         plain = self.plain(ImpasseMoveKind.SLIDE, sq, target,
-                                           ((sq, height * color, 0), (target, 0, height * color)))
+                                           ((sq, height * color, 0), (target, 0, height * color)), passed)
                     elif height == 2:  # a bear-off: the double leaves a single on its nearest row
-                        plain = self.plain(ImpasseMoveKind.SLIDE, sq, target, ((sq, 2 * color, 0), (target, 0, color)))
+                        plain = self.plain(ImpasseMoveKind.SLIDE, sq, target, ((sq, 2 * color, 0), (target, 0, color)),
+                                           passed)
                     entries.append((target, plain))
+                    passed |= self.square_bit[target]
                 if entries:
                     rays.append(tuple(entries))
             return tuple(rays)
@@ -163,7 +169,7 @@ class _Tables:
             for target in targets:
                 landed = color if geom.rank_of(target) == self.near_rank[color] else 2 * color  # bear-off or not
                 entries.append((target, self.plain(ImpasseMoveKind.TRANSPOSE, sq, target,
-                                                   ((sq, 2 * color, color), (target, color, landed)))))
+                                                   ((sq, 2 * color, color), (target, color, landed)), 0)))
             return tuple(entries)
 
         def bear_slides(color: Color, rays: tuple[tuple[SlideEntry, ...], ...]) -> tuple[tuple[int, ImpasseMove], ...]:
@@ -211,17 +217,19 @@ class _Tables:
             bits |= self.square_bit[square]
         return bits
 
-    def plain(self, kind: ImpasseMoveKind, origin: int, target: int, changes: tuple[Change, ...]) -> ImpasseMove:
-        """The move of ``kind`` from ``origin`` to ``target`` making ``changes`` with no crown,
-        built once (the same object ``ImpasseBoard._make`` finds for it)."""
+    def plain(self, kind: ImpasseMoveKind, origin: int, target: int, changes: tuple[Change, ...],
+              path: int) -> ImpasseMove:
+        """The move of ``kind`` from ``origin`` to ``target`` over the squares of ``path`` making
+        ``changes`` with no crown, built once (the same object ``ImpasseBoard._make`` finds for
+        it, the tables being built first)."""
         separator = _SEPARATOR[kind]
         text = f"{self.geometry.name(origin)}{separator}{self.geometry.name(target)}"
         return self.moves.setdefault((kind, origin, target, -1, changes),
-                                     _new_move(self, kind, origin, target, -1, text, changes))
+                                     _new_move(self, kind, origin, target, -1, text, changes, path))
 
 
 def _new_move(tables: _Tables, kind: ImpasseMoveKind, origin: int, target: int, crown: int, text: str,
-              changes: tuple[Change, ...]) -> ImpasseMove:
+              changes: tuple[Change, ...], path: int) -> ImpasseMove:
     """The move making ``changes``, with the effects ``push`` and ``pop`` apply worked out."""
     removed = flips = 0
     rekey = BLACK_TO_MOVE
@@ -230,7 +238,7 @@ def _new_move(tables: _Tables, kind: ImpasseMoveKind, origin: int, target: int, 
         if (before == 0) != (after == 0):
             flips |= tables.square_bit[square]
         rekey ^= tables.zobrist[square][before] ^ tables.zobrist[square][after]
-    return ImpasseMove(kind, origin, target, crown, text, changes, removed, flips, rekey)
+    return ImpasseMove(kind, origin, target, crown, text, changes, removed, flips, rekey, path)
 
 
 @cache
@@ -345,16 +353,26 @@ class ImpasseBoard(Board[ImpasseMove]):
 
     def is_legal(self, move: ImpasseMove) -> bool:
         """Whether ``move`` (generated in some position of this game) is legal here, worked out
-        from the moves of its own stack (the removals of an impasse need every move)."""
+        from its own squares when it is a plain move of the tables, else from the moves of its
+        stack (the removals of an impasse need every move)."""
+        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+            return False
+        cells = self.cells
         if move.kind == ImpasseMoveKind.REMOVE:
             candidates = self.legal_moves()
         else:
             origin = move.origin
-            if self.material[WHITE] == 0 or self.material[BLACK] == 0 or not 0 <= origin < len(self.cells):
+            if not 0 <= origin < len(cells):
                 return False
-            stack = self.cells[origin]
+            stack = cells[origin]
             if stack != self.turn and stack != self.turn + self.turn:
                 return False
+            if move.path >= 0 and self._no_crown_waits():
+                # As generated: the squares as the move found them, the way over them empty.
+                for square, before, _ in move.changes:
+                    if cells[square] != before:
+                        return False
+                return not self.occupancy & move.path
             candidates = self._slides_and_transposes((origin,))
         for candidate in candidates:
             if candidate is move:
@@ -445,7 +463,7 @@ class ImpasseBoard(Board[ImpasseMove]):
             text = f"{name(origin)}{_SEPARATOR[kind]}{name(target)}"
         if crown >= 0:
             text += f"={name(crown)}"
-        return known.setdefault(key, _new_move(self._tables, kind, origin, target, crown, text, changes))
+        return known.setdefault(key, _new_move(self._tables, kind, origin, target, crown, text, changes, -1))
 
     def takes_checkers_off(self, move: ImpasseMove) -> bool:
         """Bear-offs and impasse removals do (only ever the mover's own checkers)."""
