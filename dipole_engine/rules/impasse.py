@@ -472,7 +472,8 @@ class ImpasseBoard(Board[ImpasseMove]):
     # -- make / unmake ---------------------------------------------------------------
     def push(self, move: ImpasseMove) -> None:
         cells = self.cells
-        own = self.occupied[self.turn]  # a move changes only its mover's stacks
+        s = self.turn
+        own = self.occupied[s]  # a move changes only its mover's stacks
         self._history.append((move, self.key))
         for square, before, after in move.changes:
             cells[square] = after
@@ -482,18 +483,20 @@ class ImpasseBoard(Board[ImpasseMove]):
             elif not before:
                 insort(own, square)
         self.occupancy ^= move.flips
-        self.material[self.turn] -= move.removed
+        if move.removed:
+            self.material[s] -= move.removed
         self.key ^= move.rekey
-        self.turn = -self.turn
+        self.turn = -s
 
     def pop(self) -> ImpasseMove:
         move: ImpasseMove
         key: int
         move, key = self._history.pop()
-        self.turn = -self.turn
+        s = -self.turn
+        self.turn = s
         self.key = key
         cells = self.cells
-        own = self.occupied[self.turn]
+        own = self.occupied[s]
         for square, before, after in move.changes:
             cells[square] = before
             if not before:
@@ -502,7 +505,8 @@ class ImpasseBoard(Board[ImpasseMove]):
             elif not after:
                 insort(own, square)
         self.occupancy ^= move.flips
-        self.material[self.turn] += move.removed
+        if move.removed:
+            self.material[s] += move.removed
         return move
 
     # -- move text -------------------------------------------------------------------
