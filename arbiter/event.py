@@ -614,17 +614,65 @@ class EventStore:
             only_games = "WHERE number IN (SELECT value FROM json_each(?))"
         with self._lock:
             moves: dict[int, list[MoveRecord]] = {}
-            for game, text, source, cp, mate, depth, time in self._db.execute(
-                    f"SELECT game, text, source, score_cp, score_mate, depth, time FROM moves {only_moves} "
-                    "ORDER BY game, ply", parameters):
-                moves.setdefault(game, []).append(MoveRecord(text, MoveSource(source), cp, mate, depth, time))
-            rows = self._db.execute(
-                "SELECT number, white, black, variant, fen, result, termination, reason, white_tc, black_tc, "
-                f"opening, event, site, date FROM games {only_games} ORDER BY number",
-                parameters).fetchall()
-        return [
-            GameRecord(number, white, black, variant, fen, tuple(moves.get(number, ())), result,
-                       Termination[termination], reason, white_tc, black_tc, opening, event, site, date)
-            for (number, white, black, variant, fen, result, termination, reason, white_tc, black_tc,
-                 opening, event, site, date) in rows
-        ]
+            for row in self._db.execute(f"SELECT {_MOVE_COLUMNS} FROM moves {only_moves} ORDER BY game, ply",
+                                        parameters):
+                moves.setdefault(row[0], []).append(_move(row))
+            rows = self._db.execute(f"SELECT {_GAME_COLUMNS} FROM games {only_games} ORDER BY number",
+                                    parameters).fetchall()
+        return [_game(row, moves.get(row[0], ())) for row in rows]
+
+    def iter_records(self, batch: int = 256) -> Iterator[GameRecord]:
+        """Every finished game, by game number, as :meth:`records` gives them, but one at a
+        time: two scans in key order (the games; the moves by game and ply) merged as they
+        are read, ``batch`` rows of each at a time, so memory holds a batch and one game however
+        many games the event has.  The scans run side by side in one read transaction, a
+        snapshot: games a running event commits meanwhile are not in it.  EventError (one
+        line) if a game is damaged, raised when the reading reaches it."""
+        try:
+            with self._lock:
+                games = self._db.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY number")
+                moves = self._db.execute(f"SELECT {_MOVE_COLUMNS} FROM moves ORDER BY game, ply")
+            try:
+                move_rows = self._fetch(moves, batch)
+                move = next(move_rows, None)
+                for row in self._fetch(games, batch):
+                    played = []
+                    while move is not None and move[0] <= row[0]:  # moves of no game are skipped
+                        if move[0] == row[0]:
+                            played.append(_move(move))
+                        move = next(move_rows, None)
+                    yield _game(row, played)
+            finally:  # ends the read transaction, however the reading ends
+                with self._lock:
+                    games.close()
+                    moves.close()
+        except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as error:
+            raise self._damaged(error) from None
+
+    def _fetch(self, cursor: sqlite3.Cursor, batch: int) -> Iterator[Any]:
+        """The rows of ``cursor``, fetched ``batch`` at a time."""
+        while True:
+            with self._lock:
+                rows = cursor.fetchmany(batch)
+            if not rows:
+                return
+            yield from rows
+
+
+_GAME_COLUMNS = ("number, white, black, variant, fen, result, termination, reason, white_tc, black_tc, "
+                 "opening, event, site, date")
+_MOVE_COLUMNS = "game, text, source, score_cp, score_mate, depth, time"
+
+
+def _move(row: Any) -> MoveRecord:
+    """A move of a row of :data:`_MOVE_COLUMNS`."""
+    _, text, source, cp, mate, depth, time = row
+    return MoveRecord(text, MoveSource(source), cp, mate, depth, time)
+
+
+def _game(row: Any, moves: Iterable[MoveRecord]) -> GameRecord:
+    """The game of a row of :data:`_GAME_COLUMNS`, with its ``moves``."""
+    (number, white, black, variant, fen, result, termination, reason, white_tc, black_tc, opening, event, site,
+     date) = row
+    return GameRecord(number, white, black, variant, fen, tuple(moves), result, Termination[termination], reason,
+                      white_tc, black_tc, opening, event, site, date)
