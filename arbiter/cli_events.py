@@ -204,6 +204,7 @@ def export_command(db_path: str, pgn_path: str) -> int:
             exported += 1
 
     try:
+        total = store.scheduled()
         if pgn_path == "-":
             sys.stdout.writelines(pgn())
             return 0
@@ -213,7 +214,7 @@ def export_command(db_path: str, pgn_path: str) -> int:
             raise ArbiterError(f"PGN file {pgn_path}: {error.strerror or error}") from None
     finally:
         store.close()
-    print(f"Exported {exported} of {len(store.schedule)} scheduled games to {pgn_path}")
+    print(f"Exported {exported} of {total} scheduled games to {pgn_path}")
     return 0
 
 

@@ -274,16 +274,21 @@ def _insert_schedule(connection: sqlite3.Connection, games: Iterable[ScheduledGa
 
 class EventStore:
     """An open event database (see the module docstring).  Create one with :meth:`create`,
-    open one with :meth:`open`; ``config`` and ``schedule`` are read once, games are
-    committed with :meth:`commit` (thread-safe) and read back with :meth:`records`."""
+    open one with :meth:`open`; ``config`` and ``schedule`` are read once (a reader's
+    ``schedule`` when first asked for), games are
+    committed with :meth:`commit` (thread-safe) and read back with :meth:`records` (a list)
+    or :meth:`iter_records` (one at a time, for reading them all)."""
 
     def __init__(self, path: str, connection: sqlite3.Connection, lock_fd: int | None) -> None:
         self.path = path
         self._db = connection
         self._lock_fd = lock_fd
         self._lock = threading.Lock()
+        self._schedule: list[ScheduledGame] | None = None
         try:
-            self.config, self.schedule = self._load()
+            self.config = self._load()
+            if lock_fd is not None:  # a writer plays the plan (and extends it): read now, once
+                self._schedule = self._read_schedule()
         except BaseException:
             connection.close()  # the lock descriptor is the caller's to close
             raise
@@ -460,14 +465,14 @@ class EventStore:
             detail = f"{type(error).__name__}: {error}"
         return EventError(f"event database {self.path} is damaged and cannot be read: {detail}")
 
-    def _load(self) -> tuple[EventConfig, list[ScheduledGame]]:
-        """The event's settings and schedule; EventError (one line) if they are damaged."""
+    def _load(self) -> EventConfig:
+        """The event's settings; EventError (one line) if they are damaged."""
         try:
             return self._read_event()
         except (sqlite3.DatabaseError, ValueError, KeyError, TypeError, IndexError) as error:
             raise self._damaged(error) from None
 
-    def _read_event(self) -> tuple[EventConfig, list[ScheduledGame]]:
+    def _read_event(self) -> EventConfig:
         db = self._db
         (format_, variant, rounds, games, note, settings_text, command_line) = db.execute(
             "SELECT format, variant, rounds, games_per_pairing, openings_note, settings, command_line FROM event"
@@ -481,8 +486,6 @@ class EventStore:
         openings = tuple(
             Opening(fen, tuple(moves.split()), source)
             for fen, moves, source in db.execute("SELECT fen, moves, source FROM openings ORDER BY id"))
-        schedule = [ScheduledGame(*row) for row in db.execute(
-            "SELECT number, round, pairing, pair, white, black, opening FROM schedule ORDER BY number")]
         anchor = settings["anchor"]
         sprt = settings["sprt"]
         referee = settings["referee"]
@@ -497,7 +500,35 @@ class EventStore:
             sprt=SprtParams(*sprt) if sprt else None, command_line=command_line,
             rating_interval=settings.get("rating_interval", 0), cluster=settings.get("cluster"),
             live_pgn=settings.get("live_pgn"))
-        return config, schedule
+        return config
+
+    @property
+    def schedule(self) -> list[ScheduledGame]:
+        """Every planned game, by number.  A reader reads it when first asked for (``export``
+        never asks: the plan of a long event would be most of what it holds)."""
+        if self._schedule is None:
+            self._schedule = self._read_schedule()
+        return self._schedule
+
+    def _read_schedule(self) -> list[ScheduledGame]:
+        """The schedule; EventError (one line) if it is damaged."""
+        try:
+            with self._lock:
+                rows = self._db.execute(
+                    "SELECT number, round, pairing, pair, white, black, opening FROM schedule ORDER BY number")
+                return [ScheduledGame(*row) for row in rows]
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
+
+    def scheduled(self) -> int:
+        """How many games are planned, without reading the plan."""
+        if self._schedule is not None:
+            return len(self._schedule)
+        try:
+            with self._lock:
+                return int(self._db.execute("SELECT count(*) FROM schedule").fetchone()[0])
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
 
     def close(self) -> None:
         """Close the database, then drop the lock (in that order: closing any descriptor of the
@@ -621,7 +652,7 @@ class EventStore:
                                     parameters).fetchall()
         return [_game(row, moves.get(row[0], ())) for row in rows]
 
-    def iter_records(self, batch: int = 256) -> Iterator[GameRecord]:
+    def iter_records(self, batch: int = 64) -> Iterator[GameRecord]:
         """Every finished game, by game number, as :meth:`records` gives them, but one at a
         time: two scans in key order (the games; the moves by game and ply) merged as they
         are read, ``batch`` rows of each at a time, so memory holds a batch and one game however
