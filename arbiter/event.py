@@ -620,7 +620,8 @@ class EventStore:
             with self._lock:
                 rows = self._db.execute("SELECT number, white, black, result, termination, reason, plies, finished "
                                         "FROM games ORDER BY number")
-                return [GameOutcome(number, white, black, result, Termination[termination], reason, plies, finished)
+                return [GameOutcome(number, white, black, result, _termination(number, termination), reason,
+                                    plies, finished)
                         for number, white, black, result, termination, reason, plies, finished in rows]
         except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as error:
             raise self._damaged(error) from None
@@ -696,14 +697,25 @@ _MOVE_COLUMNS = "game, text, source, score_cp, score_mate, depth, time"
 
 
 def _move(row: Any) -> MoveRecord:
-    """A move of a row of :data:`_MOVE_COLUMNS`."""
-    _, text, source, cp, mate, depth, time = row
-    return MoveRecord(text, MoveSource(source), cp, mate, depth, time)
+    """A move of a row of :data:`_MOVE_COLUMNS` (ArbiterError if it is none)."""
+    game, text, source, cp, mate, depth, time = row
+    try:
+        return MoveRecord(text, MoveSource(source), cp, mate, depth, time)
+    except ValueError:
+        raise ArbiterError(f"a move of game {game} has the unknown source {source!r}") from None
+
+
+def _termination(game: int, name: str) -> Termination:
+    """The :class:`Termination` stored by ``name`` (ArbiterError if it is none)."""
+    try:
+        return Termination[name]
+    except KeyError:
+        raise ArbiterError(f"game {game} has the unknown termination {name!r}") from None
 
 
 def _game(row: Any, moves: Iterable[MoveRecord]) -> GameRecord:
     """The game of a row of :data:`_GAME_COLUMNS`, with its ``moves``."""
     (number, white, black, variant, fen, result, termination, reason, white_tc, black_tc, opening, event, site,
      date) = row
-    return GameRecord(number, white, black, variant, fen, tuple(moves), result, Termination[termination], reason,
-                      white_tc, black_tc, opening, event, site, date)
+    return GameRecord(number, white, black, variant, fen, tuple(moves), result, _termination(number, termination),
+                      reason, white_tc, black_tc, opening, event, site, date)
