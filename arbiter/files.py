@@ -4,7 +4,8 @@ Input files (configs, openings, PGN) are read whole but never more than a sane s
 that never ends (``/dev/zero``, a pipe that keeps writing) is refused instead of filling the
 memory; a UTF-8 byte-order mark is accepted.  Output paths are checked together before
 anything is written: none may be empty, a directory, an event database, the event's own
-database, or the same file as another output.
+database, or the same file as another output.  An output file is replaced whole (written
+beside it, then renamed), its text written as it is made, so a long one is never held whole.
 """
 
 from __future__ import annotations
