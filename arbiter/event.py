@@ -275,9 +275,8 @@ def _insert_schedule(connection: sqlite3.Connection, games: Iterable[ScheduledGa
 class EventStore:
     """An open event database (see the module docstring).  Create one with :meth:`create`,
     open one with :meth:`open`; ``config`` and ``schedule`` are read once (a reader's
-    ``schedule`` when first asked for), games are
-    committed with :meth:`commit` (thread-safe) and read back with :meth:`records` (a list)
-    or :meth:`iter_records` (one at a time, for reading them all)."""
+    ``schedule`` when first asked for); games are committed with :meth:`commit` (thread-safe)
+    and read back with :meth:`records` (a list) or :meth:`iter_records` (one at a time)."""
 
     def __init__(self, path: str, connection: sqlite3.Connection, lock_fd: int | None) -> None:
         self.path = path
