@@ -17,6 +17,7 @@ import os
 import shlex
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ from .cli_options import (
 )
 from .errors import ArbiterError
 from .event import FORMATS, EventConfig, EventStore, GameOutcome, is_event_file
-from .files import check_log_directory, check_outputs, replace_text
+from .files import check_log_directory, check_outputs, replace_text_chunks
 from .formats import DYNAMIC_FORMATS, event_file_plan, knockout_rounds
 from .formats import openings_needed as stage_openings_needed
 from .live import LIVE_SUFFIX, check_live_file
@@ -189,24 +190,31 @@ def _remove_database(path: str) -> None:
 def export_command(db_path: str, pgn_path: str) -> int:
     """Write every finished game of an event database as PGN, in game order.
 
-    The file is replaced as a whole (written beside it, then renamed), never left half written.
+    The games are written as they are read, so memory does not grow with the event.  The file
+    is replaced as a whole (written beside it, then renamed), never left half written.
     """
     check_outputs([("--pgn", pgn_path)], [("the event database", db_path)])
     store = EventStore.open(db_path, write=False)
+    exported = 0
+
+    def pgn() -> Iterator[str]:
+        nonlocal exported
+        for record in store.iter_records():
+            yield format_game(record)
+            exported += 1
+
     try:
-        records = store.records()
-        total = len(store.schedule)
+        total = store.scheduled()
+        if pgn_path == "-":
+            sys.stdout.writelines(pgn())
+            return 0
+        try:
+            replace_text_chunks(pgn_path, pgn())
+        except OSError as error:
+            raise ArbiterError(f"PGN file {pgn_path}: {error.strerror or error}") from None
     finally:
         store.close()
-    text = "".join(format_game(record) for record in records)
-    if pgn_path == "-":
-        sys.stdout.write(text)
-        return 0
-    try:
-        replace_text(pgn_path, text)
-    except OSError as error:
-        raise ArbiterError(f"PGN file {pgn_path}: {error.strerror or error}") from None
-    print(f"Exported {len(records)} of {total} scheduled games to {pgn_path}")
+    print(f"Exported {exported} of {total} scheduled games to {pgn_path}")
     return 0
 
 

@@ -274,16 +274,20 @@ def _insert_schedule(connection: sqlite3.Connection, games: Iterable[ScheduledGa
 
 class EventStore:
     """An open event database (see the module docstring).  Create one with :meth:`create`,
-    open one with :meth:`open`; ``config`` and ``schedule`` are read once, games are
-    committed with :meth:`commit` (thread-safe) and read back with :meth:`records`."""
+    open one with :meth:`open`; ``config`` and ``schedule`` are read once (a reader's
+    ``schedule`` when first asked for); games are committed with :meth:`commit` (thread-safe)
+    and read back with :meth:`records` (a list) or :meth:`iter_records` (one at a time)."""
 
     def __init__(self, path: str, connection: sqlite3.Connection, lock_fd: int | None) -> None:
         self.path = path
         self._db = connection
         self._lock_fd = lock_fd
         self._lock = threading.Lock()
+        self._schedule: list[ScheduledGame] | None = None
         try:
-            self.config, self.schedule = self._load()
+            self.config = self._load()
+            if lock_fd is not None:  # a writer plays the plan (and extends it): read now, once
+                self._schedule = self._read_schedule()
         except BaseException:
             connection.close()  # the lock descriptor is the caller's to close
             raise
@@ -460,14 +464,14 @@ class EventStore:
             detail = f"{type(error).__name__}: {error}"
         return EventError(f"event database {self.path} is damaged and cannot be read: {detail}")
 
-    def _load(self) -> tuple[EventConfig, list[ScheduledGame]]:
-        """The event's settings and schedule; EventError (one line) if they are damaged."""
+    def _load(self) -> EventConfig:
+        """The event's settings; EventError (one line) if they are damaged."""
         try:
             return self._read_event()
         except (sqlite3.DatabaseError, ValueError, KeyError, TypeError, IndexError) as error:
             raise self._damaged(error) from None
 
-    def _read_event(self) -> tuple[EventConfig, list[ScheduledGame]]:
+    def _read_event(self) -> EventConfig:
         db = self._db
         (format_, variant, rounds, games, note, settings_text, command_line) = db.execute(
             "SELECT format, variant, rounds, games_per_pairing, openings_note, settings, command_line FROM event"
@@ -481,8 +485,6 @@ class EventStore:
         openings = tuple(
             Opening(fen, tuple(moves.split()), source)
             for fen, moves, source in db.execute("SELECT fen, moves, source FROM openings ORDER BY id"))
-        schedule = [ScheduledGame(*row) for row in db.execute(
-            "SELECT number, round, pairing, pair, white, black, opening FROM schedule ORDER BY number")]
         anchor = settings["anchor"]
         sprt = settings["sprt"]
         referee = settings["referee"]
@@ -497,7 +499,35 @@ class EventStore:
             sprt=SprtParams(*sprt) if sprt else None, command_line=command_line,
             rating_interval=settings.get("rating_interval", 0), cluster=settings.get("cluster"),
             live_pgn=settings.get("live_pgn"))
-        return config, schedule
+        return config
+
+    @property
+    def schedule(self) -> list[ScheduledGame]:
+        """Every planned game, by number.  A reader reads it when first asked for (``export``
+        never asks: the plan of a long event would be most of what it holds)."""
+        if self._schedule is None:
+            self._schedule = self._read_schedule()
+        return self._schedule
+
+    def _read_schedule(self) -> list[ScheduledGame]:
+        """The schedule; EventError (one line) if it is damaged."""
+        try:
+            with self._lock:
+                rows = self._db.execute(
+                    "SELECT number, round, pairing, pair, white, black, opening FROM schedule ORDER BY number")
+                return [ScheduledGame(*row) for row in rows]
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
+
+    def scheduled(self) -> int:
+        """How many games are planned, without reading the plan."""
+        if self._schedule is not None:
+            return len(self._schedule)
+        try:
+            with self._lock:
+                return int(self._db.execute("SELECT count(*) FROM schedule").fetchone()[0])
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
 
     def close(self) -> None:
         """Close the database, then drop the lock (in that order: closing any descriptor of the
@@ -589,7 +619,8 @@ class EventStore:
             with self._lock:
                 rows = self._db.execute("SELECT number, white, black, result, termination, reason, plies, finished "
                                         "FROM games ORDER BY number")
-                return [GameOutcome(number, white, black, result, Termination[termination], reason, plies, finished)
+                return [GameOutcome(number, white, black, result, _termination(number, termination), reason,
+                                    plies, finished)
                         for number, white, black, result, termination, reason, plies, finished in rows]
         except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as error:
             raise self._damaged(error) from None
@@ -614,17 +645,76 @@ class EventStore:
             only_games = "WHERE number IN (SELECT value FROM json_each(?))"
         with self._lock:
             moves: dict[int, list[MoveRecord]] = {}
-            for game, text, source, cp, mate, depth, time in self._db.execute(
-                    f"SELECT game, text, source, score_cp, score_mate, depth, time FROM moves {only_moves} "
-                    "ORDER BY game, ply", parameters):
-                moves.setdefault(game, []).append(MoveRecord(text, MoveSource(source), cp, mate, depth, time))
-            rows = self._db.execute(
-                "SELECT number, white, black, variant, fen, result, termination, reason, white_tc, black_tc, "
-                f"opening, event, site, date FROM games {only_games} ORDER BY number",
-                parameters).fetchall()
-        return [
-            GameRecord(number, white, black, variant, fen, tuple(moves.get(number, ())), result,
-                       Termination[termination], reason, white_tc, black_tc, opening, event, site, date)
-            for (number, white, black, variant, fen, result, termination, reason, white_tc, black_tc,
-                 opening, event, site, date) in rows
-        ]
+            for row in self._db.execute(f"SELECT {_MOVE_COLUMNS} FROM moves {only_moves} ORDER BY game, ply",
+                                        parameters):
+                moves.setdefault(row[0], []).append(_move(row))
+            rows = self._db.execute(f"SELECT {_GAME_COLUMNS} FROM games {only_games} ORDER BY number",
+                                    parameters).fetchall()
+        return [_game(row, moves.get(row[0], ())) for row in rows]
+
+    def iter_records(self, batch: int = 64) -> Iterator[GameRecord]:
+        """Every finished game, by game number, as :meth:`records` gives them, but one at a
+        time: two scans in key order (the games; the moves by game and ply) merged as they
+        are read, ``batch`` rows of each at a time, so memory holds a batch and one game however
+        many games the event has.  The scans run side by side in one read transaction, a
+        snapshot: games a running event commits meanwhile are not in it.  EventError (one
+        line) if a game is damaged, raised when the reading reaches it."""
+        try:
+            with self._lock:
+                games = self._db.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY number")
+                moves = self._db.execute(f"SELECT {_MOVE_COLUMNS} FROM moves ORDER BY game, ply")
+            try:
+                move_rows = self._fetch(moves, batch)
+                move = next(move_rows, None)
+                for row in self._fetch(games, batch):
+                    played = []
+                    while move is not None and move[0] <= row[0]:  # moves of no game are skipped
+                        if move[0] == row[0]:
+                            played.append(_move(move))
+                        move = next(move_rows, None)
+                    yield _game(row, played)
+            finally:  # ends the read transaction, however the reading ends
+                with self._lock:
+                    games.close()
+                    moves.close()
+        except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as error:
+            raise self._damaged(error) from None
+
+    def _fetch(self, cursor: sqlite3.Cursor, batch: int) -> Iterator[Any]:
+        """The rows of ``cursor``, fetched ``batch`` at a time."""
+        while True:
+            with self._lock:
+                rows = cursor.fetchmany(batch)
+            if not rows:
+                return
+            yield from rows
+
+
+_GAME_COLUMNS = ("number, white, black, variant, fen, result, termination, reason, white_tc, black_tc, "
+                 "opening, event, site, date")
+_MOVE_COLUMNS = "game, text, source, score_cp, score_mate, depth, time"
+
+
+def _move(row: Any) -> MoveRecord:
+    """A move of a row of :data:`_MOVE_COLUMNS` (ArbiterError if it is none)."""
+    game, text, source, cp, mate, depth, time = row
+    try:
+        return MoveRecord(text, MoveSource(source), cp, mate, depth, time)
+    except ValueError:
+        raise ArbiterError(f"a move of game {game} has the unknown source {source!r}") from None
+
+
+def _termination(game: int, name: str) -> Termination:
+    """The :class:`Termination` stored by ``name`` (ArbiterError if it is none)."""
+    try:
+        return Termination[name]
+    except KeyError:
+        raise ArbiterError(f"game {game} has the unknown termination {name!r}") from None
+
+
+def _game(row: Any, moves: Iterable[MoveRecord]) -> GameRecord:
+    """The game of a row of :data:`_GAME_COLUMNS`, with its ``moves``."""
+    (number, white, black, variant, fen, result, termination, reason, white_tc, black_tc, opening, event, site,
+     date) = row
+    return GameRecord(number, white, black, variant, fen, tuple(moves), result, _termination(number, termination),
+                      reason, white_tc, black_tc, opening, event, site, date)

@@ -4,13 +4,14 @@ Input files (configs, openings, PGN) are read whole but never more than a sane s
 that never ends (``/dev/zero``, a pipe that keeps writing) is refused instead of filling the
 memory; a UTF-8 byte-order mark is accepted.  Output paths are checked together before
 anything is written: none may be empty, a directory, an event database, the event's own
-database, or the same file as another output.
+database, or the same file as another output.  An output file is replaced whole (written
+beside it, then renamed), its text written as it is made, so a long one is never held whole.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from .errors import ArbiterError
 
@@ -37,14 +38,20 @@ def read_text(path: str, what: str, limit: int = MAX_INPUT_BYTES) -> str:
 
 
 def replace_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` whole: written beside it, then renamed over it, so a
-    reader sees the old file or the new one, never half of one.  Raises OSError; a failed write
-    leaves no temporary file behind."""
+    """Write ``text`` (UTF-8) to ``path`` whole: :func:`replace_text_chunks` with one chunk."""
+    replace_text_chunks(path, (text,))
+
+
+def replace_text_chunks(path: str | os.PathLike[str], chunks: Iterable[str]) -> None:
+    """Write the text ``chunks`` (UTF-8), in order, to ``path`` whole, as they come: written
+    beside it, then renamed over it, so a reader sees the old file or the new one, never half
+    of one.  Raises OSError, or whatever ``chunks`` raises; any failure leaves the old file as
+    it was and no temporary file behind."""
     directory, name = os.path.split(os.path.abspath(path))
     temporary = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
     try:
         with open(temporary, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            handle.writelines(chunks)
         os.replace(temporary, path)
     except BaseException:
         try:

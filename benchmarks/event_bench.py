@@ -3,7 +3,9 @@ transaction, WAL with synchronous=FULL as the arbiter uses it, and NORMAL for co
 reading every game back, and exporting them as PGN; and what ``resume`` costs before it plays
 on: rebuilding the standings, the SPRT and the results of an event of ``--resume-games``
 finished games (from their outcomes: peak Python memory by tracemalloc, and time), beside
-reading every one of those games with its moves (what resume read before).
+reading every one of those games with its moves (what resume read before); and what
+``export`` of that event costs: streamed (each game written as it is read), beside reading
+every game, joining the whole PGN text and writing it (what export did before).
 
     python benchmarks/event_bench.py [--games 300] [--resume-games 9000] [--dir DIR]
 
@@ -15,6 +17,7 @@ The games are whole random games of legal moves, annotated as the arbiter annota
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import io
 import random
@@ -27,8 +30,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from arbiter.cli_events import export_command
 from arbiter.engines import EngineSpec
 from arbiter.event import EventConfig, EventStore
+from arbiter.files import replace_text
 from arbiter.game import RefereeSettings
 from arbiter.openings import START
 from arbiter.pgn import format_game
@@ -120,6 +125,31 @@ def measure_resume(directory: Path, games: int) -> tuple[float, float, float, fl
     return resume_memory, resume_time, records_memory, records_time, moves
 
 
+def export_all_at_once(db: str, pgn: str) -> None:
+    """``export`` before it streamed: every game read, the whole text joined, then written."""
+    store = EventStore.open(db, write=False)
+    try:
+        records = store.records()
+    finally:
+        store.close()
+    replace_text(pgn, "".join(format_game(record) for record in records))
+
+
+def export_streamed(db: str, pgn: str) -> None:
+    """``dipole-arbiter export DB --pgn FILE`` itself, in this process."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        export_command.callback(db_path=db, pgn_path=pgn)  # type: ignore[misc]
+
+
+def measure_export(db: Path) -> tuple[float, float, float, float, int]:
+    """Exporting the event ``db`` streamed and all at once (peak MB, seconds each); the bytes."""
+    streamed, at_once = db.with_suffix(".streamed.pgn"), db.with_suffix(".at-once.pgn")
+    streamed_memory, streamed_time = peak(lambda: export_streamed(str(db), str(streamed)))
+    at_once_memory, at_once_time = peak(lambda: export_all_at_once(str(db), str(at_once)))
+    assert streamed.read_bytes() == at_once.read_bytes()
+    return streamed_memory, streamed_time, at_once_memory, at_once_time, streamed.stat().st_size
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=300)
@@ -139,6 +169,11 @@ def main() -> None:
         print(f"resume of {args.resume_games} finished games ({moves} moves): standings, SPRT and results rebuilt "
               f"from the outcomes: peak {resume_memory:.1f} MB, {1000 * resume_time:.0f} ms; every game read "
               f"with its moves (as resume did before): peak {records_memory:.1f} MB, {1000 * records_time:.0f} ms")
+        streamed_memory, streamed_time, at_once_memory, at_once_time, size = \
+            measure_export(Path(directory) / "resume.db")
+        print(f"export of those {args.resume_games} games ({size / 1e6:.1f} MB of PGN): streamed: peak "
+              f"{streamed_memory:.1f} MB, {1000 * streamed_time:.0f} ms; every game read and the text joined "
+              f"first (as export did before): peak {at_once_memory:.1f} MB, {1000 * at_once_time:.0f} ms")
 
 
 if __name__ == "__main__":

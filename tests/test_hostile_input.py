@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_event_outcomes import finished_event
 
 ARBITER = [sys.executable, "-c", "from arbiter.cli import main; main()"]
 TOY = str(Path(__file__).parent / "engines" / "toy_engine.py")
@@ -171,6 +172,26 @@ def test_a_damaged_database_is_one_line_for_every_command(event: Path, tmp_path:
         one_line_error(arbiter("resume", str(damaged), cwd=tmp_path), "damaged")
     for args in commands:
         one_line_error(arbiter(*args, cwd=tmp_path), "damaged")
+
+
+def test_a_game_damaged_late_in_the_export_keeps_the_old_pgn_file(tmp_path: Path) -> None:
+    db, pgn = tmp_path / "long.db", tmp_path / "long.pgn"
+    finished_event(db, 300).close()
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE moves SET source = 'alien' WHERE game = 290")
+    connection.commit()
+    connection.close()
+    pgn.write_text("the previous export\n")
+    result = arbiter("export", str(db), "--pgn", str(pgn))
+    one_line_error(result, f"event database {db} is damaged and cannot be read: a move of game 290 has the "
+                           f"unknown source 'alien'")
+    assert result.stdout == ""
+    assert pgn.read_text() == "the previous export\n"  # and no temporary file is left beside it:
+    assert [path.name for path in tmp_path.iterdir() if not path.name.startswith("long.db")] == ["long.pgn"]
+    # To standard output the games go out as they are read: those before the damaged one.
+    streamed = arbiter("export", str(db), "--pgn", "-")
+    one_line_error(streamed, "a move of game 290 has the unknown source 'alien'")
+    assert streamed.stdout.count("[Event ") == 289 and '[Round "289"]' in streamed.stdout
 
 
 def test_a_foreign_database_is_one_line(tmp_path: Path) -> None:
