@@ -67,8 +67,9 @@ _first = itemgetter(0)
 
 @dataclass(frozen=True)
 class _ImpasseTables:
-    """Per board size, indexed ``[square][h]`` by signed stack height ``h`` (negative ``h``
-    index the tuples from their end, so Black's entries are ``[-1]`` and ``[-2]``):
+    """Per board size, indexed ``[square][h + 2]`` by the signed stack height ``h`` (Black's
+    entries at 0 and 1, an empty square's at 2, White's at 3 and 4: the interpreter's fast path
+    for ``tuple[index]`` takes no negative index):
 
     * ``value``: the signed (White-positive) worth of that stack there: minus its owner's work;
     * ``steps``: the diagonal neighbours in the stack's direction of travel (a single's forward
@@ -121,11 +122,11 @@ def _impasse_tables(width: int, height: int, square_bit: tuple[int, ...]) -> _Im
                     up = color if size == 1 else -color  # rank direction of travel
                     goal = last if up > 0 else 0
                     work = _stack_work(size, abs(goal - rank), last)
-                    by_h_value[h] = -work * color
+                    by_h_value[h + 2] = -work * color
                     neighbours = tuple((rank + up) * width + file + df for df in (-1, 1)
                                        if 0 <= file + df < width and 0 <= rank + up < height)
-                    by_h_steps[h] = neighbours
-                    by_h_step_mask[h] = mask(neighbours)
+                    by_h_steps[h + 2] = neighbours
+                    by_h_step_mask[h + 2] = mask(neighbours)
                     rays = []
                     for df in (-1, 1):
                         ray = []
@@ -136,9 +137,9 @@ def _impasse_tables(width: int, height: int, square_bit: tuple[int, ...]) -> _Im
                                 rays.append(mask(tuple(ray)))
                                 break
                             f, r = f + df, r + up
-                    by_h_masks[h] = tuple(rays)
+                    by_h_masks[h + 2] = tuple(rays)
                     if size == 2:
-                        by_h_bear[h] = tuple(t for t in neighbours if t // width == goal)
+                        by_h_bear[h + 2] = tuple(t for t in neighbours if t // width == goal)
         value.append(tuple(by_h_value))
         steps.append(tuple(by_h_steps))
         step_mask.append(tuple(by_h_step_mask))
@@ -175,8 +176,9 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
             is_mobile = False
             for sq in board.occupied[color]:
                 h = cells[sq]
-                score += value[sq][h]
-                for goal_mask in goal_masks[sq][h]:
+                k = h + 2
+                score += value[sq][k]
+                for goal_mask in goal_masks[sq][k]:
                     if not occupancy & goal_mask:  # nothing on the way to the goal row
                         score += clear
                         is_mobile = True
@@ -185,15 +187,15 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
                         break
                 else:
                     if not is_mobile:
-                        if step_mask[sq][h] & ~occupancy:
+                        if step_mask[sq][k] & ~occupancy:
                             is_mobile = True
                         elif h == double:
-                            for t in steps[sq][h]:
+                            for t in steps[sq][k]:
                                 if cells[t] == color:
                                     is_mobile = True
                                     break
                 if moves_now and h == double and not bear:
-                    for t in bear_transposes[sq][h]:
+                    for t in bear_transposes[sq][k]:
                         if cells[t] == color:
                             bear = True
                             break
@@ -212,7 +214,7 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
         """The change of the material and distance terms a move makes, for its mover."""
         change = 0
         for sq, before, after in move.changes:
-            change += value[sq][after] - value[sq][before]
+            change += value[sq][after + 2] - value[sq][before + 2]
         if sign < 0:
             change = -change
         return change if change > 0 else 0  # noqa: FURB136  (hot path: cheaper than max())
