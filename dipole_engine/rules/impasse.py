@@ -108,8 +108,9 @@ class _Tables:
     diagonal from a double on ``sq`` that ends on its nearest row, ``(path, plain)``: the
     occupancy mask of the squares up to and including the one on that row (all must be empty)
     and the plain bear-off there; ``bear_transposes[color][sq]`` the entries of
-    ``transpose_to`` on that row (all plain: the double is not on its furthest row).  ``step_mask[color][sq]`` is ``(double's, single's)`` occupancy mask of the
-    squares a stack on ``sq`` may step to: it can slide iff one of them is empty.
+    ``transpose_to`` on that row (all plain: the double is not on its furthest row).
+    ``step_mask[color][sq]`` is ``(double's, single's)`` occupancy mask of the squares a stack
+    on ``sq`` may step to: it can slide iff one of them is empty.
 
     ``moves`` holds every move built so far, keyed by its whole effect, so that the same move
     in the same position is always the same object (as in Dipole: the search recognises its
