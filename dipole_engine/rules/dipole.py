@@ -357,15 +357,17 @@ class DipoleBoard(Board[DipoleMove]):
     # -- make / unmake ---------------------------------------------------------------
     def push(self, move: DipoleMove) -> None:
         sign = self.turn
+        other = -sign
         key = self.key
+        self.turn = other
         kind = move.kind
-        if kind == _PASS:
+        if kind is _PASS:
             self._history.append((move, 0, key))
             self.key = key ^ BLACK_TO_MOVE
-            self.turn = -sign
             return
-        mine = self.heights_for[sign]
-        flipped = self.heights_for[-sign]  # kept the negative of mine, square by square
+        heights_for = self.heights_for
+        mine = heights_for[sign]
+        flipped = heights_for[other]  # kept the negative of mine, square by square
         keys = self._keys_for[sign]
         origin = move.origin
         k = move.count
@@ -378,16 +380,16 @@ class DipoleBoard(Board[DipoleMove]):
         square_keys = keys[origin]
         new_key = key ^ square_keys[old] ^ square_keys[new] ^ BLACK_TO_MOVE
         self.rank_sum[sign] += move.climb
-        if kind == _EXIT:
+        if kind is _EXIT:
             self.material[sign] -= k
             self._history.append((move, 0, key))
         else:
             target = move.target
             old = mine[target]  # >0 own, <0 enemy
             if old < 0:  # a capture: the enemy stack goes, ours of k checkers takes its square
-                self.material[-sign] += old
-                self.rank_sum[-sign] += old * self._rank[target]
-                self.occupied[-sign].remove(target)
+                self.material[other] += old
+                self.rank_sum[other] += old * self._rank[target]
+                self.occupied[other].remove(target)
                 insort(self.occupied[sign], target)
                 new = k
                 self._history.append((move, -old, key))
@@ -401,46 +403,48 @@ class DipoleBoard(Board[DipoleMove]):
             square_keys = keys[target]
             new_key ^= square_keys[old] ^ square_keys[new]
         self.key = new_key
-        self.turn = -sign
 
     def pop(self) -> DipoleMove:
         move: DipoleMove
         captured: int
         key: int
         move, captured, key = self._history.pop()
-        sign = -self.turn  # the side that made the move
+        other = self.turn
+        sign = -other  # the side that made the move
         self.turn = sign
         self.key = key
         kind = move.kind
-        if kind != _PASS:
-            mine = self.heights_for[sign]
-            flipped = self.heights_for[-sign]
-            own = self.occupied[sign]
-            origin = move.origin
-            k = move.count
-            old = mine[origin]
-            if old == 0:
-                insort(own, origin)
-            mine[origin] = old + k
-            flipped[origin] = -old - k
-            self.rank_sum[sign] -= move.climb
-            if kind == _EXIT:
-                self.material[sign] += k
-            else:
-                target = move.target
-                if kind == _CAPTURE:
-                    mine[target] = -captured
-                    flipped[target] = captured
-                    self.material[-sign] += captured
-                    self.rank_sum[-sign] += captured * self._rank[target]
-                    own.remove(target)
-                    insort(self.occupied[-sign], target)
-                else:
-                    new = mine[target] - k
-                    mine[target] = new
-                    flipped[target] = -new
-                    if new == 0:
-                        own.remove(target)
+        if kind is _PASS:
+            return move
+        heights_for = self.heights_for
+        mine = heights_for[sign]
+        flipped = heights_for[other]
+        own = self.occupied[sign]
+        origin = move.origin
+        k = move.count
+        old = mine[origin]
+        if old == 0:
+            insort(own, origin)
+        mine[origin] = old + k
+        flipped[origin] = -old - k
+        self.rank_sum[sign] -= move.climb
+        if kind is _EXIT:
+            self.material[sign] += k
+        elif kind is _CAPTURE:
+            target = move.target
+            mine[target] = -captured
+            flipped[target] = captured
+            self.material[other] += captured
+            self.rank_sum[other] += captured * self._rank[target]
+            own.remove(target)
+            insort(self.occupied[other], target)
+        else:
+            target = move.target
+            new = mine[target] - k
+            mine[target] = new
+            flipped[target] = -new
+            if new == 0:
+                own.remove(target)
         return move
 
     # -- move text -------------------------------------------------------------------
