@@ -9,7 +9,8 @@ through the rules core.  The pieces, bottom up:
   :mod:`.replay` checking records against the rules; :mod:`.stats` Elo, confidence, LOS;
 - :mod:`.game` one refereed game (:func:`play_game`); :mod:`.runner` the worker pool that
   plays any list of games (:class:`GamePool`); :mod:`.cluster` the same on the workers of a
-  Dask cluster (the ``cluster`` extra); :mod:`.match` a two-engine match;
+  Dask cluster (the ``cluster`` extra); :mod:`.recorded` what every event keeps around its
+  pool (PGN, logs, live files, progress); :mod:`.match` a two-engine match;
 - :mod:`.ratings` Bradley-Terry ratings, :mod:`.sprt` the SPRT, :mod:`.sequential` the SPRT
   during an event, :mod:`.report` the HTML report;
 - :mod:`.event` an event in its SQLite database; :mod:`.tournament` schedules and the run;

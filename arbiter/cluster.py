@@ -190,7 +190,7 @@ def play_on_worker(task: GameTask) -> GameOutcome:
     topic = task.live_topic
     live = None if topic is None else LiveProxy(lambda event: dask_worker.log_event(topic, event))
     try:
-        record = play_game(job, white, black, task.settings, notes.append, live)  # type: ignore[arg-type]  # the publisher's open_game
+        record = play_game(job, white, black, task.settings, notes.append, live)
     finally:
         log, engines.log_lines = tuple(engines.log_lines or ()), None
     broken = tuple((slot.spec.name, slot.failure) for slot in (white, black) if slot.broken)

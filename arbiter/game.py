@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import Callable, Protocol
 
 from dipole_engine.rules import BLACK, WHITE, Board, Color, RulesError, color_name
 from protocol import Limit, parse_response
@@ -49,14 +49,31 @@ from .timecontrol import Clock
 
 MAX_RECORDED_NUMBER = 2**31 - 1
 
-if TYPE_CHECKING:
-    from .live import LivePublisher
-
 PASS_TEXT = "pass"  # the protocol's move token for a forced pass (any game that has one)
 VARIANT_OPTION = "UCI_Variant"
 DEFAULT_VARIANT = "dipole"  # what an engine without UCI_Variant plays
 
 Notify = Callable[[str], None]
+
+
+class WatchedGame(Protocol):
+    """A game as a live view follows it: told of each ply and each ``info`` line."""
+
+    def moved(self, turn: Color) -> None:
+        """A ply was played (the last of the game's moves); ``turn`` is now to move."""
+
+    def info(self, info: Info) -> None:
+        """A search line of the side to move."""
+
+
+class GameWatcher(Protocol):
+    """Whoever shows games as they are played (:class:`arbiter.live.LivePublisher` in the
+    arbiter's process, :class:`arbiter.cluster_live.LiveProxy` on a cluster's worker).
+    ``moves`` and ``clocks`` are the game's own objects, which the watcher only reads."""
+
+    def open_game(self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Color, Clock],
+                  turn: Color) -> WatchedGame:
+        """A game starts; what it returns is told of the game's plies and lines."""
 
 REASONS = {  # the result sentence of each way to lose that is not the rules' own (cutechess-cli's words)
     Termination.TIME_FORFEIT: "{side} loses on time",
@@ -263,7 +280,7 @@ class _Game:
     """The state of one game while it is played (see :func:`play_game`)."""
 
     def __init__(self, job: GameJob, white: EngineSlot, black: EngineSlot,
-                 settings: RefereeSettings, notify: Notify, live: LivePublisher | None = None) -> None:
+                 settings: RefereeSettings, notify: Notify, live: GameWatcher | None = None) -> None:
         self.job = job
         self.settings = settings
         self.notify = notify
@@ -491,7 +508,7 @@ def normal_reason(board: Board, winner: Color) -> str:
 
 
 def play_game(job: GameJob, white: EngineSlot, black: EngineSlot, settings: RefereeSettings,
-              notify: Notify = lambda message: None, live: LivePublisher | None = None) -> GameRecord:
+              notify: Notify = lambda message: None, live: GameWatcher | None = None) -> GameRecord:
     """Play ``job`` with the engines in ``white`` and ``black`` and return its record.
 
     Never raises for anything an engine does; ``notify`` receives one line per incident

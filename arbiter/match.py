@@ -20,7 +20,7 @@ from .game import GameJob, RefereeSettings
 from .openings import Opening
 from .progress import Progress
 from .records import GameRecord
-from .runner import RecordedRun
+from .recorded import RecordedRun
 from .sequential import SprtMonitor, consecutive_pairs
 from .sprt import SprtParams
 from .stats import MatchStats

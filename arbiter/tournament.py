@@ -43,7 +43,7 @@ from .progress import Progress
 from .ratings import RatingError, RatingTable, fit_ratings
 from .records import GameRecord
 from .report import write_report
-from .runner import RecordedRun
+from .recorded import RecordedRun
 from .sequential import SprtMonitor
 from .stats import MatchStats
 

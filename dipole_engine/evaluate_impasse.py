@@ -73,16 +73,19 @@ class _ImpasseTables:
     * ``value``: the signed (White-positive) worth of that stack there: minus its owner's work;
     * ``steps``: the diagonal neighbours in the stack's direction of travel (a single's forward
       squares, a double's backward ones, which are also where its transposes go): the stack can
-      move iff one is empty or, for a double, holds an own single;
-    * ``goal_rays``: the diagonals from the square in that direction that end on the stack's
-      goal row, each as the squares up to and including the one on that row;
+      move iff one is empty or, for a double, holds an own single; ``step_mask`` is their
+      occupancy mask (see :class:`ImpasseBoard`);
+    * ``goal_masks``: the occupancy masks of the diagonals from the square in that direction
+      that end on the stack's goal row, each covering the squares up to and including the one
+      on that row (the stack gets there in one move iff the board has none of their bits);
     * ``bear_transposes``: for a double, its backward neighbours on its nearest row (a
       transpose onto an own single there bears off at once); empty for singles.
     """
 
     value: tuple[tuple[int, ...], ...]
     steps: tuple[tuple[tuple[int, ...], ...], ...]
-    goal_rays: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]
+    step_mask: tuple[tuple[int, ...], ...]
+    goal_masks: tuple[tuple[tuple[int, ...], ...], ...]
     bear_transposes: tuple[tuple[tuple[int, ...], ...], ...]
 
 
@@ -94,14 +97,22 @@ def _stack_work(height: int, rows_to_goal: int, last_row: int) -> int:
 
 
 @cache
-def _impasse_tables(width: int, height: int) -> _ImpasseTables:
+def _impasse_tables(width: int, height: int, square_bit: tuple[int, ...]) -> _ImpasseTables:
     last = height - 1
-    value, steps, goal_rays, bear_transposes = [], [], [], []
+    value, steps, step_mask, goal_masks, bear_transposes = [], [], [], [], []
+
+    def mask(squares: tuple[int, ...]) -> int:
+        bits = 0
+        for square in squares:
+            bits |= square_bit[square]
+        return bits
+
     for sq in range(width * height):
         file, rank = sq % width, sq // width
         by_h_value = [0] * 5
         by_h_steps: list[tuple[int, ...]] = [()] * 5
-        by_h_rays: list[tuple[tuple[int, ...], ...]] = [()] * 5
+        by_h_step_mask = [0] * 5
+        by_h_masks: list[tuple[int, ...]] = [()] * 5
         by_h_bear: list[tuple[int, ...]] = [()] * 5
         if (file + rank) % 2 == 0:
             for color in (1, -1):
@@ -114,6 +125,7 @@ def _impasse_tables(width: int, height: int) -> _ImpasseTables:
                     neighbours = tuple((rank + up) * width + file + df for df in (-1, 1)
                                        if 0 <= file + df < width and 0 <= rank + up < height)
                     by_h_steps[h] = neighbours
+                    by_h_step_mask[h] = mask(neighbours)
                     rays = []
                     for df in (-1, 1):
                         ray = []
@@ -121,32 +133,35 @@ def _impasse_tables(width: int, height: int) -> _ImpasseTables:
                         while 0 <= f < width and 0 <= r < height:
                             ray.append(r * width + f)
                             if r == goal:
-                                rays.append(tuple(ray))
+                                rays.append(mask(tuple(ray)))
                                 break
                             f, r = f + df, r + up
-                    by_h_rays[h] = tuple(rays)
+                    by_h_masks[h] = tuple(rays)
                     if size == 2:
                         by_h_bear[h] = tuple(t for t in neighbours if t // width == goal)
         value.append(tuple(by_h_value))
         steps.append(tuple(by_h_steps))
-        goal_rays.append(tuple(by_h_rays))
+        step_mask.append(tuple(by_h_step_mask))
+        goal_masks.append(tuple(by_h_masks))
         bear_transposes.append(tuple(by_h_bear))
-    return _ImpasseTables(tuple(value), tuple(steps), tuple(goal_rays), tuple(bear_transposes))
+    return _ImpasseTables(tuple(value), tuple(steps), tuple(step_mask), tuple(goal_masks), tuple(bear_transposes))
 
 
 def bind_impasse(board: ImpasseBoard) -> GameHooks:
     """The Impasse hooks for ``board`` (tables shared per board size)."""
     variant = board.variant
-    tables = _impasse_tables(variant.width, variant.height)
+    tables = _impasse_tables(variant.width, variant.height, tuple(board.square_bit))
     value = tables.value
     steps = tables.steps
-    goal_rays = tables.goal_rays
+    step_mask = tables.step_mask
+    goal_masks = tables.goal_masks
     bear_transposes = tables.bear_transposes
     limit = MATE_BOUND - 1
 
     def scan() -> tuple[int, bool, bool]:
         """(score for the side to move, whether it is at an impasse, whether it can bear off)."""
         cells = board.cells
+        occupancy = board.occupancy
         sign = board.turn
         score = 0
         mobile = [False, False, False]  # indexed by colour: has a slide or a transpose
@@ -161,11 +176,8 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
             for sq in board.occupied[color]:
                 h = cells[sq]
                 score += value[sq][h]
-                for ray in goal_rays[sq][h]:
-                    for t in ray:
-                        if cells[t]:
-                            break
-                    else:  # nothing on the way to the goal row
+                for goal_mask in goal_masks[sq][h]:
+                    if not occupancy & goal_mask:  # nothing on the way to the goal row
                         score += clear
                         is_mobile = True
                         if moves_now and h == double:
@@ -173,11 +185,13 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
                         break
                 else:
                     if not is_mobile:
-                        for t in steps[sq][h]:
-                            c = cells[t]
-                            if c == 0 or (c == color and h == double):
-                                is_mobile = True
-                                break
+                        if step_mask[sq][h] & ~occupancy:
+                            is_mobile = True
+                        elif h == double:
+                            for t in steps[sq][h]:
+                                if cells[t] == color:
+                                    is_mobile = True
+                                    break
                 if moves_now and h == double and not bear:
                     for t in bear_transposes[sq][h]:
                         if cells[t] == color:
@@ -203,18 +217,13 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
             change = -change
         return change if change > 0 else 0  # noqa: FURB136  (hot path: cheaper than max())
 
-    # Quiescence and the search ask for the tactical moves, then (unless one of them refutes
-    # the position) for killers' legality and the quiet moves, all in one position: one
-    # generation serves them all, kept with the key of the position it belongs to.
-    generated_key = [-1]                         # the key of the position generated last
-    generated: list[list[ImpasseMove]] = [[]]    # and its legal moves
-
-    def legal() -> list[ImpasseMove]:
-        key = board.key
-        if generated_key[0] != key:
-            generated[0] = board.legal_moves()
-            generated_key[0] = key
-        return generated[0]
+    def ranked() -> list[tuple[int, ImpasseMove]]:
+        """The moves that take checkers off, with their gains, biggest gain first."""
+        sign = board.turn
+        moves = [(gain(move, sign), move) for move in board.removing_moves()]
+        if len(moves) > 1:
+            moves.sort(key=_first, reverse=True)
+        return moves
 
     def evaluate() -> int:
         return scan()[0]
@@ -223,28 +232,12 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
         score, at_impasse, bear = scan()
         if score >= beta or not (at_impasse or bear):
             return score, []
-        sign = board.turn
-        tactical = [(gain(move, sign), move) for move in legal() if move.removed]
-        tactical.sort(key=_first, reverse=True)
-        return score, tactical
+        return score, ranked()
 
     def tactical_moves() -> list[Any]:
-        sign = board.turn
-        ranked = [(gain(move, sign), move) for move in legal() if move.removed]
-        if len(ranked) > 1:
-            ranked.sort(key=_first, reverse=True)
-        return [move for _, move in ranked]
+        return [move for _, move in ranked()]
 
-    def quiet_moves() -> list[Any]:
-        return [move for move in legal() if not move.removed]
-
-    def is_legal(move: Any) -> bool:
-        for known in legal():
-            if known is move:
-                return True
-        return False
-
-    return GameHooks(evaluate, quiesce, tactical_moves, quiet_moves, is_legal)
+    return GameHooks(evaluate, quiesce, tactical_moves, board.quiet_moves, board.is_legal)
 
 
 register_game(ImpasseBoard.game, bind_impasse)

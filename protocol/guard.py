@@ -93,15 +93,15 @@ def sweep(engine: int, status: int | None) -> int | None:
 
 def exit_like(status: int | None) -> None:
     """Exit as the engine did: the same code, or killed by the same signal."""
-    if status is None or os.WIFSIGNALED(status):
-        number = os.WTERMSIG(status) if status is not None else signal.SIGKILL
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if number != signal.SIGKILL:
-            signal.signal(number, signal.SIG_DFL)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, [number])
-        os.kill(os.getpid(), number)
-        os.kill(os.getpid(), signal.SIGKILL)
-    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+    if status is not None and not os.WIFSIGNALED(status):
+        os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+    number = os.WTERMSIG(status) if status is not None else signal.SIGKILL
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if number != signal.SIGKILL:
+        signal.signal(number, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [number])
+    os.kill(os.getpid(), number)
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def start_engine(command: list[str], report_fd: int, prctl: Any) -> int:

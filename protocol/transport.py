@@ -264,41 +264,42 @@ class ProcessTransport(Transport):
     def start(self, log: LogFunction) -> None:
         if not self.command:
             raise OSError("empty command")
-        pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
         if GUARDED:
-            self._start_guarded(pipes)
+            process = self._start_guarded()
         else:
-            self._process = subprocess.Popen(self.command, cwd=self.cwd, env=self.env,
-                                             start_new_session=True, **pipes)
-            self._engine_pid = self._process.pid  # a new session's id is its leader's pid
+            process = self._process = subprocess.Popen(
+                self.command, cwd=self.cwd, env=self.env, start_new_session=True,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            self._engine_pid = process.pid  # a new session's id is its leader's pid
             _live_groups[self._engine_pid] = None
-        assert self._process.stdout is not None and self._process.stderr is not None
-        for target, stream in ((self._read_stdout, self._process.stdout),
-                               (self._read_stderr, self._process.stderr)):
+        assert process.stdout is not None and process.stderr is not None
+        for target, stream in ((self._read_stdout, process.stdout), (self._read_stderr, process.stderr)):
             thread = threading.Thread(target=target, args=(stream, log), daemon=True,
                                       name=f"engine-{self.pid}-reader")
             thread.start()
             self._threads.append(thread)
 
-    def _start_guarded(self, pipes: dict[str, int]) -> None:
-        """Start the guard, which starts the engine and reports its pid (or why it could not)."""
+    def _start_guarded(self) -> subprocess.Popen[bytes]:
+        """Start the guard, which starts the engine and reports its pid (or why it could not);
+        the guard's process, whose pipes are the engine's."""
         report, writer = os.pipe()
         try:
-            self._process = subprocess.Popen(
+            process = self._process = subprocess.Popen(
                 [sys.executable, "-I", "-S", _GUARD_SCRIPT, str(writer), str(os.getpid()),
                  "1" if self.die_with_parent else "0", "--", *self.command],
-                cwd=self.cwd, env=self.env, start_new_session=True, pass_fds=(writer,), **pipes)
+                cwd=self.cwd, env=self.env, start_new_session=True, pass_fds=(writer,),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except BaseException:
             os.close(report)
             raise
         finally:
             os.close(writer)
-        _live_guards[self._process.pid] = None
+        _live_guards[process.pid] = None
         answer = _read_report(report, 30.0)
         if answer.isdigit():
             self._engine_pid = int(answer)
             _live_groups[self._engine_pid] = None
-            return
+            return process
         self.close()
         number = int(answer.split()[1]) if answer.startswith("error ") and answer[6:].isdigit() else 0
         raise OSError(number, os.strerror(number) if number else "the engine's guard process failed")

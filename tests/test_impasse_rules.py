@@ -13,6 +13,8 @@ from dipole_engine.rules import (
     WHITE,
     FenError,
     IllegalMoveError,
+    ImpasseBoard,
+    ImpasseMove,
     ImpasseMoveKind,
     InvalidMoveError,
     new_board,
@@ -144,22 +146,30 @@ def test_bad_move_text_is_a_clear_error(fen: str, text: str, error: type, fragme
 @given(seed=st.integers(0, 2**32 - 1), variant=st.sampled_from(["impasse", "impasse-singles"]))
 def test_playouts_keep_invariants_and_round_trip(seed: int, variant: str) -> None:
     rng = random.Random(seed)
-    board = new_board(variant)
+    board = ImpasseBoard(variant)
     snapshots = []
+    recent: list[list[ImpasseMove]] = []  # the moves of the last positions: a search's killers
     for _ in range(300):
         fen = board.fen()
-        fresh = new_board(variant, fen)  # also re-checks the FEN invariants
-        assert (fresh.key, fresh.occupied) == (board.key, board.occupied)
+        fresh = ImpasseBoard(variant, fen)  # also re-checks the FEN invariants
+        assert (fresh.key, fresh.occupied, fresh.occupancy) == (board.key, board.occupied, board.occupancy)
         moves = board.legal_moves()
         if not moves:
             assert board.winner() is not None
+            assert board.removing_moves() == board.quiet_moves() == []
             break
         assert len({m.text for m in moves}) == len(moves)
         for move in moves:
             assert board.parse_move(move.text) == move
-        snapshots.append((fen, board.key, list(board.material), [list(s) for s in board.occupied]))
+        # The search's split of the moves: those that take checkers off, then the others.
+        assert [id(m) for m in board.removing_moves()] == [id(m) for m in moves if m.removed], fen
+        assert [id(m) for m in board.quiet_moves()] == [id(m) for m in moves if not m.removed], fen
+        recent = [moves, *recent[:5]]
+        for move in {id(m): m for ms in recent for m in ms}.values():
+            assert board.is_legal(move) == any(m is move for m in moves), (fen, move)
+        snapshots.append((fen, board.key, list(board.material), [list(s) for s in board.occupied], board.occupancy))
         board.push(rng.choice(moves))
         assert sum(abs(v) for v in board.cells) == board.checkers(WHITE) + board.checkers(BLACK)
     while snapshots:
         board.pop()
-        assert (board.fen(), board.key, list(board.material), board.occupied) == snapshots.pop()
+        assert (board.fen(), board.key, list(board.material), board.occupied, board.occupancy) == snapshots.pop()

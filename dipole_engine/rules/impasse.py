@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from bisect import insort
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
@@ -33,7 +34,7 @@ from .common import (
     color_name,
 )
 from .geometry import Geometry, geometry
-from .zobrist import BLACK_TO_MOVE
+from .zobrist import BLACK_TO_MOVE, zobrist_table
 
 
 class ImpasseMoveKind(IntEnum):
@@ -53,8 +54,12 @@ class ImpasseMove:
 
     ``origin`` is the moving stack (the double, for a transpose; the stack losing a checker, for
     a removal); ``target`` is where it goes (``-1`` for a removal); ``crown`` is the square of
-    the single that crowns, or ``-1``.  ``changes`` and ``removed`` describe the whole turn's
-    effect in the position it was generated for.
+    the single that crowns, or ``-1``.  ``changes``, ``removed``, ``flips`` and ``rekey``
+    describe the whole turn's effect in the position it was generated for; ``flips`` is the
+    occupancy mask of the squares it empties or fills (see :class:`ImpasseBoard`), ``rekey``
+    what it XORs into the Zobrist key (the turn's change included).  ``path`` is, for the plain
+    moves of the tables (no crown: see ``_Tables``), the occupancy mask of the squares a slide
+    passes over (0 for a transpose); -1 for the others, whose legality needs the position.
     """
 
     kind: ImpasseMoveKind
@@ -64,6 +69,9 @@ class ImpasseMove:
     text: str = field(compare=False)
     changes: tuple[Change, ...] = field(compare=False, repr=False)
     removed: int = field(compare=False, repr=False)  # checkers the mover takes off the board
+    flips: int = field(compare=False, repr=False)
+    rekey: int = field(compare=False, repr=False)
+    path: int = field(compare=False, repr=False)
 
     def __str__(self) -> str:
         return self.text
@@ -93,9 +101,19 @@ class _Tables:
     under the same proviso, or None when ``sq`` is on the furthest row (the single left there
     waits for a crown).
     ``near_rank``/``far_rank`` are each side's nearest and furthest ranks; ``far_row`` its dark
-    squares on the furthest rank.  ``moves`` holds every move built so far, keyed by its whole
-    effect, so that the same move in the same position is always the same object (as in Dipole:
-    the search recognises its table, killer and history moves by identity).
+    squares on the furthest rank.  ``square_bit[sq]`` is the bit of the dark square ``sq`` in an
+    occupancy mask (dark squares numbered in order), 0 for a light one.
+
+    For finding bear-offs without generating every move: ``bear_slides[color][sq]`` lists, per
+    diagonal from a double on ``sq`` that ends on its nearest row, ``(path, plain)``: the
+    occupancy mask of the squares up to and including the one on that row (all must be empty)
+    and the plain bear-off there; ``bear_transposes[color][sq]`` the entries of
+    ``transpose_to`` on that row (all plain: the double is not on its furthest row).  ``step_mask[color][sq]`` is ``(double's, single's)`` occupancy mask of the
+    squares a stack on ``sq`` may step to: it can slide iff one of them is empty.
+
+    ``moves`` holds every move built so far, keyed by its whole effect, so that the same move
+    in the same position is always the same object (as in Dipole: the search recognises its
+    table, killer and history moves by identity).
     """
 
     def __init__(self, geom: Geometry) -> None:
@@ -115,6 +133,13 @@ class _Tables:
         self.near_rank = {WHITE: 0, BLACK: geom.height - 1}
         self.far_rank = {WHITE: geom.height - 1, BLACK: 0}
         self.far_row: dict[Color, tuple[int, ...]] = {}
+        self.zobrist = zobrist_table(geom.size, 2)
+        self.square_bit = [0] * geom.size
+        for index, sq in enumerate(geom.dark_squares):
+            self.square_bit[sq] = 1 << index
+        self.bear_slides: dict[Color, list[tuple[tuple[int, ImpasseMove], ...]]] = {}
+        self.bear_transposes: dict[Color, list[tuple[tuple[int, ImpasseMove], ...]]] = {}
+        self.step_mask: dict[Color, list[tuple[int, int]]] = {}
         self.moves: dict[tuple[ImpasseMoveKind, int, int, int, tuple[Change, ...]], ImpasseMove] = {}
 
         def slides(color: Color, sq: int, height: int, stop_rank: int) -> tuple[tuple[SlideEntry, ...], ...]:
@@ -122,14 +147,17 @@ class _Tables:
             rays = []
             for squares in (ray(sq, -1, direction), ray(sq, 1, direction)):
                 entries = []
+                passed = 0  # the squares before ``target``
                 for target in squares:
                     plain = None
                     if geom.rank_of(target) != stop_rank:
                         plain = self.plain(ImpasseMoveKind.SLIDE, sq, target,
-                                           ((sq, height * color, 0), (target, 0, height * color)))
+                                           ((sq, height * color, 0), (target, 0, height * color)), passed)
                     elif height == 2:  # a bear-off: the double leaves a single on its nearest row
-                        plain = self.plain(ImpasseMoveKind.SLIDE, sq, target, ((sq, 2 * color, 0), (target, 0, color)))
+                        plain = self.plain(ImpasseMoveKind.SLIDE, sq, target, ((sq, 2 * color, 0), (target, 0, color)),
+                                           passed)
                     entries.append((target, plain))
+                    passed |= self.square_bit[target]
                 if entries:
                     rays.append(tuple(entries))
             return tuple(rays)
@@ -141,8 +169,25 @@ class _Tables:
             for target in targets:
                 landed = color if geom.rank_of(target) == self.near_rank[color] else 2 * color  # bear-off or not
                 entries.append((target, self.plain(ImpasseMoveKind.TRANSPOSE, sq, target,
-                                                   ((sq, 2 * color, color), (target, color, landed)))))
+                                                   ((sq, 2 * color, color), (target, color, landed)), 0)))
             return tuple(entries)
+
+        def bear_slides(color: Color, rays: tuple[tuple[SlideEntry, ...], ...]) -> tuple[tuple[int, ImpasseMove], ...]:
+            entries = []
+            for ray in rays:
+                target, plain = ray[-1]
+                if geom.rank_of(target) == self.near_rank[color] and plain is not None:  # (a bear-off is)
+                    entries.append((self.mask(square for square, _ in ray), plain))
+            return tuple(entries)
+
+        def bear_transposes(color: Color, entries: tuple[SlideEntry, ...]) -> tuple[tuple[int, ImpasseMove], ...]:
+            found = []
+            for target, plain in entries:
+                if geom.rank_of(target) == self.near_rank[color]:
+                    if plain is None:  # the double would stand on both its nearest and furthest rows
+                        raise ValueError("an Impasse board needs at least three ranks")
+                    found.append((target, plain))
+            return tuple(found)
 
         for color in (WHITE, BLACK):
             size = geom.size
@@ -156,17 +201,44 @@ class _Tables:
             self.single_rays[color] = singles
             self.double_rays[color] = doubles
             self.transpose_to[color] = transpose_to
+            self.bear_slides[color] = [bear_slides(color, doubles[sq]) for sq in range(size)]
+            self.bear_transposes[color] = [bear_transposes(color, transpose_to[sq]) for sq in range(size)]
+            # [sq][0] for a double, [sq][1] for a single: squares it may step to (if empty)
+            self.step_mask[color] = [
+                (self.mask(ray[0][0] for ray in doubles[sq]), self.mask(ray[0][0] for ray in singles[sq]))
+                for sq in range(size)]
             self.far_row[color] = tuple(sq for sq in geom.dark_squares if geom.rank_of(sq) == self.far_rank[color])
 
 
-    def plain(self, kind: ImpasseMoveKind, origin: int, target: int, changes: tuple[Change, ...]) -> ImpasseMove:
-        """The move of ``kind`` from ``origin`` to ``target`` making ``changes`` with no crown,
-        built once (the same object ``ImpasseBoard._make`` finds for it)."""
+    def mask(self, squares: Iterable[int]) -> int:
+        """The occupancy mask of ``squares``."""
+        bits = 0
+        for square in squares:
+            bits |= self.square_bit[square]
+        return bits
+
+    def plain(self, kind: ImpasseMoveKind, origin: int, target: int, changes: tuple[Change, ...],
+              path: int) -> ImpasseMove:
+        """The move of ``kind`` from ``origin`` to ``target`` over the squares of ``path`` making
+        ``changes`` with no crown, built once (the same object ``ImpasseBoard._make`` finds for
+        it, the tables being built first)."""
         separator = _SEPARATOR[kind]
         text = f"{self.geometry.name(origin)}{separator}{self.geometry.name(target)}"
-        removed = sum(abs(before) - abs(after) for _, before, after in changes)
-        move = ImpasseMove(kind, origin, target, -1, text, changes, removed)
-        return self.moves.setdefault((kind, origin, target, -1, changes), move)
+        return self.moves.setdefault((kind, origin, target, -1, changes),
+                                     _new_move(self, kind, origin, target, -1, text, changes, path))
+
+
+def _new_move(tables: _Tables, kind: ImpasseMoveKind, origin: int, target: int, crown: int, text: str,
+              changes: tuple[Change, ...], path: int) -> ImpasseMove:
+    """The move making ``changes``, with the effects ``push`` and ``pop`` apply worked out."""
+    removed = flips = 0
+    rekey = BLACK_TO_MOVE
+    for square, before, after in changes:
+        removed += abs(before) - abs(after)
+        if (before == 0) != (after == 0):
+            flips |= tables.square_bit[square]
+        rekey ^= tables.zobrist[square][before] ^ tables.zobrist[square][after]
+    return ImpasseMove(kind, origin, target, crown, text, changes, removed, flips, rekey, path)
 
 
 @cache
@@ -175,7 +247,16 @@ def _tables(width: int, height: int) -> _Tables:
 
 
 class ImpasseBoard(Board[ImpasseMove]):
-    """An Impasse position with its move history.  Undo records are ``(move, key before)``."""
+    """An Impasse position with its move history.  Undo records are ``(move, key before)``.
+
+    Besides the state every board keeps, ``occupancy`` has the bit ``square_bit[square]`` set
+    for each square that holds a stack of either side (kept by ``push``/``pop`` like ``cells``,
+    and as read-only): whether a whole diagonal is empty is then one AND with a mask.  Only
+    dark squares have bits, numbered in order, so that an 8x8 board's occupancy fits in 32 bits
+    (a machine word in the compiled build, where a 64-bit mask would be a Python long).
+    """
+
+    occupancy: int
 
     game: ClassVar[str] = "impasse"
     empty_side_wins: ClassVar[bool] = True  # only the mover's own checkers ever leave
@@ -183,10 +264,18 @@ class ImpasseBoard(Board[ImpasseMove]):
     def __init__(self, variant: Variant | str = "impasse", fen: str | None = None) -> None:
         known = variant_by_name(variant) if isinstance(variant, str) else variant
         self._tables = _tables(known.width, known.height)
+        self.square_bit = self._tables.square_bit
         super().__init__(variant, fen)
 
     def max_stack_height(self) -> int:
         return 2
+
+    def set_fen(self, fen: str) -> None:
+        super().set_fen(fen)
+        occupancy = 0
+        for square in (*self.occupied[WHITE], *self.occupied[BLACK]):
+            occupancy |= self.square_bit[square]
+        self.occupancy = occupancy
 
     def check_position(self, turn: Color, stacks: dict[int, int]) -> None:
         geom = self.geometry
@@ -211,16 +300,105 @@ class ImpasseBoard(Board[ImpasseMove]):
     def legal_moves(self) -> list[ImpasseMove]:
         if self.material[WHITE] == 0 or self.material[BLACK] == 0:
             return []
+        own = self.occupied[self.turn]
+        moves = self._slides_and_transposes(own)
+        if not moves:  # the impasse rule
+            s = self.turn
+            cells = self.cells
+            for sq in own:
+                self._finish(moves, ImpasseMoveKind.REMOVE, sq, -1, {sq: cells[sq] - s})
+        return moves
+
+    def quiet_moves(self) -> list[ImpasseMove]:
+        """The legal moves that take no checker off, in ``legal_moves`` order.  With
+        :meth:`removing_moves` they are every legal move, so that a search can generate the
+        moves that take checkers off first and the others only when it needs them."""
+        return [move for move in self.legal_moves() if not move.removed]
+
+    def removing_moves(self) -> list[ImpasseMove]:
+        """The legal moves that take checkers off, in ``legal_moves`` order, found without
+        generating the others: the bear-offs (a double's slide onto its nearest row, its
+        transpose onto an own single there) or, at an impasse, every move (all removals)."""
+        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+            return []
+        s = self.turn
+        double = s + s
+        cells = self.cells
+        tables = self._tables
+        occupancy = self.occupancy
+        own = self.occupied[s]
+        moves: list[ImpasseMove] = []
+        for sq in own:
+            if cells[sq] == double:
+                for path, plain in tables.bear_slides[s][sq]:
+                    if not occupancy & path:
+                        moves.append(plain)
+                for target, transpose in tables.bear_transposes[s][sq]:
+                    if cells[target] == s:
+                        moves.append(transpose)
+        if moves and not self._no_crown_waits():  # (rare) then a move may owe or pay a crown
+            return [move for move in self.legal_moves() if move.removed]
+        if moves:
+            return moves
+        # No bear-off: every move is a removal if no stack can slide or transpose.
+        free = ~occupancy
+        for sq in own:
+            if tables.step_mask[s][sq][cells[sq] == s] & free:
+                return moves
+            if cells[sq] == double:
+                for target, _ in tables.transpose_to[s][sq]:
+                    if cells[target] == s:
+                        return moves
+        return self.legal_moves()
+
+    def is_legal(self, move: ImpasseMove) -> bool:
+        """Whether ``move`` (generated in some position of this game) is legal here, worked out
+        from its own squares when it is a plain move of the tables, else from the moves of its
+        stack (the removals of an impasse need every move)."""
+        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+            return False
+        cells = self.cells
+        if move.kind == ImpasseMoveKind.REMOVE:
+            candidates = self.legal_moves()
+        else:
+            origin = move.origin
+            if not 0 <= origin < len(cells):
+                return False
+            stack = cells[origin]
+            if stack != self.turn and stack != self.turn + self.turn:
+                return False
+            if move.path >= 0 and self._no_crown_waits():
+                # As generated: the squares as the move found them, the way over them empty.
+                for square, before, _ in move.changes:
+                    if cells[square] != before:
+                        return False
+                return not self.occupancy & move.path
+            candidates = self._slides_and_transposes((origin,))
+        for candidate in candidates:
+            if candidate is move:
+                return True
+        return False
+
+    def _no_crown_waits(self) -> bool:
+        """Whether no single of the side to move waits on its furthest row (where one does,
+        every move may owe or pay a crown, so none is the plain move of the tables)."""
+        s = self.turn
+        cells = self.cells
+        for sq in self._tables.far_row[s]:
+            if cells[sq] == s:
+                return False
+        return True
+
+    def _slides_and_transposes(self, squares: list[int] | tuple[int, ...]) -> list[ImpasseMove]:
+        """The legal slides and transposes of the side to move's stacks on ``squares``."""
         s = self.turn
         cells = self.cells
         tables = self._tables
         near = tables.near_rank[s]
         width = self.geometry.width
-        own = self.occupied[s]
-        # With a single waiting on the furthest row every move may owe or pay a crown.
-        plain_ok = not any(cells[sq] == s for sq in tables.far_row[s])
+        plain_ok = self._no_crown_waits()
         moves: list[ImpasseMove] = []
-        for sq in own:
+        for sq in squares:
             stack = cells[sq]
             single = stack == s
             for ray in (tables.single_rays if single else tables.double_rays)[s][sq]:
@@ -242,9 +420,6 @@ class ImpasseBoard(Board[ImpasseMove]):
                         else:
                             landed = s if target // width == near else 2 * s
                             self._finish(moves, ImpasseMoveKind.TRANSPOSE, sq, target, {sq: s, target: landed})
-        if not moves:  # the impasse rule
-            for sq in own:
-                self._finish(moves, ImpasseMoveKind.REMOVE, sq, -1, {sq: cells[sq] - s})
         return moves
 
     def _finish(self, moves: list[ImpasseMove], kind: ImpasseMoveKind, origin: int, target: int,
@@ -288,8 +463,7 @@ class ImpasseBoard(Board[ImpasseMove]):
             text = f"{name(origin)}{_SEPARATOR[kind]}{name(target)}"
         if crown >= 0:
             text += f"={name(crown)}"
-        removed = sum(abs(before) - abs(new) for _, before, new in changes)
-        return known.setdefault(key, ImpasseMove(kind, origin, target, crown, text, changes, removed))
+        return known.setdefault(key, _new_move(self._tables, kind, origin, target, crown, text, changes, -1))
 
     def takes_checkers_off(self, move: ImpasseMove) -> bool:
         """Bear-offs and impasse removals do (only ever the mover's own checkers)."""
@@ -298,30 +472,31 @@ class ImpasseBoard(Board[ImpasseMove]):
     # -- make / unmake ---------------------------------------------------------------
     def push(self, move: ImpasseMove) -> None:
         cells = self.cells
-        zobrist = self._zobrist
-        key = self.key
-        own = self.occupied[self.turn]  # a move changes only its mover's stacks
-        self._history.append((move, key))
+        s = self.turn
+        own = self.occupied[s]  # a move changes only its mover's stacks
+        self._history.append((move, self.key))
         for square, before, after in move.changes:
             cells[square] = after
-            key ^= zobrist[square][before] ^ zobrist[square][after]
             if not after:
                 if before:  # (a crowning single may land and leave in one move: 0 -> 0)
                     own.remove(square)
             elif not before:
                 insort(own, square)
-        self.material[self.turn] -= move.removed
-        self.key = key ^ BLACK_TO_MOVE
-        self.turn = -self.turn
+        self.occupancy ^= move.flips
+        if move.removed:
+            self.material[s] -= move.removed
+        self.key ^= move.rekey
+        self.turn = -s
 
     def pop(self) -> ImpasseMove:
         move: ImpasseMove
         key: int
         move, key = self._history.pop()
-        self.turn = -self.turn
+        s = -self.turn
+        self.turn = s
         self.key = key
         cells = self.cells
-        own = self.occupied[self.turn]
+        own = self.occupied[s]
         for square, before, after in move.changes:
             cells[square] = before
             if not before:
@@ -329,7 +504,9 @@ class ImpasseBoard(Board[ImpasseMove]):
                     own.remove(square)
             elif not after:
                 insort(own, square)
-        self.material[self.turn] += move.removed
+        self.occupancy ^= move.flips
+        if move.removed:
+            self.material[s] += move.removed
         return move
 
     # -- move text -------------------------------------------------------------------
