@@ -365,10 +365,16 @@ class DipoleBoard(Board[DipoleMove]):
             self._history.append((move, 0, key))
             self.key = key ^ BLACK_TO_MOVE
             return
-        heights_for = self.heights_for
-        mine = heights_for[sign]
-        flipped = heights_for[other]  # kept the negative of mine, square by square
-        keys = self._keys_for[sign]
+        # Each side's lists by unpacking rather than by sign: the interpreter's fast path for
+        # list[index] takes no negative index.
+        if sign > 0:
+            _, mine, flipped = self.heights_for  # flipped: kept the negative of mine, square by square
+            _, own, foes = self.occupied
+            _, keys, _ = self._keys_for
+        else:
+            _, flipped, mine = self.heights_for
+            _, foes, own = self.occupied
+            _, _, keys = self._keys_for
         origin = move.origin
         k = move.count
         old = mine[origin]
@@ -376,7 +382,7 @@ class DipoleBoard(Board[DipoleMove]):
         mine[origin] = new
         flipped[origin] = -new
         if new == 0:
-            self.occupied[sign].remove(origin)
+            own.remove(origin)
         square_keys = keys[origin]
         new_key = key ^ square_keys[old] ^ square_keys[new] ^ BLACK_TO_MOVE
         self.rank_sum[sign] += move.climb
@@ -389,13 +395,13 @@ class DipoleBoard(Board[DipoleMove]):
             if old < 0:  # a capture: the enemy stack goes, ours of k checkers takes its square
                 self.material[other] += old
                 self.rank_sum[other] += old * self._rank[target]
-                self.occupied[other].remove(target)
-                insort(self.occupied[sign], target)
+                foes.remove(target)
+                insort(own, target)
                 new = k
                 self._history.append((move, -old, key))
             else:
                 if old == 0:
-                    insort(self.occupied[sign], target)
+                    insort(own, target)
                 new = old + k
                 self._history.append((move, 0, key))
             mine[target] = new
@@ -416,10 +422,12 @@ class DipoleBoard(Board[DipoleMove]):
         kind = move.kind
         if kind is _PASS:
             return move
-        heights_for = self.heights_for
-        mine = heights_for[sign]
-        flipped = heights_for[other]
-        own = self.occupied[sign]
+        if sign > 0:  # each side's lists by unpacking, as in push
+            _, mine, flipped = self.heights_for
+            _, own, foes = self.occupied
+        else:
+            _, flipped, mine = self.heights_for
+            _, foes, own = self.occupied
         origin = move.origin
         k = move.count
         old = mine[origin]
@@ -437,7 +445,7 @@ class DipoleBoard(Board[DipoleMove]):
             self.material[other] += captured
             self.rank_sum[other] += captured * self._rank[target]
             own.remove(target)
-            insort(self.occupied[other], target)
+            insort(foes, target)
         else:
             target = move.target
             new = mine[target] - k
