@@ -161,17 +161,22 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
     def quiesce(alpha: int = -INFINITE, beta: int = INFINITE) -> tuple[int, list[tuple[int, Move]]]:
         # The sum of value[sq][h] over the stacks, from the board's running totals: White's
         # checkers have top_rank - rank rows ahead, Black's rank.
-        sign = board.turn
-        other = -sign
-        heights_for = board.heights_for
-        mine = heights_for[sign]  # our heights positive, theirs negative
-        yours = heights_for[other]  # theirs positive, ours negative
-        ours = board.occupied[sign]
-        theirs = board.occupied[other]
+        # Each side's lists by unpacking rather than by sign: the interpreter's fast path for
+        # list[index] takes no negative index.  mine: our heights positive, theirs negative;
+        # yours: the other way round.
         _, white, black = board.material
         _, white_ranks, black_ranks = board.rank_sum
         score = CHECKER * (white - black) + ADVANCE * (top_rank * white - white_ranks - black_ranks)
-        score = TEMPO + (score if sign > 0 else -score)
+        if board.turn > 0:
+            _, mine, yours = board.heights_for
+            _, ours, theirs = board.occupied
+            _, our_worth, their_worth = worth_for
+            score += TEMPO
+        else:
+            _, yours, mine = board.heights_for
+            _, theirs, ours = board.occupied
+            _, their_worth, our_worth = worth_for
+            score = TEMPO - score
         if score > alpha:
             # Their threats, which only lower the score: pairs of our stack and theirs on a
             # line at a distance d with ours <= d <= theirs (d is 0 off a line, and no
@@ -179,7 +184,6 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
             # the threats cost at most what losing the two most valuable of those would: when
             # even that leaves the score at beta or more, the search stands pat whatever the
             # threats are, so they are not worked out (most quiescence nodes).
-            our_worth = worth_for[sign]
             tallest = 0
             for a in theirs:
                 if yours[a] > tallest:  # noqa: PLR1730  (hot path: a test is cheaper than max())
@@ -232,7 +236,6 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
         if score >= beta:
             return score, []
         # Our captures: the pairs with theirs <= d <= ours.
-        their_worth = worth_for[other]
         tactical: list[tuple[int, Move]] = []
         for v in ours:
             height = mine[v]
