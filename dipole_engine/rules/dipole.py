@@ -74,6 +74,9 @@ PASS = DipoleMove(MoveKind.PASS, -1, -1, 0, "pass")
 _PASS: Final = MoveKind.PASS  # read in push/pop
 _EXIT: Final = MoveKind.EXIT
 _CAPTURE: Final = MoveKind.CAPTURE
+_BLACK_ENTRY: Final = 2
+"""BLACK's entry of the 3-entry per-colour lists (``material``, ``rank_sum``) as a non-negative
+index: the same entry as ``[BLACK]``, that is ``[-1]``."""
 
 _FORWARD = {WHITE: ((0, 1), (1, 1), (-1, 1)), BLACK: ((0, -1), (1, -1), (-1, -1))}
 _ALL_DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
@@ -357,24 +360,28 @@ class DipoleBoard(Board[DipoleMove]):
     # -- make / unmake ---------------------------------------------------------------
     def push(self, move: DipoleMove) -> None:
         sign = self.turn
-        other = -sign
         key = self.key
-        self.turn = other
+        self.turn = -sign
         kind = move.kind
         if kind is _PASS:
             self._history.append((move, 0, key))
             self.key = key ^ BLACK_TO_MOVE
             return
-        # Each side's lists by unpacking rather than by sign: the interpreter's fast path for
+        # Each side's lists by unpacking rather than by sign, and its entries of the running
+        # totals by non-negative indexes (me, you): the interpreter's fast path for
         # list[index] takes no negative index.
         if sign > 0:
             _, mine, flipped = self.heights_for  # flipped: kept the negative of mine, square by square
             _, own, foes = self.occupied
             _, keys, _ = self._keys_for
+            me = WHITE
+            you = _BLACK_ENTRY
         else:
             _, flipped, mine = self.heights_for
             _, foes, own = self.occupied
             _, _, keys = self._keys_for
+            me = _BLACK_ENTRY
+            you = WHITE
         origin = move.origin
         k = move.count
         old = mine[origin]
@@ -385,16 +392,16 @@ class DipoleBoard(Board[DipoleMove]):
             own.remove(origin)
         square_keys = keys[origin]
         new_key = key ^ square_keys[old] ^ square_keys[new] ^ BLACK_TO_MOVE
-        self.rank_sum[sign] += move.climb
+        self.rank_sum[me] += move.climb
         if kind is _EXIT:
-            self.material[sign] -= k
+            self.material[me] -= k
             self._history.append((move, 0, key))
         else:
             target = move.target
             old = mine[target]  # >0 own, <0 enemy
             if old < 0:  # a capture: the enemy stack goes, ours of k checkers takes its square
-                self.material[other] += old
-                self.rank_sum[other] += old * self._rank[target]
+                self.material[you] += old
+                self.rank_sum[you] += old * self._rank[target]
                 foes.remove(target)
                 insort(own, target)
                 new = k
@@ -415,19 +422,22 @@ class DipoleBoard(Board[DipoleMove]):
         captured: int
         key: int
         move, captured, key = self._history.pop()
-        other = self.turn
-        sign = -other  # the side that made the move
+        sign = -self.turn  # the side that made the move
         self.turn = sign
         self.key = key
         kind = move.kind
         if kind is _PASS:
             return move
-        if sign > 0:  # each side's lists by unpacking, as in push
+        if sign > 0:  # as in push
             _, mine, flipped = self.heights_for
             _, own, foes = self.occupied
+            me = WHITE
+            you = _BLACK_ENTRY
         else:
             _, flipped, mine = self.heights_for
             _, foes, own = self.occupied
+            me = _BLACK_ENTRY
+            you = WHITE
         origin = move.origin
         k = move.count
         old = mine[origin]
@@ -435,15 +445,15 @@ class DipoleBoard(Board[DipoleMove]):
             insort(own, origin)
         mine[origin] = old + k
         flipped[origin] = -old - k
-        self.rank_sum[sign] -= move.climb
+        self.rank_sum[me] -= move.climb
         if kind is _EXIT:
-            self.material[sign] += k
+            self.material[me] += k
         elif kind is _CAPTURE:
             target = move.target
             mine[target] = -captured
             flipped[target] = captured
-            self.material[other] += captured
-            self.rank_sum[other] += captured * self._rank[target]
+            self.material[you] += captured
+            self.rank_sum[you] += captured * self._rank[target]
             own.remove(target)
             insort(foes, target)
         else:
