@@ -281,17 +281,20 @@ class DipoleBoard(Board[DipoleMove]):
         pairs the mover's stacks with the enemy's, which is what a quiescence search needs."""
         if self.material[WHITE] == 0 or self.material[BLACK] == 0:
             return []
-        sign = self.turn
-        mine = self.heights_for[sign]
-        theirs = self.occupied[-sign]
+        if self.turn > 0:  # unpacked, as in push
+            _, mine, yours = self.heights_for  # yours: the enemy's heights positive
+            _, ours, theirs = self.occupied
+        else:
+            _, yours, mine = self.heights_for
+            _, theirs, ours = self.occupied
         capture = self._tables.capture
         moves: list[DipoleMove] = []
-        for origin in self.occupied[sign]:
+        for origin in ours:
             height = mine[origin]
             row = capture[origin]
             for target in theirs:
                 move = row[target]
-                if move is not None and -mine[target] <= move.count <= height:
+                if move is not None and yours[target] <= move.count <= height:
                     moves.append(move)
         return moves
 
