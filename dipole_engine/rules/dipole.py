@@ -71,7 +71,8 @@ class DipoleMove:
 
 
 PASS = DipoleMove(MoveKind.PASS, -1, -1, 0, "pass")
-_PASS: Final = MoveKind.PASS  # read in push/pop
+_PASS: Final = MoveKind.PASS  # read in push/pop and is_legal, compared by identity (members are singletons)
+_BASIC: Final = MoveKind.BASIC
 _EXIT: Final = MoveKind.EXIT
 _CAPTURE: Final = MoveKind.CAPTURE
 _BLACK_ENTRY: Final = 2
@@ -313,22 +314,22 @@ class DipoleBoard(Board[DipoleMove]):
         if self.material[WHITE] == 0 or self.material[BLACK] == 0:
             return False
         kind = move.kind
-        if kind == _PASS:
+        if kind is _PASS:
             return move == PASS and self.legal_moves() == [PASS]
         sign = self.turn
         mine = self.heights_for[sign]
         origin, target, k = move.origin, move.target, move.count
         if not 0 <= origin < len(mine) or mine[origin] < k or k < 1:
             return False
-        if kind == _EXIT:
+        if kind is _EXIT:
             return target == -1 and move in self._tables.exits[sign][origin][k]
         if not 0 <= target < len(mine):
             return False
         reach = self._tables.reach[sign][origin][target]  # d forward, -d the other ways, 0 off a line
         v = mine[target]  # >0 own, <0 enemy
-        if kind == _CAPTURE:
+        if kind is _CAPTURE:
             return (reach == k or reach == -k) and -k <= v < 0
-        return reach == k and (v == 0 if kind == MoveKind.BASIC else v > 0)
+        return reach == k and (v == 0 if kind is _BASIC else v > 0)
 
     def takes_checkers_off(self, move: DipoleMove) -> bool:
         """Captures and exits do."""
