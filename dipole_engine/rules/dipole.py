@@ -392,16 +392,21 @@ class DipoleBoard(Board[DipoleMove]):
         new = old - k
         mine[origin] = new
         flipped[origin] = -new
+        # The key of an empty square is 0, and XOR with it is left out (each XOR of two
+        # 60-bit keys allocates in the pure build).
+        square_keys = keys[origin]
         if new == 0:
             own.remove(origin)
-        square_keys = keys[origin]
-        new_key = key ^ square_keys[old] ^ square_keys[new] ^ BLACK_TO_MOVE
+            new_key = key ^ square_keys[old] ^ BLACK_TO_MOVE
+        else:
+            new_key = key ^ square_keys[old] ^ square_keys[new] ^ BLACK_TO_MOVE
         self.rank_sum[me] += move.climb
         if kind is _EXIT:
             self.material[me] -= k
             self._history.append((move, 0, key))
         else:
             target = move.target
+            square_keys = keys[target]
             old = mine[target]  # >0 own, <0 enemy
             if old < 0:  # a capture: the enemy stack goes, ours of k checkers takes its square
                 self.material[you] += old
@@ -409,16 +414,18 @@ class DipoleBoard(Board[DipoleMove]):
                 foes.remove(target)
                 insort(own, target)
                 new = k
+                new_key ^= square_keys[old] ^ square_keys[new]
                 self._history.append((move, -old, key))
             else:
+                new = old + k
                 if old == 0:
                     insort(own, target)
-                new = old + k
+                    new_key ^= square_keys[new]
+                else:
+                    new_key ^= square_keys[old] ^ square_keys[new]
                 self._history.append((move, 0, key))
             mine[target] = new
             flipped[target] = -new
-            square_keys = keys[target]
-            new_key ^= square_keys[old] ^ square_keys[new]
         self.key = new_key
 
     def pop(self) -> DipoleMove:
