@@ -161,15 +161,22 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
     def quiesce(alpha: int = -INFINITE, beta: int = INFINITE) -> tuple[int, list[tuple[int, Move]]]:
         # The sum of value[sq][h] over the stacks, from the board's running totals: White's
         # checkers have top_rank - rank rows ahead, Black's rank.
-        sign = board.turn
-        mine = board.heights_for[sign]  # our heights positive, theirs negative
-        ours = board.occupied[sign]
-        theirs = board.occupied[-sign]
-        material = board.material
-        rank_sum = board.rank_sum
-        white = material[1]
-        score = CHECKER * (white - material[-1]) + ADVANCE * (top_rank * white - rank_sum[1] - rank_sum[-1])
-        score = TEMPO + (score if sign > 0 else -score)
+        # Each side's lists by unpacking rather than by sign: the interpreter's fast path for
+        # list[index] takes no negative index.  mine: our heights positive, theirs negative;
+        # yours: the other way round.
+        _, white, black = board.material
+        _, white_ranks, black_ranks = board.rank_sum
+        score = CHECKER * (white - black) + ADVANCE * (top_rank * white - white_ranks - black_ranks)
+        if board.turn > 0:
+            _, mine, yours = board.heights_for
+            _, ours, theirs = board.occupied
+            _, our_worth, their_worth = worth_for
+            score += TEMPO
+        else:
+            _, yours, mine = board.heights_for
+            _, theirs, ours = board.occupied
+            _, their_worth, our_worth = worth_for
+            score = TEMPO - score
         if score > alpha:
             # Their threats, which only lower the score: pairs of our stack and theirs on a
             # line at a distance d with ours <= d <= theirs (d is 0 off a line, and no
@@ -177,11 +184,10 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
             # the threats cost at most what losing the two most valuable of those would: when
             # even that leaves the score at beta or more, the search stands pat whatever the
             # threats are, so they are not worked out (most quiescence nodes).
-            our_worth = worth_for[sign]
             tallest = 0
             for a in theirs:
-                if -mine[a] > tallest:  # noqa: PLR1730  (hot path: a test is cheaper than max())
-                    tallest = -mine[a]
+                if yours[a] > tallest:  # noqa: PLR1730  (hot path: a test is cheaper than max())
+                    tallest = yours[a]
             first = second = 0
             for v in ours:
                 height = mine[v]
@@ -206,7 +212,7 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
                 smallest = _NO_CAPTURE  # their smallest capture of v: the cheapest to lose on a retake
                 for a in theirs:
                     d = row[a]
-                    if height <= d < smallest and d <= -mine[a]:
+                    if height <= d < smallest and d <= yours[a]:
                         smallest = d
                 if smallest != _NO_CAPTURE:
                     worth = our_worth[v][height]
@@ -230,20 +236,19 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
         if score >= beta:
             return score, []
         # Our captures: the pairs with theirs <= d <= ours.
-        their_worth = worth_for[-sign]
         tactical: list[tuple[int, Move]] = []
         for v in ours:
             height = mine[v]
             row = distance[v]
             for a in theirs:
                 d = row[a]
-                if 0 < d <= height and -mine[a] <= d:
+                if 0 < d <= height and yours[a] <= d:
                     # Our capture v -> a wins their stack, less our d checkers if they retake.
-                    gain = their_worth[a][-mine[a]]
+                    gain = their_worth[a][yours[a]]
                     landing = distance[a]
                     for b in theirs:
                         e = landing[b]
-                        if e and d <= e <= -mine[b]:
+                        if e and d <= e <= yours[b]:
                             gain -= d * CHECKER
                             break
                     if gain >= 0:
@@ -259,8 +264,8 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
         captures = board.capture_moves()
         if len(captures) < 2:
             return captures
-        mine = board.heights_for[board.turn]
-        ranked = [(-mine[m.target] * MVV_SCALE - m.count, m) for m in captures]
+        yours = board.heights_for[-board.turn]  # the victims' heights positive
+        ranked = [(yours[m.target] * MVV_SCALE - m.count, m) for m in captures]
         ranked.sort(key=_first, reverse=True)
         return [m for _, m in ranked]
 

@@ -360,8 +360,10 @@ class Searcher:
         board = self._board
         if pv_node:
             self._pv[ply] = []
-        material = board.material  # type: ignore[union-attr]
-        if not (material[1] and material[-1]):  # a side has no checkers left: the game is over
+        # material is [0, White's, Black's]: unpacked, since BLACK's index, -1, would miss the
+        # pure build's fast path for list[index].
+        _, white, black = board.material  # type: ignore[union-attr]
+        if not (white and black):  # a side has no checkers left: the game is over
             return MATE - ply if board.winner() == board.turn else ply - MATE  # type: ignore[union-attr]
         if ply >= MAX_PLY - 1:
             return self._evaluate()
@@ -481,8 +483,8 @@ class Searcher:
         if ply > self.seldepth:  # noqa: PLR1730  (hot path: a test is cheaper than max())
             self.seldepth = ply
         board = self._board
-        material = board.material  # type: ignore[union-attr]
-        if not (material[1] and material[-1]):  # a side has no checkers left: the game is over
+        _, white, black = board.material  # type: ignore[union-attr]  # unpacked, as in _search
+        if not (white and black):  # a side has no checkers left: the game is over
             return MATE - ply if board.winner() == board.turn else ply - MATE  # type: ignore[union-attr]
         key = board.key  # type: ignore[union-attr]
         entry = self._tt_table[key & self._tt_mask]

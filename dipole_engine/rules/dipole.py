@@ -71,9 +71,13 @@ class DipoleMove:
 
 
 PASS = DipoleMove(MoveKind.PASS, -1, -1, 0, "pass")
-_PASS: Final = MoveKind.PASS  # read in push/pop
+_PASS: Final = MoveKind.PASS  # read in push/pop and is_legal, compared by identity (members are singletons)
+_BASIC: Final = MoveKind.BASIC
 _EXIT: Final = MoveKind.EXIT
 _CAPTURE: Final = MoveKind.CAPTURE
+_BLACK_ENTRY: Final = 2
+"""BLACK's entry of the 3-entry per-colour lists (``material``, ``rank_sum``) as a non-negative
+index: the same entry as ``[BLACK]``, that is ``[-1]``."""
 
 _FORWARD = {WHITE: ((0, 1), (1, 1), (-1, 1)), BLACK: ((0, -1), (1, -1), (-1, -1))}
 _ALL_DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
@@ -278,17 +282,20 @@ class DipoleBoard(Board[DipoleMove]):
         pairs the mover's stacks with the enemy's, which is what a quiescence search needs."""
         if self.material[WHITE] == 0 or self.material[BLACK] == 0:
             return []
-        sign = self.turn
-        mine = self.heights_for[sign]
-        theirs = self.occupied[-sign]
+        if self.turn > 0:  # unpacked, as in push
+            _, mine, yours = self.heights_for  # yours: the enemy's heights positive
+            _, ours, theirs = self.occupied
+        else:
+            _, yours, mine = self.heights_for
+            _, theirs, ours = self.occupied
         capture = self._tables.capture
         moves: list[DipoleMove] = []
-        for origin in self.occupied[sign]:
+        for origin in ours:
             height = mine[origin]
             row = capture[origin]
             for target in theirs:
                 move = row[target]
-                if move is not None and -mine[target] <= move.count <= height:
+                if move is not None and yours[target] <= move.count <= height:
                     moves.append(move)
         return moves
 
@@ -307,22 +314,22 @@ class DipoleBoard(Board[DipoleMove]):
         if self.material[WHITE] == 0 or self.material[BLACK] == 0:
             return False
         kind = move.kind
-        if kind == _PASS:
+        if kind is _PASS:
             return move == PASS and self.legal_moves() == [PASS]
         sign = self.turn
         mine = self.heights_for[sign]
         origin, target, k = move.origin, move.target, move.count
         if not 0 <= origin < len(mine) or mine[origin] < k or k < 1:
             return False
-        if kind == _EXIT:
+        if kind is _EXIT:
             return target == -1 and move in self._tables.exits[sign][origin][k]
         if not 0 <= target < len(mine):
             return False
         reach = self._tables.reach[sign][origin][target]  # d forward, -d the other ways, 0 off a line
         v = mine[target]  # >0 own, <0 enemy
-        if kind == _CAPTURE:
+        if kind is _CAPTURE:
             return (reach == k or reach == -k) and -k <= v < 0
-        return reach == k and (v == 0 if kind == MoveKind.BASIC else v > 0)
+        return reach == k and (v == 0 if kind is _BASIC else v > 0)
 
     def takes_checkers_off(self, move: DipoleMove) -> bool:
         """Captures and exits do."""
@@ -358,50 +365,68 @@ class DipoleBoard(Board[DipoleMove]):
     def push(self, move: DipoleMove) -> None:
         sign = self.turn
         key = self.key
+        self.turn = -sign
         kind = move.kind
-        if kind == _PASS:
+        if kind is _PASS:
             self._history.append((move, 0, key))
             self.key = key ^ BLACK_TO_MOVE
-            self.turn = -sign
             return
-        mine = self.heights_for[sign]
-        flipped = self.heights_for[-sign]  # kept the negative of mine, square by square
-        keys = self._keys_for[sign]
+        # Each side's lists by unpacking rather than by sign, and its entries of the running
+        # totals by non-negative indexes (me, you): the interpreter's fast path for
+        # list[index] takes no negative index.
+        if sign > 0:
+            _, mine, flipped = self.heights_for  # flipped: kept the negative of mine, square by square
+            _, own, foes = self.occupied
+            _, keys, _ = self._keys_for
+            me = WHITE
+            you = _BLACK_ENTRY
+        else:
+            _, flipped, mine = self.heights_for
+            _, foes, own = self.occupied
+            _, _, keys = self._keys_for
+            me = _BLACK_ENTRY
+            you = WHITE
         origin = move.origin
         k = move.count
         old = mine[origin]
         new = old - k
         mine[origin] = new
         flipped[origin] = -new
-        if new == 0:
-            self.occupied[sign].remove(origin)
+        # The key of an empty square is 0, and XOR with it is left out (each XOR of two
+        # 60-bit keys allocates in the pure build).
         square_keys = keys[origin]
-        new_key = key ^ square_keys[old] ^ square_keys[new] ^ BLACK_TO_MOVE
-        self.rank_sum[sign] += move.climb
-        if kind == _EXIT:
-            self.material[sign] -= k
+        if new == 0:
+            own.remove(origin)
+            new_key = key ^ square_keys[old] ^ BLACK_TO_MOVE
+        else:
+            new_key = key ^ square_keys[old] ^ square_keys[new] ^ BLACK_TO_MOVE
+        self.rank_sum[me] += move.climb
+        if kind is _EXIT:
+            self.material[me] -= k
             self._history.append((move, 0, key))
         else:
             target = move.target
+            square_keys = keys[target]
             old = mine[target]  # >0 own, <0 enemy
             if old < 0:  # a capture: the enemy stack goes, ours of k checkers takes its square
-                self.material[-sign] += old
-                self.rank_sum[-sign] += old * self._rank[target]
-                self.occupied[-sign].remove(target)
-                insort(self.occupied[sign], target)
+                self.material[you] += old
+                self.rank_sum[you] += old * self._rank[target]
+                foes.remove(target)
+                insort(own, target)
                 new = k
+                new_key ^= square_keys[old] ^ square_keys[new]
                 self._history.append((move, -old, key))
             else:
-                if old == 0:
-                    insort(self.occupied[sign], target)
                 new = old + k
+                if old == 0:
+                    insort(own, target)
+                    new_key ^= square_keys[new]
+                else:
+                    new_key ^= square_keys[old] ^ square_keys[new]
                 self._history.append((move, 0, key))
             mine[target] = new
             flipped[target] = -new
-            square_keys = keys[target]
-            new_key ^= square_keys[old] ^ square_keys[new]
         self.key = new_key
-        self.turn = -sign
 
     def pop(self) -> DipoleMove:
         move: DipoleMove
@@ -412,35 +437,43 @@ class DipoleBoard(Board[DipoleMove]):
         self.turn = sign
         self.key = key
         kind = move.kind
-        if kind != _PASS:
-            mine = self.heights_for[sign]
-            flipped = self.heights_for[-sign]
-            own = self.occupied[sign]
-            origin = move.origin
-            k = move.count
-            old = mine[origin]
-            if old == 0:
-                insort(own, origin)
-            mine[origin] = old + k
-            flipped[origin] = -old - k
-            self.rank_sum[sign] -= move.climb
-            if kind == _EXIT:
-                self.material[sign] += k
-            else:
-                target = move.target
-                if kind == _CAPTURE:
-                    mine[target] = -captured
-                    flipped[target] = captured
-                    self.material[-sign] += captured
-                    self.rank_sum[-sign] += captured * self._rank[target]
-                    own.remove(target)
-                    insort(self.occupied[-sign], target)
-                else:
-                    new = mine[target] - k
-                    mine[target] = new
-                    flipped[target] = -new
-                    if new == 0:
-                        own.remove(target)
+        if kind is _PASS:
+            return move
+        if sign > 0:  # as in push
+            _, mine, flipped = self.heights_for
+            _, own, foes = self.occupied
+            me = WHITE
+            you = _BLACK_ENTRY
+        else:
+            _, flipped, mine = self.heights_for
+            _, foes, own = self.occupied
+            me = _BLACK_ENTRY
+            you = WHITE
+        origin = move.origin
+        k = move.count
+        old = mine[origin]
+        if old == 0:
+            insort(own, origin)
+        mine[origin] = old + k
+        flipped[origin] = -old - k
+        self.rank_sum[me] -= move.climb
+        if kind is _EXIT:
+            self.material[me] += k
+        elif kind is _CAPTURE:
+            target = move.target
+            mine[target] = -captured
+            flipped[target] = captured
+            self.material[you] += captured
+            self.rank_sum[you] += captured * self._rank[target]
+            own.remove(target)
+            insort(foes, target)
+        else:
+            target = move.target
+            new = mine[target] - k
+            mine[target] = new
+            flipped[target] = -new
+            if new == 0:
+                own.remove(target)
         return move
 
     # -- move text -------------------------------------------------------------------
