@@ -36,8 +36,10 @@ COMPILED_MODULES = (
     "dipole_engine.rules.impasse",
     "dipole_engine.rules.perft",
     "dipole_engine.tt",
-    "dipole_engine.evaluate",
+    "dipole_engine.hooks",
+    "dipole_engine.evaluate_dipole",
     "dipole_engine.evaluate_impasse",
+    "dipole_engine.evaluate",
     "dipole_engine.search",
 )
 

@@ -1,90 +1,25 @@
-"""Game knowledge for the search: static evaluation and tactical move selection, per game.
-
-The search is game-agnostic.  Everything it needs to know about a game beyond the rules
-(``legal_moves``/``push``/``pop``/``key``/``winner``/``turn``) comes from :class:`GameHooks`,
-bound to one board by the function registered for that board's ``game``::
+"""Game knowledge for the search, per game: :func:`hooks_for` binds a board to its game's
+:class:`~dipole_engine.hooks.GameHooks`::
 
     hooks = hooks_for(board)        # dispatches on board.game
     hooks.evaluate()                # static score of board's current position
 
-Each game registers its own binder with :func:`register_game`: Dipole's is below, Impasse's
-is in :mod:`dipole_engine.evaluate_impasse` (imported at the end of this module, so that
-importing this module always knows both games).
-
-Dipole
-------
-Scores are in centipawn-like units (one checker = ``CHECKER`` = 100) from the side to
-move's point of view and always lie strictly inside ``+-MATE_BOUND``.  The terms:
-
-* material: each checker on the board, since a side without checkers has lost;
-* advancement: each checker is worth ``ADVANCE`` more per row still ahead of it.  Non-captures
-  only go forward, so a checker near the far edge has few moves left and will soon have to
-  leave the board, while one far back still has many moves (tempo, which decides races once
-  the armies have passed each other) and capture reach over the enemy stacks coming at it;
-* threats and safety: an enemy stack that can capture one of ours next move (a stack of
-  height ``h`` captures a stack no taller than ``d`` at distance ``d <= h`` in any of the 8
-  directions) costs us part of what the capture would win, less if we could recapture on that
-  square (the stack is defended);
-* tempo: a small bonus for having the move.
-
-Captures available to the side to move are not scored here: quiescence search plays them.
+Dipole's evaluation is in :mod:`dipole_engine.evaluate_dipole`, Impasse's in
+:mod:`dipole_engine.evaluate_impasse`; both build their hooks from :mod:`dipole_engine.hooks`
+and know nothing of this module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cache
-from operator import itemgetter
-from typing import Any, Final
+from typing import Any
 
-from .rules import Board, DipoleBoard
-from .rules.geometry import Geometry, geometry
-from .tt import INFINITE, MATE_BOUND
+from .evaluate_dipole import bind_dipole
+from .evaluate_impasse import bind_impasse
+from .hooks import GameHooks
+from .rules import Board, DipoleBoard, ImpasseBoard
 
-Move = Any
-
-
-@dataclass(frozen=True)
-class GameHooks:
-    """The game knowledge the search uses, bound to one board (each reads its current position).
-
-    * ``evaluate()``: the static score for the side to move, strictly inside +-MATE_BOUND.
-    * ``quiesce(alpha=-INFINITE, beta=INFINITE)``: ``(stand_pat, tactical)`` in one go, for a
-      quiescence node with the window ``(alpha, beta)``.  ``stand_pat`` is ``evaluate()`` when
-      that lies inside the window; at or below ``alpha`` it may be any value from
-      ``evaluate()`` up to ``alpha``, at or above ``beta`` any value from ``beta`` up to
-      ``evaluate()`` (fail-soft bounds): terms that cannot move the score across the window
-      are not worked out.  ``tactical`` lists the moves
-      quiescence search plays as ``(gain, move)`` pairs, largest gain first; ``gain`` is an
-      estimate (>= 0) of the score the move wins, used to skip hopeless ones (delta pruning).
-      ``tactical`` is left empty, and not worked out, when ``stand_pat`` is ``beta`` or more:
-      the search stands pat then (most quiescence nodes), so only the score is needed.
-      For Dipole: the captures, each worth the captured stack less the checkers moved when
-      the enemy can retake them on the landing square; captures that lose are left out.
-      For Impasse: the moves that take a checker off (bear-offs, impasse removals).
-    * ``tactical_moves()``: the legal tactical moves, the most promising (search earliest)
-      first: Dipole's captures, biggest victim then smallest attacker first; Impasse's moves
-      that take checkers off, biggest gain first.
-    * ``quiet_moves()``: every other legal move, except a forced pass (``legal_moves()``
-      names that).  The search asks for them only when no tactical move has refuted the
-      position, so most nodes that fail high never generate them.
-    * ``is_legal(move)``: whether a move (a killer from another position) is legal here.
-    """
-
-    evaluate: Callable[[], int]
-    quiesce: Callable[[int, int], tuple[int, list[tuple[int, Move]]]]
-    tactical_moves: Callable[[], list[Move]]
-    quiet_moves: Callable[[], list[Move]]
-    is_legal: Callable[[Move], bool]
-
-
-_BINDERS: dict[str, Callable[[Any], GameHooks]] = {}
-
-
-def register_game(game: str, binder: Callable[[Any], GameHooks]) -> None:
-    """Make ``binder(board)`` the source of hooks for boards whose ``game`` is ``game``."""
-    _BINDERS[game] = binder
+_BINDERS: dict[str, Callable[[Any], GameHooks]] = {DipoleBoard.game: bind_dipole, ImpasseBoard.game: bind_impasse}
 
 
 def hooks_for(board: Board[Any]) -> GameHooks:
@@ -99,184 +34,3 @@ def hooks_for(board: Board[Any]) -> GameHooks:
 def evaluate(board: Board[Any]) -> int:
     """The static score of ``board`` for the side to move (convenience; searches bind once)."""
     return hooks_for(board).evaluate()
-
-
-# -- Dipole ---------------------------------------------------------------------------------
-CHECKER: Final = 100
-ADVANCE: Final = 10
-TEMPO: Final = 10
-THREAT_FIRST: Final = 3   # the biggest threatened gain costs 1/THREAT_FIRST (we move first, can react)
-THREAT_SECOND: Final = 2  # a second threat costs 1/THREAT_SECOND (one reply rarely saves both)
-MVV_SCALE: Final = 64     # order value of a capture: MVV_SCALE * victim height - checkers moved
-_NO_CAPTURE: Final = 1 << 30
-
-
-@dataclass(frozen=True)
-class _DipoleTables:
-    """Per board size: ``worth_for[color][sq][h]`` is what a stack of ``color`` with ``h``
-    checkers on ``sq`` is worth to ``color`` (indexed by colour like ``material``: material and
-    advancement); ``distance[s][t]`` is the distance from ``s`` to ``t`` when both are dark
-    squares on one straight line (the size of the only capture between them), else 0."""
-
-    worth_for: tuple[tuple[tuple[int, ...], ...], ...]
-    distance: tuple[tuple[int, ...], ...]
-
-
-def _rows_ahead(geom: Geometry, square: int, white: bool) -> int:
-    rank = geom.rank_of(square)
-    return geom.height - 1 - rank if white else rank
-
-
-@cache
-def _dipole_tables(width: int, height: int, max_height: int) -> _DipoleTables:
-    geom = geometry(width, height)
-    heights = range(max_height + 1)
-    worth_for: tuple[tuple[tuple[int, ...], ...], ...] = ((),) + tuple(
-        tuple(tuple(h * (CHECKER + ADVANCE * _rows_ahead(geom, sq, white)) if geom.is_dark(sq) else 0
-                    for h in heights) for sq in range(geom.size))
-        for white in (True, False))  # index 1 White, index 2 (that is, -1) Black
-    distance = []
-    for s in range(geom.size):
-        row = [0] * geom.size
-        if geom.is_dark(s):
-            for t in geom.dark_squares:
-                df = abs(geom.file_of(t) - geom.file_of(s))
-                dr = abs(geom.rank_of(t) - geom.rank_of(s))
-                if t != s and (df == 0 or dr == 0 or df == dr):
-                    row[t] = max(df, dr)
-        distance.append(tuple(row))
-    return _DipoleTables(worth_for, tuple(distance))
-
-
-def bind_dipole(board: DipoleBoard) -> GameHooks:
-    """The Dipole hooks for ``board`` (tables shared per board size)."""
-    variant = board.variant
-    tables = _dipole_tables(variant.width, variant.height, variant.checkers_per_side)
-    distance = tables.distance
-    worth_for = tables.worth_for
-    capture_table = board.capture_table
-    limit = MATE_BOUND - 1
-    top_rank = variant.height - 1
-
-    def quiesce(alpha: int = -INFINITE, beta: int = INFINITE) -> tuple[int, list[tuple[int, Move]]]:
-        # The sum of value[sq][h] over the stacks, from the board's running totals: White's
-        # checkers have top_rank - rank rows ahead, Black's rank.
-        # Each side's lists by unpacking rather than by sign: the interpreter's fast path for
-        # list[index] takes no negative index.  mine: our heights positive, theirs negative;
-        # yours: the other way round.
-        _, white, black = board.material
-        _, white_ranks, black_ranks = board.rank_sum
-        score = CHECKER * (white - black) + ADVANCE * (top_rank * white - white_ranks - black_ranks)
-        if board.turn > 0:
-            _, mine, yours = board.heights_for
-            _, ours, theirs = board.occupied
-            _, our_worth, their_worth = worth_for
-            score += TEMPO
-        else:
-            _, yours, mine = board.heights_for
-            _, theirs, ours = board.occupied
-            _, their_worth, our_worth = worth_for
-            score = TEMPO - score
-        if score > alpha:
-            # Their threats, which only lower the score: pairs of our stack and theirs on a
-            # line at a distance d with ours <= d <= theirs (d is 0 off a line, and no
-            # height is 0).  Only our stacks no taller than their tallest can be captured, and
-            # the threats cost at most what losing the two most valuable of those would: when
-            # even that leaves the score at beta or more, the search stands pat whatever the
-            # threats are, so they are not worked out (most quiescence nodes).
-            tallest = 0
-            for a in theirs:
-                if yours[a] > tallest:  # noqa: PLR1730  (hot path: a test is cheaper than max())
-                    tallest = yours[a]
-            first = second = 0
-            for v in ours:
-                height = mine[v]
-                if height <= tallest:
-                    worth = our_worth[v][height]
-                    if worth > second:
-                        if worth > first:
-                            second = first
-                            first = worth
-                        else:
-                            second = worth
-            most = first // THREAT_FIRST + second // THREAT_SECOND
-            if score - most >= beta:
-                score -= most
-                return (score if score <= limit else limit), []  # noqa: FURB136  (hot path: cheaper than min())
-            gains: list[int] = []
-            for v in ours:
-                height = mine[v]
-                if height > tallest:
-                    continue
-                row = distance[v]
-                smallest = _NO_CAPTURE  # their smallest capture of v: the cheapest to lose on a retake
-                for a in theirs:
-                    d = row[a]
-                    if height <= d < smallest and d <= yours[a]:
-                        smallest = d
-                if smallest != _NO_CAPTURE:
-                    worth = our_worth[v][height]
-                    for friend in ours:
-                        d = row[friend]
-                        if d and smallest <= d <= mine[friend]:  # we could retake
-                            worth -= smallest * CHECKER
-                            break
-                    if worth > 0:
-                        gains.append(worth)
-            if gains:
-                if len(gains) == 1:
-                    score -= gains[0] // THREAT_FIRST
-                else:
-                    gains.sort(reverse=True)
-                    score -= gains[0] // THREAT_FIRST + gains[1] // THREAT_SECOND
-        if score > limit:
-            score = limit
-        elif score < -limit:
-            score = -limit
-        if score >= beta:
-            return score, []
-        # Our captures: the pairs with theirs <= d <= ours.
-        tactical: list[tuple[int, Move]] = []
-        for v in ours:
-            height = mine[v]
-            row = distance[v]
-            for a in theirs:
-                d = row[a]
-                if 0 < d <= height and yours[a] <= d:
-                    # Our capture v -> a wins their stack, less our d checkers if they retake.
-                    gain = their_worth[a][yours[a]]
-                    landing = distance[a]
-                    for b in theirs:
-                        e = landing[b]
-                        if e and d <= e <= yours[b]:
-                            gain -= d * CHECKER
-                            break
-                    if gain >= 0:
-                        tactical.append((gain, capture_table[v][a]))
-        if len(tactical) > 1:
-            tactical.sort(key=_first, reverse=True)
-        return score, tactical
-
-    def evaluate() -> int:
-        return quiesce(-INFINITE, INFINITE)[0]
-
-    def tactical_moves() -> list[Move]:
-        captures = board.capture_moves()
-        if len(captures) < 2:
-            return captures
-        yours = board.heights_for[-board.turn]  # the victims' heights positive
-        ranked = [(yours[m.target] * MVV_SCALE - m.count, m) for m in captures]
-        ranked.sort(key=_first, reverse=True)
-        return [m for _, m in ranked]
-
-    return GameHooks(evaluate, quiesce, tactical_moves, board.quiet_moves, board.is_legal)
-
-
-_first = itemgetter(0)
-
-
-register_game(DipoleBoard.game, bind_dipole)
-
-
-# Last, because it imports GameHooks and register_game from this module to register itself.
-from . import evaluate_impasse  # noqa: F401

@@ -1,5 +1,6 @@
-"""Impasse knowledge for the search: static evaluation and tactical moves (hooks of
-:mod:`dipole_engine.evaluate`, registered for boards whose ``game`` is ``"impasse"``).
+"""Impasse knowledge for the search: static evaluation and tactical moves (the hooks of
+:mod:`dipole_engine.hooks`, chosen by :mod:`dipole_engine.evaluate` for boards whose ``game``
+is ``"impasse"``).
 
 Impasse is a race: each side wants to be first to get rid of all of its own checkers, and
 nothing either side does touches the other's checkers, except that stacks block each other's
@@ -51,7 +52,7 @@ from functools import cache
 from operator import itemgetter
 from typing import Any, Final
 
-from .evaluate import GameHooks, register_game
+from .hooks import GameHooks
 from .rules import ImpasseBoard, ImpasseMove
 from .tt import INFINITE, MATE_BOUND
 
@@ -241,5 +242,3 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
 
     return GameHooks(evaluate, quiesce, tactical_moves, board.quiet_moves, board.is_legal)
 
-
-register_game(ImpasseBoard.game, bind_impasse)

@@ -38,7 +38,7 @@ from typing import Any, Final
 
 from .evaluate import hooks_for
 from .rules import Board
-from .timeman import UNTIMED, TimePlan
+from .timeman import UNTIMED, Limits, TimePlan
 from .tt import (
     EXACT,
     INFINITE,
@@ -75,22 +75,6 @@ _TT_MOVE: Final = 0
 _TACTICAL: Final = 1
 _KILLERS: Final = 2
 _QUIET: Final = 3
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What ``go`` asks for; times in milliseconds, every field optional.  The search stops at
-    whichever limit it reaches first; ``infinite`` searches until stopped."""
-
-    wtime: int | None = None
-    btime: int | None = None
-    winc: int | None = None
-    binc: int | None = None
-    movestogo: int | None = None
-    movetime: int | None = None
-    depth: int | None = None
-    nodes: int | None = None
-    infinite: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Time management: how long one search may take, from the ``go`` limits and the clock.
 
-:func:`plan` turns the limits into a :class:`TimePlan` of two budgets, both in milliseconds
-from the moment ``go`` arrived:
+:func:`plan` turns the limits (:class:`Limits`, what ``go`` asks for) into a :class:`TimePlan`
+of two budgets, both in milliseconds from the moment ``go`` arrived:
 
 * ``soft_ms``: the target.  Iterative deepening starts no new iteration that would probably
   not finish by then, and stops after an iteration that ended past it.
@@ -20,10 +20,6 @@ which the overhead covers).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .search import Limits
 
 DEFAULT_MOVES_TO_GO = 30
 """Sudden death: assume the game lasts this many more moves of ours (Dipole games are short)."""
@@ -35,6 +31,22 @@ HARD_FACTOR = 5.0
 MAX_SHARE = 0.5
 """Never plan to spend more than this share of the usable time on one move (unless it is the
 last move before the time control)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What ``go`` asks for; times in milliseconds, every field optional.  The search stops at
+    whichever limit it reaches first; ``infinite`` searches until stopped."""
+
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int | None = None
+    binc: int | None = None
+    movestogo: int | None = None
+    movetime: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    infinite: bool = False
 
 
 @dataclass(frozen=True)
