@@ -139,8 +139,16 @@ def main(argv: list[str]) -> None:
     report_fd, parent, die_with_parent = int(argv[1]), int(argv[2]), argv[3] == "1"
     command = argv[5:]
 
+    stopping = False
+
     def stop(signum: int, frame: object) -> None:
-        raise _Stop
+        # Only the first signal ends the wait.  A later one returns at once: raised again,
+        # outside the try below, it would kill the guard before its sweep, and the engine's
+        # escaped processes would outlive it.
+        nonlocal stopping
+        if not stopping:
+            stopping = True
+            raise _Stop
 
     for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(number, stop)
@@ -152,7 +160,7 @@ def main(argv: list[str]) -> None:
         if die_with_parent:
             prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
             if os.getppid() != parent:  # the host died before the request took effect
-                raise _Stop
+                stop(signal.SIGTERM, None)
 
         engine = start_engine(command, report_fd, prctl)
         os.write(report_fd, str(engine).encode())
@@ -162,13 +170,15 @@ def main(argv: list[str]) -> None:
             os.dup2(null, fd)
         os.close(null)
         while status is None:
-            pid, code = os.waitpid(-1, 0)
+            try:
+                pid, code = os.waitpid(-1, 0)
+            except ChildProcessError:  # no child left to wait for
+                break
             if pid == engine:
                 status = code
-    except (_Stop, ChildProcessError):
+        stopping = True  # (inside the try: a signal just before this still ends up below)
+    except _Stop:
         pass
-    for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-        signal.signal(number, signal.SIG_IGN)
     exit_like(sweep(engine, status))
 
 

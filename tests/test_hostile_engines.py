@@ -28,7 +28,7 @@ from arbiter.runner import EngineLogs, GamePool
 from arbiter.timecontrol import SearchLimits
 from protocol import EngineClient, Limit
 from protocol.client import MAX_INFOS, HandshakeError, ProtocolViolation
-from protocol.transport import GUARDED
+from protocol.transport import GUARDED, ProcessTransport
 
 ENGINES = Path(__file__).parent / "engines"
 HOSTILE = str(ENGINES / "hostile_engine.py")
@@ -214,6 +214,30 @@ def test_nothing_survives_the_arbiter_killed_with_sigkill(tmp_path: Path) -> Non
     arbiter.kill()
     arbiter.wait()
     assert wait_all_gone(everything) == []
+
+
+@needs_guard
+def test_a_burst_of_signals_at_the_guard_still_ends_every_escaped_process(tmp_path: Path) -> None:
+    # The first SIGTERM ends the guard's wait and starts its sweep; the ones that follow at
+    # once must neither kill the guard before the sweep nor cut it short.
+    for trial in range(10):
+        helpers = tmp_path / str(trial)
+        helpers.mkdir()
+        transport = ProcessTransport([sys.executable, HOSTILE, "--escape", str(helpers)])
+        transport.start(lambda direction, line: None)
+        deadline = time.monotonic() + 30
+        while len(list(helpers.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        escaped = [int(path.name) for path in helpers.iterdir()]
+        assert len(escaped) == 2 and all(map(alive, escaped))
+        guard = transport._process.pid  # type: ignore[union-attr]  # the test's one reach inside
+        for _ in range(200):
+            try:
+                os.kill(guard, signal.SIGTERM)
+            except ProcessLookupError:
+                break
+        assert wait_all_gone(escaped) == [], f"trial {trial}"
+        transport.close()
 
 
 def test_a_long_event_with_a_crashing_engine_leaks_no_thread_or_descriptor() -> None:
