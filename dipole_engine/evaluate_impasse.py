@@ -54,6 +54,7 @@ from typing import Any, Final
 
 from .hooks import GameHooks
 from .rules import ImpasseBoard, ImpasseMove
+from .rules.impasse import occupancy_mask
 from .tt import INFINITE, MATE_BOUND
 
 TRIP: Final = 30
@@ -103,12 +104,6 @@ def _impasse_tables(width: int, height: int, square_bit: tuple[int, ...]) -> _Im
     last = height - 1
     value, steps, step_mask, goal_masks, bear_transposes = [], [], [], [], []
 
-    def mask(squares: tuple[int, ...]) -> int:
-        bits = 0
-        for square in squares:
-            bits |= square_bit[square]
-        return bits
-
     for sq in range(width * height):
         file, rank = sq % width, sq // width
         by_h_value = [0] * 5
@@ -127,7 +122,7 @@ def _impasse_tables(width: int, height: int, square_bit: tuple[int, ...]) -> _Im
                     neighbours = tuple((rank + up) * width + file + df for df in (-1, 1)
                                        if 0 <= file + df < width and 0 <= rank + up < height)
                     by_h_steps[h + 2] = neighbours
-                    by_h_step_mask[h + 2] = mask(neighbours)
+                    by_h_step_mask[h + 2] = occupancy_mask(square_bit, neighbours)
                     rays = []
                     for df in (-1, 1):
                         ray = []
@@ -135,7 +130,7 @@ def _impasse_tables(width: int, height: int, square_bit: tuple[int, ...]) -> _Im
                         while 0 <= f < width and 0 <= r < height:
                             ray.append(r * width + f)
                             if r == goal:
-                                rays.append(mask(tuple(ray)))
+                                rays.append(occupancy_mask(square_bit, ray))
                                 break
                             f, r = f + df, r + up
                     by_h_masks[h + 2] = tuple(rays)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from bisect import insort
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
@@ -84,6 +84,14 @@ SlideEntry = tuple[int, "ImpasseMove | None"]  # (target square, the plain slide
 
 _SEPARATOR = {ImpasseMoveKind.SLIDE: "-", ImpasseMoveKind.TRANSPOSE: "+"}
 _MOVE_TEXT = re.compile(r"(?:([a-z][0-9]+)([-+])([a-z][0-9]+)|x([a-z][0-9]+))(?:=([a-z][0-9]+))?")
+
+
+def occupancy_mask(square_bit: Sequence[int], squares: Iterable[int]) -> int:
+    """The occupancy mask (see :class:`ImpasseBoard`) of ``squares``, given each square's bit."""
+    bits = 0
+    for square in squares:
+        bits |= square_bit[square]
+    return bits
 
 
 class _Tables:
@@ -178,7 +186,7 @@ class _Tables:
             for ray in rays:
                 target, plain = ray[-1]
                 if geom.rank_of(target) == self.near_rank[color] and plain is not None:  # (a bear-off is)
-                    entries.append((self.mask(square for square, _ in ray), plain))
+                    entries.append((occupancy_mask(self.square_bit, (square for square, _ in ray)), plain))
             return tuple(entries)
 
         def bear_transposes(color: Color, entries: tuple[SlideEntry, ...]) -> tuple[tuple[int, ImpasseMove], ...]:
@@ -206,17 +214,11 @@ class _Tables:
             self.bear_transposes[color] = [bear_transposes(color, transpose_to[sq]) for sq in range(size)]
             # [sq][0] for a double, [sq][1] for a single: squares it may step to (if empty)
             self.step_mask[color] = [
-                (self.mask(ray[0][0] for ray in doubles[sq]), self.mask(ray[0][0] for ray in singles[sq]))
+                (occupancy_mask(self.square_bit, (ray[0][0] for ray in doubles[sq])),
+                 occupancy_mask(self.square_bit, (ray[0][0] for ray in singles[sq])))
                 for sq in range(size)]
             self.far_row[color] = tuple(sq for sq in geom.dark_squares if geom.rank_of(sq) == self.far_rank[color])
 
-
-    def mask(self, squares: Iterable[int]) -> int:
-        """The occupancy mask of ``squares``."""
-        bits = 0
-        for square in squares:
-            bits |= self.square_bit[square]
-        return bits
 
     def plain(self, kind: ImpasseMoveKind, origin: int, target: int, changes: tuple[Change, ...],
               path: int) -> ImpasseMove:
@@ -273,10 +275,7 @@ class ImpasseBoard(Board[ImpasseMove]):
 
     def set_fen(self, fen: str) -> None:
         super().set_fen(fen)
-        occupancy = 0
-        for square in (*self.occupied[WHITE], *self.occupied[BLACK]):
-            occupancy |= self.square_bit[square]
-        self.occupancy = occupancy
+        self.occupancy = occupancy_mask(self.square_bit, (*self.occupied[WHITE], *self.occupied[BLACK]))
 
     def check_position(self, turn: Color, stacks: dict[int, int]) -> None:
         geom = self.geometry
