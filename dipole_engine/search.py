@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import select
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -144,7 +145,9 @@ class Searcher:
         self._limits_armed = False  # node and time limits count once depth 1 is complete
         self._board: Board[Any] | None = None
         self._killers: list[list[Move | None]] = []
-        self._history: dict[int, int] = {}
+        self._history: defaultdict[int, int] = defaultdict(int)
+        """Quiet moves' cutoff scores by ``id(move)``: moves are the rules' shared table objects,
+        so ids are stable and the table is bounded by the number of distinct moves."""
         self._pv: list[list[Move]] = []
         self._tt_table = tt.table
         self._tt_mask = tt.mask
@@ -173,7 +176,7 @@ class Searcher:
         self.nodes = 0
         self.seldepth = 0
         self._killers = [[None, None] for _ in range(MAX_PLY + 1)]
-        self._history = {}
+        self._history = defaultdict(int)
         self._pv = [[] for _ in range(MAX_PLY + 1)]
         self._node_limit = limits.nodes
         self._hard_deadline = None if time_plan.hard_ms is None else start + time_plan.hard_ms / 1000
@@ -405,9 +408,10 @@ class Searcher:
                 if not moves and not tactical_found:
                     moves = board.legal_moves()  # type: ignore[union-attr]  # the forced pass
                 elif len(moves) > 1:
-                    known = self._history.get
-                    keys = [known(id(move), 0) for move in moves]
-                    moves = [moves[index] for index in sorted(range(len(moves)), key=keys.__getitem__, reverse=True)]
+                    # Stable, so equal scores keep generation order; map() keeps the
+                    # per-move work in C (the history defaults to 0 for a move never seen).
+                    scores = list(map(self._history.__getitem__, map(id, moves)))
+                    moves = list(map(moves.__getitem__, sorted(range(len(moves)), key=scores.__getitem__, reverse=True)))
             quiet = stage >= _KILLERS
             for move in moves:
                 if stage != _TT_MOVE and (move is tt_move or (stage == _QUIET and (move is killer_1 or move is killer_2))):
@@ -449,7 +453,7 @@ class Searcher:
                 killers[0] = move
             history = self._history
             move_id = id(move)
-            bonus = history.get(move_id, 0) + depth * depth
+            bonus = history[move_id] + depth * depth
             history[move_id] = bonus
             if bonus > HISTORY_LIMIT:
                 for other in history:
@@ -464,8 +468,6 @@ class Searcher:
         self.nodes += 1
         if self.nodes >= self._next_check:
             self._checkup()
-        if ply > self.seldepth:  # noqa: PLR1730  (hot path: a test is cheaper than max())
-            self.seldepth = ply
         board = self._board
         _, white, black = board.material  # type: ignore[union-attr]  # unpacked, as in _search
         if not (white and black):  # a side has no checkers left: the game is over
@@ -492,6 +494,10 @@ class Searcher:
         for gain, move in tactical:
             if gain < floor:
                 continue
+            # seldepth: set here rather than at every quiescence node, since a node nearer
+            # the root than the iteration's depth is reached by the main search.
+            if ply >= self.seldepth:
+                self.seldepth = ply + 1
             push(move)
             score = -qsearch(depth - 1, -beta, -alpha, ply + 1, False)
             pop()

@@ -23,7 +23,7 @@ A slot holds ``None`` or a tuple ``(key, depth, score, bound, move, generation)`
 
 Mate scores are stored relative to the entry's own position, not to the root: a mate found
 ``p`` plies below the root at a node ``ply`` plies deep is ``p - ply`` plies from that node.
-:func:`score_to_tt` converts on store and :func:`score_from_tt` back on probe, so the same
+:meth:`TranspositionTable.store` converts on store and :func:`score_from_tt` back on probe, so the same
 entry is right wherever in the tree (at whatever ply) the position is met again.
 """
 
@@ -51,15 +51,6 @@ ENTRY_BYTES: Final = 128
 (small ints and the moves are shared).  The Hash option is divided by this to size the table."""
 
 MIN_ENTRIES: Final = 1024
-
-
-def score_to_tt(score: int, ply: int) -> int:
-    """A search score at ``ply`` as stored: mate distances counted from this node."""
-    if score >= MATE_BOUND:
-        return score + ply
-    if score <= -MATE_BOUND:
-        return score - ply
-    return score
 
 
 def score_from_tt(score: int, ply: int) -> int:
@@ -133,7 +124,11 @@ class TranspositionTable:
                 return
             if move is None:
                 move = old[4]
-        table[index] = (key, depth, score_to_tt(score, ply), bound, move, self.generation)
+        if score >= MATE_BOUND:  # mate distances from this node (see the module docstring)
+            score += ply
+        elif score <= -MATE_BOUND:
+            score -= ply
+        table[index] = (key, depth, score, bound, move, self.generation)
 
     def hashfull(self) -> int:
         """Per mille of the first 1000 slots filled by the current search (UCI ``hashfull``)."""
