@@ -21,12 +21,13 @@ Captures available to the side to move are not scored here: quiescence search pl
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from operator import itemgetter
 from typing import Any, Final
 
-from .hooks import GameHooks
+from .hooks import NO_TACTICAL, GameHooks
 from .rules import DipoleBoard
 from .rules.geometry import Geometry, geometry
 from .tt import INFINITE, MATE_BOUND
@@ -89,7 +90,7 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
     limit = MATE_BOUND - 1
     top_rank = variant.height - 1
 
-    def quiesce(alpha: int = -INFINITE, beta: int = INFINITE) -> tuple[int, list[tuple[int, Move]]]:
+    def quiesce(alpha: int = -INFINITE, beta: int = INFINITE) -> tuple[int, Sequence[tuple[int, Move]]]:
         # The sum of value[sq][h] over the stacks, from the board's running totals: White's
         # checkers have top_rank - rank rows ahead, Black's rank.
         # Each side's lists by unpacking rather than by sign: the interpreter's fast path for
@@ -133,7 +134,7 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
             most = first // THREAT_FIRST + second // THREAT_SECOND
             if score - most >= beta:
                 score -= most
-                return (score if score <= limit else limit), []  # noqa: FURB136  (hot path: cheaper than min())
+                return (score if score <= limit else limit), NO_TACTICAL  # noqa: FURB136  (hot path: cheaper than min())
             gains: list[int] = []
             for v in ours:
                 height = mine[v]
@@ -165,7 +166,7 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
         elif score < -limit:
             score = -limit
         if score >= beta:
-            return score, []
+            return score, NO_TACTICAL
         # Our captures: the pairs with theirs <= d <= ours.
         tactical: list[tuple[int, Move]] = []
         for v in ours:

@@ -10,11 +10,15 @@ chooses by the board's ``game``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 Move = Any
+
+NO_TACTICAL: Final[tuple[tuple[int, Move], ...]] = ()
+"""The ``tactical`` of a ``quiesce`` that stands pat: one shared empty sequence, since most
+quiescence nodes return it and a fresh list each time would cost an allocation."""
 
 
 @dataclass(frozen=True)
@@ -30,7 +34,7 @@ class GameHooks:
       are not worked out.  ``tactical`` lists the moves
       quiescence search plays as ``(gain, move)`` pairs, largest gain first; ``gain`` is an
       estimate (>= 0) of the score the move wins, used to skip hopeless ones (delta pruning).
-      ``tactical`` is left empty, and not worked out, when ``stand_pat`` is ``beta`` or more:
+      ``tactical`` is left empty (``NO_TACTICAL``), and not worked out, when ``stand_pat`` is ``beta`` or more:
       the search stands pat then (most quiescence nodes), so only the score is needed.
       For Dipole: the captures, each worth the captured stack less the checkers moved when
       the enemy can retake them on the landing square; captures that lose are left out.
@@ -45,7 +49,7 @@ class GameHooks:
     """
 
     evaluate: Callable[[], int]
-    quiesce: Callable[[int, int], tuple[int, list[tuple[int, Move]]]]
+    quiesce: Callable[[int, int], tuple[int, Sequence[tuple[int, Move]]]]
     tactical_moves: Callable[[], list[Move]]
     quiet_moves: Callable[[], list[Move]]
     is_legal: Callable[[Move], bool]

@@ -70,6 +70,7 @@ HISTORY_LIMIT: Final = 1 << 20
 QS_MAX_PLIES: Final = 6
 """Quiescence stands pat after this many tactical plies: in Dipole, captures in all directions
 and re-captures can chain on for dozens of plies, and without a cap a few positions explode."""
+assert MAX_DEPTH + QS_MAX_PLIES < MAX_PLY, "no line may reach MAX_PLY: the tree never tests for it"
 
 # The stages of move generation at an inner node, in search order (see _search).
 _TT_MOVE: Final = 0
@@ -352,8 +353,6 @@ class Searcher:
         _, white, black = board.material  # type: ignore[union-attr]
         if not (white and black):  # a side has no checkers left: the game is over
             return MATE - ply if board.winner() == board.turn else ply - MATE  # type: ignore[union-attr]
-        if ply >= MAX_PLY - 1:
-            return self._evaluate()
         # Mate distance pruning: no result here can beat a mate found nearer the root.
         if alpha < ply - MATE:
             alpha = ply - MATE
@@ -479,7 +478,7 @@ class Searcher:
             bound = entry[3]
             if bound == EXACT or (tt_score >= beta if bound == LOWER else tt_score <= alpha):
                 return tt_score
-        if ply >= MAX_PLY - 1 or depth <= -QS_MAX_PLIES:
+        if depth <= -QS_MAX_PLIES:
             return self._evaluate()  # stands pat: no tactical move is needed
         best, tactical = self._quiesce(alpha, beta)
         if best >= beta:

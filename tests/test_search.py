@@ -168,7 +168,7 @@ def test_hooks_order_captures_by_victim_and_list_them_for_quiescence() -> None:
         str(move) for move in board.legal_moves() if move.kind != MoveKind.CAPTURE}
     # A capture that can be retaken for more than it wins is not worth a quiescence ply.
     _, tactical = hooks_for(new_board("dipole", "W:W3d4:B1d6,4d8")).quiesce()
-    assert tactical == []
+    assert not tactical
 
 
 def impasse_score(fen: str) -> int:
@@ -191,7 +191,7 @@ def test_impasse_tactical_moves_take_checkers_off() -> None:
     board = new_board("impasse", "W:W2b2,1e3:B1h8")
     _, tactical = hooks_for(board).quiesce()
     assert sorted(str(move) for _, move in tactical) == ["b2-a1", "b2-c1"] and all(gain > 0 for gain, _ in tactical)
-    assert hooks_for(new_board("impasse")).quiesce()[1] == []
+    assert not hooks_for(new_board("impasse")).quiesce()[1]
     # At an impasse every move is a removal, and all of them are tactical.
     board = new_board("impasse", "W:W1b8,2d8:B1c7,1e7")
     _, tactical = hooks_for(board).quiesce()
@@ -525,7 +525,7 @@ def test_quiesce_below_beta_lists_the_same_moves_and_above_it_none(variant: str)
             for beta in (alpha + 1, alpha + 50):
                 bound, moves = hooks.quiesce(alpha, beta)
                 if score >= beta:
-                    assert beta <= bound <= score and moves == [], (board.fen(), alpha, beta)
+                    assert beta <= bound <= score and not moves, (board.fen(), alpha, beta)
                     lazy_high += bound != score
                 elif score > alpha:
                     assert (bound, moves) == (score, tactical), (board.fen(), alpha, beta)
