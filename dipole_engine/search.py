@@ -379,6 +379,11 @@ class Searcher:
         best_move = None
         searched = 0
         search = self._search if depth > 1 else self._qsearch
+        # The children's depth, ply and null window (-alpha - 1, -alpha), worked out once
+        # (alpha only changes at a PV node, where the window is set again).
+        child_depth = depth - 1
+        child_ply = ply + 1
+        child_alpha, child_beta = -alpha - 1, -alpha
         push = board.push  # type: ignore[union-attr]
         pop = board.pop  # type: ignore[union-attr]
         child_pv = self._pv
@@ -412,19 +417,22 @@ class Searcher:
                     scores = list(map(self._history.__getitem__, map(id, moves)))
                     moves = list(map(moves.__getitem__, sorted(range(len(moves)), key=scores.__getitem__, reverse=True)))
             quiet = stage >= _KILLERS
+            reducible = reduce_ok and quiet
             for move in moves:
                 if stage != _TT_MOVE and (move is tt_move or (stage == _QUIET and (move is killer_1 or move is killer_2))):
                     continue
                 push(move)
                 if searched == 0 and pv_node:
-                    score = -search(depth - 1, -beta, -alpha, ply + 1, True)
+                    score = -search(child_depth, -beta, child_beta, child_ply, True)
                 else:
-                    reduction = 1 if reduce_ok and quiet and searched >= LMR_FIRST_MOVE else 0
-                    score = -search(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False)
-                    if reduction and score > alpha:
-                        score = -search(depth - 1, -alpha - 1, -alpha, ply + 1, False)
+                    if reducible and searched >= LMR_FIRST_MOVE:
+                        score = -search(child_depth - 1, child_alpha, child_beta, child_ply, False)
+                        if score > alpha:
+                            score = -search(child_depth, child_alpha, child_beta, child_ply, False)
+                    else:
+                        score = -search(child_depth, child_alpha, child_beta, child_ply, False)
                     if pv_node and alpha < score < beta:
-                        score = -search(depth - 1, -beta, -alpha, ply + 1, True)
+                        score = -search(child_depth, -beta, child_beta, child_ply, True)
                 pop()
                 searched += 1
                 if score > best:
@@ -434,9 +442,10 @@ class Searcher:
                         if score >= beta:
                             self._store_cutoff(key, depth, score, move, ply, quiet)
                             return score
-                        alpha = score
+                        alpha = score  # (only at a PV node: elsewhere beta is alpha + 1)
+                        child_alpha, child_beta = -alpha - 1, -alpha
                         if pv_node:
-                            child_pv[ply] = [move] + (child_pv[ply + 1] if depth > 1 else [])
+                            child_pv[ply] = [move] + (child_pv[child_ply] if depth > 1 else [])
 
         self.tt.store(key, depth, best, EXACT if best > original_alpha else UPPER,
                       best_move if best > original_alpha else None, ply)
@@ -484,28 +493,29 @@ class Searcher:
         if best >= beta:
             return best
         original_alpha = alpha
-        if best > alpha:  # noqa: PLR1730  (hot path: a test is cheaper than max())
-            alpha = best
-        floor = alpha - DELTA_MARGIN - best  # a move must be expected to gain more than this
-        push = board.push  # type: ignore[union-attr]
-        pop = board.pop  # type: ignore[union-attr]
-        qsearch = self._qsearch
-        for gain, move in tactical:
-            if gain < floor:
-                continue
-            # seldepth: set here rather than at every quiescence node, since a node nearer
-            # the root than the iteration's depth is reached by the main search.
-            if ply >= self.seldepth:
-                self.seldepth = ply + 1
-            push(move)
-            score = -qsearch(depth - 1, -beta, -alpha, ply + 1, False)
-            pop()
-            if score > best:
-                best = score
-                if score > alpha:
-                    if score >= beta:
-                        self.tt.store(key, 0, score, LOWER, move, ply)
-                        return score
-                    alpha = score
+        if tactical:
+            if best > alpha:  # noqa: PLR1730  (hot path: a test is cheaper than max())
+                alpha = best
+            floor = alpha - DELTA_MARGIN - best  # a move must be expected to gain more than this
+            push = board.push  # type: ignore[union-attr]
+            pop = board.pop  # type: ignore[union-attr]
+            qsearch = self._qsearch
+            for gain, move in tactical:
+                if gain < floor:
+                    continue
+                # seldepth: set here rather than at every quiescence node, since a node nearer
+                # the root than the iteration's depth is reached by the main search.
+                if ply >= self.seldepth:
+                    self.seldepth = ply + 1
+                push(move)
+                score = -qsearch(depth - 1, -beta, -alpha, ply + 1, False)
+                pop()
+                if score > best:
+                    best = score
+                    if score > alpha:
+                        if score >= beta:
+                            self.tt.store(key, 0, score, LOWER, move, ply)
+                            return score
+                        alpha = score
         self.tt.store(key, 0, best, EXACT if best > original_alpha else UPPER, None, ply)
         return best
