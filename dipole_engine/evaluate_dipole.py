@@ -100,13 +100,11 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
         _, white_ranks, black_ranks = board.rank_sum
         score = CHECKER * (white - black) + ADVANCE * (top_rank * white - white_ranks - black_ranks)
         if board.turn > 0:
-            _, mine, yours = board.heights_for
-            _, ours, theirs = board.occupied
+            mine, yours, ours, theirs = board.white_view
             _, our_worth, their_worth = worth_for
             score += TEMPO
         else:
-            _, yours, mine = board.heights_for
-            _, theirs, ours = board.occupied
+            mine, yours, ours, theirs = board.black_view
             _, their_worth, our_worth = worth_for
             score = TEMPO - score
         if score > alpha:
@@ -196,7 +194,7 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
         captures = board.capture_moves()
         if len(captures) < 2:
             return captures
-        yours = board.heights_for[-board.turn]  # the victims' heights positive
+        yours = (board.white_view if board.turn > 0 else board.black_view)[1]  # the victims' heights positive
         ranked = [(yours[m.target] * MVV_SCALE - m.count, m) for m in captures]
         ranked.sort(key=_first, reverse=True)
         return [m for _, m in ranked]

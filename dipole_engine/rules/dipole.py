@@ -83,6 +83,8 @@ _FORWARD = {WHITE: ((0, 1), (1, 1), (-1, 1)), BLACK: ((0, -1), (1, -1), (-1, -1)
 _ALL_DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
 
 ForwardEntry = tuple[int, int, DipoleMove, DipoleMove, DipoleMove]  # target, k, basic, merge, capture
+SideView = tuple[list[int], list[int], list[int], list[int]]  # see DipoleBoard.white_view
+_MoverState = tuple[list[int], list[int], list[int], list[int], tuple[tuple[int, ...], ...], int, int]
 BackwardEntry = tuple[int, int, DipoleMove]  # target, k, capture
 
 
@@ -212,10 +214,19 @@ class DipoleBoard(Board[DipoleMove]):
     itself); move generation and evaluation read the mover's view, so that nothing in the hot
     paths multiplies by the side's sign (a negative operand takes the compiled build's slow,
     allocating path for ``*``).  Read-only, like ``cells``.
+
+    ``white_view`` and ``black_view`` are what the side to move reads at every node, in one
+    tuple to unpack (a few tuples cost less than indexing by colour, whose -1 misses the
+    interpreter's fast path): ``(heights_for[color], heights_for[-color], occupied[color],
+    occupied[-color])`` for White and for Black, the same lists, read-only.
     """
 
     game: ClassVar[str] = "dipole"
     empty_side_wins: ClassVar[bool] = False
+    white_view: SideView
+    black_view: SideView
+    _white_side: _MoverState
+    _black_side: _MoverState
 
     def __init__(self, variant: Variant | str = "dipole", fen: str | None = None) -> None:
         known = variant_by_name(variant) if isinstance(variant, str) else variant
@@ -223,8 +234,8 @@ class DipoleBoard(Board[DipoleMove]):
         self._rank = self._tables.rank
         self.rank_sum: list[int] = [0, 0, 0]
         self.heights_for: list[list[int]] = [[], [], []]
+        self._keys_for = _keys_for(known.width * known.height, known.checkers_per_side)  # (set_fen reads it)
         super().__init__(variant, fen)
-        self._keys_for = _keys_for(self.geometry.size, self.max_stack_height())
 
     def set_fen(self, fen: str) -> None:
         super().set_fen(fen)
@@ -234,6 +245,14 @@ class DipoleBoard(Board[DipoleMove]):
         for color in (WHITE, BLACK):
             self.rank_sum[color] = sum(cells[sq] * color * rank[sq] for sq in self.occupied[color])
         self.heights_for = [[], cells, [-height for height in cells]]
+        white, black = self.heights_for[WHITE], self.heights_for[BLACK]
+        self.white_view = (white, black, self.occupied[WHITE], self.occupied[BLACK])
+        self.black_view = (black, white, self.occupied[BLACK], self.occupied[WHITE])
+        # What push and pop change for each mover: its view, its keys, and the entries of the
+        # running totals (material, rank_sum) of itself and of the enemy as non-negative indexes.
+        _, white_keys, black_keys = self._keys_for
+        self._white_side = (white, black, self.occupied[WHITE], self.occupied[BLACK], white_keys, WHITE, _BLACK_ENTRY)
+        self._black_side = (black, white, self.occupied[BLACK], self.occupied[WHITE], black_keys, _BLACK_ENTRY, WHITE)
 
     # -- move generation -------------------------------------------------------------
     def legal_moves(self) -> list[DipoleMove]:
@@ -245,13 +264,13 @@ class DipoleBoard(Board[DipoleMove]):
         """The legal moves but the pass, stack by stack (exits, then forward targets, then
         captures backwards); without the captures when ``captures`` is false."""
         sign = self.turn
-        mine = self.heights_for[sign]
+        mine, _, ours, _ = self.white_view if sign > 0 else self.black_view
         forward = self._tables.forward[sign]
         backward = self._tables.backward[sign]
         exits = self._tables.exits[sign]
         moves: list[DipoleMove] = []
         append = moves.append
-        for sq in self.occupied[sign]:
+        for sq in ours:
             h = mine[sq]
             moves.extend(exits[sq][h])
             for target, k, basic, merge, capture in forward[sq][h]:
@@ -282,12 +301,7 @@ class DipoleBoard(Board[DipoleMove]):
         pairs the mover's stacks with the enemy's, which is what a quiescence search needs."""
         if self.material[WHITE] == 0 or self.material[BLACK] == 0:
             return []
-        if self.turn > 0:  # unpacked, as in push
-            _, mine, yours = self.heights_for  # yours: the enemy's heights positive
-            _, ours, theirs = self.occupied
-        else:
-            _, yours, mine = self.heights_for
-            _, theirs, ours = self.occupied
+        mine, yours, ours, theirs = self.white_view if self.turn > 0 else self.black_view
         capture = self._tables.capture
         moves: list[DipoleMove] = []
         for origin in ours:
@@ -317,7 +331,7 @@ class DipoleBoard(Board[DipoleMove]):
         if kind is _PASS:
             return move == PASS and self.legal_moves() == [PASS]
         sign = self.turn
-        mine = self.heights_for[sign]
+        mine = (self.white_view if sign > 0 else self.black_view)[0]
         origin, target, k = move.origin, move.target, move.count
         if not 0 <= origin < len(mine) or mine[origin] < k or k < 1:
             return False
@@ -371,21 +385,8 @@ class DipoleBoard(Board[DipoleMove]):
             self._history.append((move, 0, key))
             self.key = key ^ BLACK_TO_MOVE
             return
-        # Each side's lists by unpacking rather than by sign, and its entries of the running
-        # totals by non-negative indexes (me, you): the interpreter's fast path for
-        # list[index] takes no negative index.
-        if sign > 0:
-            _, mine, flipped = self.heights_for  # flipped: kept the negative of mine, square by square
-            _, own, foes = self.occupied
-            _, keys, _ = self._keys_for
-            me = WHITE
-            you = _BLACK_ENTRY
-        else:
-            _, flipped, mine = self.heights_for
-            _, foes, own = self.occupied
-            _, _, keys = self._keys_for
-            me = _BLACK_ENTRY
-            you = WHITE
+        # flipped: kept the negative of mine, square by square (see set_fen for the rest).
+        mine, flipped, own, foes, keys, me, you = self._white_side if sign > 0 else self._black_side
         origin = move.origin
         k = move.count
         old = mine[origin]
@@ -439,16 +440,7 @@ class DipoleBoard(Board[DipoleMove]):
         kind = move.kind
         if kind is _PASS:
             return move
-        if sign > 0:  # as in push
-            _, mine, flipped = self.heights_for
-            _, own, foes = self.occupied
-            me = WHITE
-            you = _BLACK_ENTRY
-        else:
-            _, flipped, mine = self.heights_for
-            _, foes, own = self.occupied
-            me = _BLACK_ENTRY
-            you = WHITE
+        mine, flipped, own, foes, _, me, you = self._white_side if sign > 0 else self._black_side
         origin = move.origin
         k = move.count
         old = mine[origin]
