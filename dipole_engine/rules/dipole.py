@@ -256,7 +256,8 @@ class DipoleBoard(Board[DipoleMove]):
 
     # -- move generation -------------------------------------------------------------
     def legal_moves(self) -> list[DipoleMove]:
-        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+        _, white, black = self.material  # (BLACK's index, -1, would miss the fast path)
+        if not (white and black):
             return []
         return self._moves(True) or [PASS]
 
@@ -299,7 +300,8 @@ class DipoleBoard(Board[DipoleMove]):
         """The legal captures (the same objects ``legal_moves`` returns), by origin then target
         square; empty when the game is over.  Quicker than filtering ``legal_moves``: it only
         pairs the mover's stacks with the enemy's, which is what a quiescence search needs."""
-        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+        _, white, black = self.material  # (BLACK's index, -1, would miss the fast path)
+        if not (white and black):
             return []
         mine, yours, ours, theirs = self.white_view if self.turn > 0 else self.black_view
         capture = self._tables.capture
@@ -318,14 +320,16 @@ class DipoleBoard(Board[DipoleMove]):
         order; never the pass.  With :meth:`capture_moves` they are every legal move but the
         pass, so a search can generate captures first and the quiet moves only when it needs
         them."""
-        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+        _, white, black = self.material  # (BLACK's index, -1, would miss the fast path)
+        if not (white and black):
             return []
         return self._moves(False)
 
     def is_legal(self, move: DipoleMove) -> bool:
         """Whether ``move`` is legal here, worked out from its own squares (a pass alone needs
         the other moves counted)."""
-        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+        _, white, black = self.material  # (BLACK's index, -1, would miss the fast path)
+        if not (white and black):
             return False
         kind = move.kind
         if kind is _PASS:
@@ -353,7 +357,8 @@ class DipoleBoard(Board[DipoleMove]):
         """Counted from the stacks alone: each stack has its exits and forward targets, less
         the forward targets held by an enemy stack too tall to capture, plus its captures in
         the other directions; only pairs of an own and an enemy stack are looked at."""
-        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+        _, white, black = self.material  # (BLACK's index, -1, would miss the fast path)
+        if not (white and black):
             return 0
         sign = self.turn
         mine = self.heights_for[sign]

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from .base import Board, Variant, register_variants, variant_by_name
 from .common import (
@@ -82,6 +82,7 @@ class ImpasseMove:
 
 SlideEntry = tuple[int, "ImpasseMove | None"]  # (target square, the plain slide there or None)
 
+_REMOVE: Final = ImpasseMoveKind.REMOVE  # read in is_legal, compared by identity (members are singletons)
 _SEPARATOR = {ImpasseMoveKind.SLIDE: "-", ImpasseMoveKind.TRANSPOSE: "+"}
 _MOVE_TEXT = re.compile(r"(?:([a-z][0-9]+)([-+])([a-z][0-9]+)|x([a-z][0-9]+))(?:=([a-z][0-9]+))?")
 
@@ -298,7 +299,8 @@ class ImpasseBoard(Board[ImpasseMove]):
 
     # -- move generation -------------------------------------------------------------
     def legal_moves(self) -> list[ImpasseMove]:
-        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+        _, white, black = self.material  # (BLACK's index, -1, would miss the fast path)
+        if not (white and black):
             return []
         own = self.occupied[self.turn]
         moves = self._slides_and_transposes(own)
@@ -319,7 +321,8 @@ class ImpasseBoard(Board[ImpasseMove]):
         """The legal moves that take checkers off, in ``legal_moves`` order, found without
         generating the others: the bear-offs (a double's slide onto its nearest row, its
         transpose onto an own single there) or, at an impasse, every move (all removals)."""
-        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+        _, white, black = self.material  # (BLACK's index, -1, would miss the fast path)
+        if not (white and black):
             return []
         s = self.turn
         double = s + s
@@ -327,26 +330,31 @@ class ImpasseBoard(Board[ImpasseMove]):
         tables = self._tables
         occupancy = self.occupancy
         own = self.occupied[s]
+        bear_slides = tables.bear_slides[s]
+        bear_transposes = tables.bear_transposes[s]
         moves: list[ImpasseMove] = []
         for sq in own:
             if cells[sq] == double:
-                for path, plain in tables.bear_slides[s][sq]:
+                for path, plain in bear_slides[sq]:
                     if not occupancy & path:
                         moves.append(plain)
-                for target, transpose in tables.bear_transposes[s][sq]:
+                for target, transpose in bear_transposes[sq]:
                     if cells[target] == s:
                         moves.append(transpose)
-        if moves and not self._no_crown_waits():  # (rare) then a move may owe or pay a crown
-            return [move for move in self.legal_moves() if move.removed]
         if moves:
-            return moves
+            if self._no_crown_waits():
+                return moves
+            return [move for move in self.legal_moves() if move.removed]  # (rare) a move may owe or pay a crown
         # No bear-off: every move is a removal if no stack can slide or transpose.
         free = ~occupancy
+        step_mask = tables.step_mask[s]
+        transpose_to = tables.transpose_to[s]
         for sq in own:
-            if tables.step_mask[s][sq][cells[sq] == s] & free:
+            stack = cells[sq]
+            if step_mask[sq][stack == s] & free:
                 return moves
-            if cells[sq] == double:
-                for target, _ in tables.transpose_to[s][sq]:
+            if stack == double:
+                for target, _ in transpose_to[sq]:
                     if cells[target] == s:
                         return moves
         return self.legal_moves()
@@ -355,17 +363,19 @@ class ImpasseBoard(Board[ImpasseMove]):
         """Whether ``move`` (generated in some position of this game) is legal here, worked out
         from its own squares when it is a plain move of the tables, else from the moves of its
         stack (the removals of an impasse need every move)."""
-        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
+        _, white, black = self.material  # (BLACK's index, -1, would miss the fast path)
+        if not (white and black):
             return False
         cells = self.cells
-        if move.kind == ImpasseMoveKind.REMOVE:
+        if move.kind is _REMOVE:
             candidates = self.legal_moves()
         else:
             origin = move.origin
             if not 0 <= origin < len(cells):
                 return False
             stack = cells[origin]
-            if stack != self.turn and stack != self.turn + self.turn:
+            s = self.turn
+            if stack != s and stack != s + s:
                 return False
             if move.path >= 0 and self._no_crown_waits():
                 # As generated: the squares as the move found them, the way over them empty.
@@ -397,11 +407,14 @@ class ImpasseBoard(Board[ImpasseMove]):
         near = tables.near_rank[s]
         width = self.geometry.width
         plain_ok = self._no_crown_waits()
+        single_rays = tables.single_rays[s]
+        double_rays = tables.double_rays[s]
+        transpose_to = tables.transpose_to[s]
         moves: list[ImpasseMove] = []
         for sq in squares:
             stack = cells[sq]
             single = stack == s
-            for ray in (tables.single_rays if single else tables.double_rays)[s][sq]:
+            for ray in (single_rays if single else double_rays)[sq]:
                 for target, plain in ray:
                     if cells[target]:
                         break
@@ -413,7 +426,7 @@ class ImpasseBoard(Board[ImpasseMove]):
                         landed = s if target // width == near else stack
                         self._finish(moves, ImpasseMoveKind.SLIDE, sq, target, {sq: 0, target: landed})
             if not single:
-                for target, plain in tables.transpose_to[s][sq]:
+                for target, plain in transpose_to[sq]:
                     if cells[target] == s:
                         if plain is not None and plain_ok:
                             moves.append(plain)
