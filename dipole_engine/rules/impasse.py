@@ -110,7 +110,9 @@ class _Tables:
     waits for a crown).
     ``near_rank``/``far_rank`` are each side's nearest and furthest ranks; ``far_row`` its dark
     squares on the furthest rank.  ``square_bit[sq]`` is the bit of the dark square ``sq`` in an
-    occupancy mask (dark squares numbered in order), 0 for a light one.
+    occupancy mask (see :class:`ImpasseBoard`), 0 for a light one; ``up_shifts`` how far a
+    diagonal step up-left and up-right moves a bit (a step down-right and down-left moves it
+    back as far).
 
     For finding bear-offs without generating every move: ``bear_slides[color][sq]`` lists, per
     diagonal from a double on ``sq`` that ends on its nearest row, ``(path, plain)``: the
@@ -143,9 +145,11 @@ class _Tables:
         self.far_rank = {WHITE: geom.height - 1, BLACK: 0}
         self.far_row: dict[Color, tuple[int, ...]] = {}
         self.zobrist = zobrist_table(geom.size, 2)
+        stride = geom.width + 1 + geom.width % 2  # the smallest odd number above the width
         self.square_bit = [0] * geom.size
-        for index, sq in enumerate(geom.dark_squares):
-            self.square_bit[sq] = 1 << index
+        for sq in geom.dark_squares:
+            self.square_bit[sq] = 1 << ((stride * geom.rank_of(sq) + geom.file_of(sq)) // 2)
+        self.up_shifts = ((stride - 1) // 2, (stride + 1) // 2)
         self.bear_slides: dict[Color, list[tuple[tuple[int, ImpasseMove], ...]]] = {}
         self.bear_transposes: dict[Color, list[tuple[tuple[int, ImpasseMove], ...]]] = {}
         self.step_mask: dict[Color, list[tuple[int, int]]] = {}
@@ -254,9 +258,15 @@ class ImpasseBoard(Board[ImpasseMove]):
 
     Besides the state every board keeps, ``occupancy`` has the bit ``square_bit[square]`` set
     for each square that holds a stack of either side (kept by ``push``/``pop`` like ``cells``,
-    and as read-only): whether a whole diagonal is empty is then one AND with a mask.  Only
-    dark squares have bits, numbered in order, so that an 8x8 board's occupancy fits in 32 bits
-    (a machine word in the compiled build, where a 64-bit mask would be a Python long).
+    and as read-only): whether a whole diagonal is empty is then one AND with a mask.
+
+    Only dark squares have bits: the one on ``(file, rank)`` has bit ``(stride * rank + file) //
+    2``, ``stride`` being the smallest odd number above the width (9 on an 8x8 board: 36 bits,
+    a machine word in the compiled build, where a 64-bit mask would be a Python long).  A
+    diagonal step then moves a bit by the same amount from every square (``up_shifts``: up-left
+    and up-right; down-right and down-left move it back as far), and a step off the left or
+    right edge lands on a bit that no square has, so that a step of every stack at once is one
+    shift and one mask.
     """
 
     occupancy: int
@@ -268,6 +278,7 @@ class ImpasseBoard(Board[ImpasseMove]):
         known = variant_by_name(variant) if isinstance(variant, str) else variant
         self._tables = _tables(known.width, known.height)
         self.square_bit = self._tables.square_bit
+        self.up_shifts = self._tables.up_shifts
         super().__init__(variant, fen)
 
     def max_stack_height(self) -> int:
