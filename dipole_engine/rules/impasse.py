@@ -52,12 +52,15 @@ class ImpasseMove:
     (transpose from the double on f6 onto the single on e5), ``xb6`` (impasse removal), each
     with ``=<square>`` added when a single crowns (the square the crowning single came from).
 
-    ``origin`` is the moving stack (the double, for a transpose; the stack losing a checker, for
+    ``side`` is the mover's entry in the board's 3-entry lists (``material``, ``sides``): 1 for
+    White, 2 for Black (the -1 the colour names, counted from the front: hot code takes no
+    negative index).  ``origin`` is the moving stack (the double, for a transpose; the stack losing a checker, for
     a removal); ``target`` is where it goes (``-1`` for a removal); ``crown`` is the square of
-    the single that crowns, or ``-1``.  ``changes``, ``removed``, ``flips`` and ``rekey``
-    describe the whole turn's effect in the position it was generated for; ``flips`` is the
-    occupancy mask of the squares it empties or fills (see :class:`ImpasseBoard`), ``rekey``
-    what it XORs into the Zobrist key (the turn's change included).  ``path`` is, for the plain
+    the single that crowns, or ``-1``.  ``changes``, ``removed``, ``advance``, ``double_flips``
+    and ``rekey`` describe the whole turn's effect in the position it was generated for
+    (see :class:`ImpasseBoard`): ``advance`` is what it adds to its side's entry of ``sides``,
+    ``double_flips`` the occupancy mask of the squares where a double appears or goes,
+    ``rekey`` what it XORs into the Zobrist key (the turn's change included).  ``path`` is, for the plain
     moves of the tables (no crown: see ``_Tables``), the occupancy mask of the squares a slide
     passes over (0 for a transpose); -1 for the others, whose legality needs the position.
     """
@@ -69,7 +72,9 @@ class ImpasseMove:
     text: str = field(compare=False)
     changes: tuple[Change, ...] = field(compare=False, repr=False)
     removed: int = field(compare=False, repr=False)  # checkers the mover takes off the board
-    flips: int = field(compare=False, repr=False)
+    side: int = field(compare=False, repr=False)
+    advance: int = field(compare=False, repr=False)
+    double_flips: int = field(compare=False, repr=False)
     rekey: int = field(compare=False, repr=False)
     path: int = field(compare=False, repr=False)
 
@@ -112,7 +117,7 @@ class _Tables:
     squares on the furthest rank.  ``square_bit[sq]`` is the bit of the dark square ``sq`` in an
     occupancy mask (see :class:`ImpasseBoard`), 0 for a light one; ``up_shifts`` how far a
     diagonal step up-left and up-right moves a bit (a step down-right and down-left moves it
-    back as far).
+    back as far); ``rows_shift`` the first bit above every square's.
 
     For finding bear-offs without generating every move: ``bear_slides[color][sq]`` lists, per
     diagonal from a double on ``sq`` that ends on its nearest row, ``(path, plain)``: the
@@ -150,6 +155,7 @@ class _Tables:
         for sq in geom.dark_squares:
             self.square_bit[sq] = 1 << ((stride * geom.rank_of(sq) + geom.file_of(sq)) // 2)
         self.up_shifts = ((stride - 1) // 2, (stride + 1) // 2)
+        self.rows_shift = max(self.square_bit).bit_length()
         self.bear_slides: dict[Color, list[tuple[tuple[int, ImpasseMove], ...]]] = {}
         self.bear_transposes: dict[Color, list[tuple[tuple[int, ImpasseMove], ...]]] = {}
         self.step_mask: dict[Color, list[tuple[int, int]]] = {}
@@ -224,6 +230,15 @@ class _Tables:
             self.far_row[color] = tuple(sq for sq in geom.dark_squares if geom.rank_of(sq) == self.far_rank[color])
 
 
+    def side_entry(self, square: int, height: int) -> int:
+        """What a stack of signed ``height`` on ``square`` adds to its side's entry of an
+        :class:`ImpasseBoard`'s ``sides``: its bit and its rows to go (0 for no stack)."""
+        if height == 0:
+            return 0
+        color = WHITE if height > 0 else BLACK
+        goal = self.far_rank[color] if height == color else self.near_rank[color]
+        return self.square_bit[square] | abs(goal - self.geometry.rank_of(square)) << self.rows_shift
+
     def plain(self, kind: ImpasseMoveKind, origin: int, target: int, changes: tuple[Change, ...],
               path: int) -> ImpasseMove:
         """The move of ``kind`` from ``origin`` to ``target`` over the squares of ``path`` making
@@ -238,14 +253,16 @@ class _Tables:
 def _new_move(tables: _Tables, kind: ImpasseMoveKind, origin: int, target: int, crown: int, text: str,
               changes: tuple[Change, ...], path: int) -> ImpasseMove:
     """The move making ``changes``, with the effects ``push`` and ``pop`` apply worked out."""
-    removed = flips = 0
+    removed = advance = double_flips = 0
     rekey = BLACK_TO_MOVE
+    side = 1 if any(before > 0 or after > 0 for _, before, after in changes) else 2  # (only the mover's change)
     for square, before, after in changes:
         removed += abs(before) - abs(after)
-        if (before == 0) != (after == 0):
-            flips |= tables.square_bit[square]
+        advance += tables.side_entry(square, after) - tables.side_entry(square, before)
+        if (abs(before) == 2) != (abs(after) == 2):  # noqa: PLR2004
+            double_flips |= tables.square_bit[square]
         rekey ^= tables.zobrist[square][before] ^ tables.zobrist[square][after]
-    return ImpasseMove(kind, origin, target, crown, text, changes, removed, flips, rekey, path)
+    return ImpasseMove(kind, origin, target, crown, text, changes, removed, side, advance, double_flips, rekey, path)
 
 
 @cache
@@ -256,9 +273,16 @@ def _tables(width: int, height: int) -> _Tables:
 class ImpasseBoard(Board[ImpasseMove]):
     """An Impasse position with its move history.  Undo records are ``(move, key before)``.
 
-    Besides the state every board keeps, ``occupancy`` has the bit ``square_bit[square]`` set
-    for each square that holds a stack of either side (kept by ``push``/``pop`` like ``cells``,
-    and as read-only): whether a whole diagonal is empty is then one AND with a mask.
+    Besides the state every board keeps (and like it, kept by ``push``/``pop`` and read-only):
+
+    * ``sides[color]`` (a 3-entry list like ``material``) is the occupancy mask of ``color``'s
+      stacks, with the bit ``square_bit[square]`` set for each square that holds one, plus,
+      from bit ``rows_shift`` up, the rows they have still to travel to their goal rows (the
+      furthest for a single, the nearest for a double: a race count, like a backgammon pip
+      count): one number, so that a move updates both at once.  ``occupancy`` is the mask of
+      both sides' stacks: whether a whole diagonal is empty is one AND with a mask (which
+      may as well be ANDed with the ``sides`` entries: the masks have no bits above them);
+    * ``doubles`` has the bits of the doubles of both sides.
 
     Only dark squares have bits: the one on ``(file, rank)`` has bit ``(stride * rank + file) //
     2``, ``stride`` being the smallest odd number above the width (9 on an 8x8 board: 36 bits,
@@ -269,7 +293,8 @@ class ImpasseBoard(Board[ImpasseMove]):
     shift and one mask.
     """
 
-    occupancy: int
+    sides: list[int]
+    doubles: int
 
     game: ClassVar[str] = "impasse"
     empty_side_wins: ClassVar[bool] = True  # only the mover's own checkers ever leave
@@ -279,6 +304,7 @@ class ImpasseBoard(Board[ImpasseMove]):
         self._tables = _tables(known.width, known.height)
         self.square_bit = self._tables.square_bit
         self.up_shifts = self._tables.up_shifts
+        self.rows_shift = self._tables.rows_shift
         super().__init__(variant, fen)
 
     def max_stack_height(self) -> int:
@@ -286,7 +312,18 @@ class ImpasseBoard(Board[ImpasseMove]):
 
     def set_fen(self, fen: str) -> None:
         super().set_fen(fen)
-        self.occupancy = occupancy_mask(self.square_bit, (*self.occupied[WHITE], *self.occupied[BLACK]))
+        cells = self.cells
+        stacks = (*self.occupied[WHITE], *self.occupied[BLACK])
+        entry = self._tables.side_entry
+        self.sides = [0, sum(entry(sq, cells[sq]) for sq in self.occupied[WHITE]),
+                      sum(entry(sq, cells[sq]) for sq in self.occupied[BLACK])]
+        self.doubles = occupancy_mask(self.square_bit, (sq for sq in stacks if abs(cells[sq]) == 2))  # noqa: PLR2004
+
+    @property
+    def occupancy(self) -> int:
+        """The occupancy mask of every stack (see the class docstring)."""
+        _, white, black = self.sides
+        return (white | black) & ((1 << self.rows_shift) - 1)
 
     def check_position(self, turn: Color, stacks: dict[int, int]) -> None:
         geom = self.geometry
@@ -336,7 +373,8 @@ class ImpasseBoard(Board[ImpasseMove]):
         double = s + s
         cells = self.cells
         tables = self._tables
-        occupancy = self.occupancy
+        _, white, black = self.sides
+        occupancy = white | black
         own = self.occupied[s]
         moves: list[ImpasseMove] = []
         for sq in own:
@@ -383,7 +421,8 @@ class ImpasseBoard(Board[ImpasseMove]):
                 for square, before, _ in move.changes:
                     if cells[square] != before:
                         return False
-                return not self.occupancy & move.path
+                _, white, black = self.sides
+                return not (white | black) & move.path
             candidates = self._slides_and_transposes((origin,))
         for candidate in candidates:
             if candidate is move:
@@ -484,7 +523,8 @@ class ImpasseBoard(Board[ImpasseMove]):
     def push(self, move: ImpasseMove) -> None:
         cells = self.cells
         s = self.turn
-        own = self.occupied[s]  # a move changes only its mover's stacks
+        side = move.side
+        own = self.occupied[side]  # a move changes only its mover's stacks
         self._history.append((move, self.key))
         for square, before, after in move.changes:
             cells[square] = after
@@ -493,9 +533,10 @@ class ImpasseBoard(Board[ImpasseMove]):
                     own.remove(square)
             elif not before:
                 insort(own, square)
-        self.occupancy ^= move.flips
+        self.sides[side] += move.advance
+        self.doubles ^= move.double_flips
         if move.removed:
-            self.material[s] -= move.removed
+            self.material[side] -= move.removed
         self.key ^= move.rekey
         self.turn = -s
 
@@ -507,7 +548,8 @@ class ImpasseBoard(Board[ImpasseMove]):
         self.turn = s
         self.key = key
         cells = self.cells
-        own = self.occupied[s]
+        side = move.side
+        own = self.occupied[side]
         for square, before, after in move.changes:
             cells[square] = before
             if not before:
@@ -515,9 +557,10 @@ class ImpasseBoard(Board[ImpasseMove]):
                     own.remove(square)
             elif not after:
                 insort(own, square)
-        self.occupancy ^= move.flips
+        self.sides[side] -= move.advance
+        self.doubles ^= move.double_flips
         if move.removed:
-            self.material[s] += move.removed
+            self.material[side] += move.removed
         return move
 
     # -- move text -------------------------------------------------------------------
