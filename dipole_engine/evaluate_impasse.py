@@ -135,9 +135,11 @@ def _impasse_tables(width: int, height: int, square_bit: tuple[int, ...]) -> _Im
     return _ImpasseTables(tuple(value), dark, top, bottom, checker)
 
 
-def bind_scan(board: ImpasseBoard) -> Callable[[], tuple[int, bool, bool]]:
-    """The evaluation pass over ``board``'s current position: ``scan()`` is (the score for the
-    side to move, whether it is at an impasse, whether it has a bear-off)."""
+def bind_scan(board: ImpasseBoard) -> Callable[[int], tuple[int, bool, bool]]:
+    """The evaluation pass over ``board``'s current position: ``scan(beta)`` is (the score for
+    the side to move, whether it is at an impasse, whether it has a bear-off), the last found
+    only when the score is below ``beta`` and the side is not at an impasse (quiescence needs
+    it only then; else it is False)."""
     variant = board.variant
     tables = _impasse_tables(variant.width, variant.height, tuple(board.square_bit))
     dark = tables.dark
@@ -152,7 +154,7 @@ def bind_scan(board: ImpasseBoard) -> Callable[[], tuple[int, bool, bool]]:
     rows_shift = board.rows_shift
     limit = MATE_BOUND - 1
 
-    def scan() -> tuple[int, bool, bool]:
+    def scan(beta: int) -> tuple[int, bool, bool]:
         _, white_side, black_side = board.sides  # the masks and, above them, the rows to go
         white = white_side & dark
         black = black_side & dark
@@ -204,7 +206,8 @@ def bind_scan(board: ImpasseBoard) -> Callable[[], tuple[int, bool, bool]]:
             fill |= run & fill << right4
             down_clear = (white_doubles | black_singles) & (down_clear | fill << right)
         clear = up_clear | down_clear
-        score += CLEAR * (clear & white).bit_count() - CLEAR * (clear & black).bit_count()
+        if clear:
+            score += CLEAR * (clear & white).bit_count() - CLEAR * (clear & black).bit_count()
 
         # Mobility: a single with an empty square diagonally forward, a double with one
         # diagonally backward or an own single there (a transpose).
@@ -213,26 +216,32 @@ def bind_scan(board: ImpasseBoard) -> Callable[[], tuple[int, bool, bool]]:
         black_mobile = (black_singles & (empty << left | empty << right) != 0
                         or black_doubles & ((empty | black_singles) >> left | (empty | black_singles) >> right) != 0)
 
-        # A bear-off: a double of the side to move with a clear way to its nearest row, or a
-        # transpose onto an own single there.  IMPASSE: the other side's removal is a free step.
-        if board.turn > 0:
-            bear = (white_doubles & down_clear != 0
-                    or white_doubles & ((white_singles & bottom) << left | (white_singles & bottom) << right) != 0)
+        # IMPASSE: the other side's removal is a free step for it.  A bear-off: a double of
+        # the side to move with a clear way to its nearest row, or a transpose onto an own
+        # single there.
+        white_moves = board.turn > 0
+        if white_moves:
             if not black_mobile:
                 score -= IMPASSE
-            at_impasse = not white_mobile
         else:
-            bear = (black_doubles & up_clear != 0
-                    or black_doubles & ((black_singles & top) >> left | (black_singles & top) >> right) != 0)
             if not white_mobile:
                 score += IMPASSE
             score = -score
-            at_impasse = not black_mobile
         if score > limit:
             score = limit
         elif score < -limit:
             score = -limit
-        return score, at_impasse, bear
+        if white_moves:
+            if white_mobile and score < beta:
+                near = white_singles & bottom
+                return score, False, (white_doubles & down_clear != 0
+                                      or near != 0 and white_doubles & (near << left | near << right) != 0)
+            return score, not white_mobile, False
+        if black_mobile and score < beta:
+            near = black_singles & top
+            return score, False, (black_doubles & up_clear != 0
+                                  or near != 0 and black_doubles & (near >> left | near >> right) != 0)
+        return score, not black_mobile, False
 
     return scan
 
@@ -261,10 +270,10 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
         return moves
 
     def evaluate() -> int:
-        return scan()[0]
+        return scan(-INFINITE)[0]
 
     def quiesce(alpha: int = -INFINITE, beta: int = INFINITE) -> tuple[int, list[tuple[int, Any]]]:
-        score, at_impasse, bear = scan()
+        score, at_impasse, bear = scan(beta)
         if score >= beta or not (at_impasse or bear):
             return score, []
         return score, ranked()

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from dipole_engine.evaluate_impasse import CLEAR, IMPASSE, bind_scan
 from dipole_engine.evaluate_impasse import _stack_work as stack_work
 from dipole_engine.rules import BLACK, WHITE, ImpasseBoard
-from dipole_engine.tt import MATE_BOUND
+from dipole_engine.tt import INFINITE, MATE_BOUND
 
 
 def reference_scan(board: ImpasseBoard) -> tuple[int, bool, bool]:
@@ -87,7 +87,11 @@ def test_scan_matches_the_stack_by_stack_reference(seed: int, variant: str) -> N
     snapshots = []
     for _ in range(300):
         fen = board.fen()
-        assert scan() == reference_scan(board), fen
+        score, at_impasse, bear = scan(INFINITE)
+        assert (score, at_impasse, bear) == reference_scan(board), fen
+        # Quiescence's cheaper question: the bear-off only below beta (and not at an impasse).
+        assert scan(score) == (score, at_impasse, False)
+        assert scan(score + 1) == (score, at_impasse, bear)
         fresh = ImpasseBoard(variant, fen)
         assert (board.sides, board.doubles) == (fresh.sides, fresh.doubles) == fresh_state(board), fen
         assert board.occupancy == fresh.occupancy
@@ -100,7 +104,7 @@ def test_scan_matches_the_stack_by_stack_reference(seed: int, variant: str) -> N
         board.pop()
         fen, sides, doubles = snapshots.pop()
         assert (board.fen(), board.sides, board.doubles) == (fen, sides, doubles)
-        assert scan() == reference_scan(board), fen
+        assert scan(INFINITE) == reference_scan(board), fen
 
 
 @pytest.mark.parametrize(("fen", "at_impasse", "bear"), [
@@ -119,6 +123,6 @@ def test_scan_matches_the_stack_by_stack_reference(seed: int, variant: str) -> N
 ])
 def test_scan_on_hand_made_positions(fen: str, at_impasse: bool, bear: bool) -> None:
     board = ImpasseBoard("impasse", fen)
-    found = bind_scan(board)()
+    found = bind_scan(board)(INFINITE)
     assert found == reference_scan(board)
     assert found[1:] == (at_impasse, bear)

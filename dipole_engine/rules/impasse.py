@@ -114,7 +114,8 @@ class _Tables:
     under the same proviso, or None when ``sq`` is on the furthest row (the single left there
     waits for a crown).
     ``near_rank``/``far_rank`` are each side's nearest and furthest ranks; ``far_row`` its dark
-    squares on the furthest rank.  ``square_bit[sq]`` is the bit of the dark square ``sq`` in an
+    squares on the furthest rank, ``far_row_mask[side]`` their occupancy mask by side index (see
+    ``ImpasseMove.side``).  ``square_bit[sq]`` is the bit of the dark square ``sq`` in an
     occupancy mask (see :class:`ImpasseBoard`), 0 for a light one; ``up_shifts`` how far a
     diagonal step up-left and up-right moves a bit (a step down-right and down-left moves it
     back as far); ``rows_shift`` the first bit above every square's.
@@ -228,6 +229,8 @@ class _Tables:
                  occupancy_mask(self.square_bit, (ray[0][0] for ray in singles[sq])))
                 for sq in range(size)]
             self.far_row[color] = tuple(sq for sq in geom.dark_squares if geom.rank_of(sq) == self.far_rank[color])
+        self.far_row_mask = (0, occupancy_mask(self.square_bit, self.far_row[WHITE]),
+                             occupancy_mask(self.square_bit, self.far_row[BLACK]))
 
 
     def side_entry(self, square: int, height: int) -> int:
@@ -432,12 +435,8 @@ class ImpasseBoard(Board[ImpasseMove]):
     def _no_crown_waits(self) -> bool:
         """Whether no single of the side to move waits on its furthest row (where one does,
         every move may owe or pay a crown, so none is the plain move of the tables)."""
-        s = self.turn
-        cells = self.cells
-        for sq in self._tables.far_row[s]:
-            if cells[sq] == s:
-                return False
-        return True
+        side = 1 if self.turn > 0 else 2
+        return not self.sides[side] & self._tables.far_row_mask[side] & ~self.doubles
 
     def _slides_and_transposes(self, squares: list[int] | tuple[int, ...]) -> list[ImpasseMove]:
         """The legal slides and transposes of the side to move's stacks on ``squares``."""
