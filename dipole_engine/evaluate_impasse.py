@@ -165,8 +165,8 @@ def bind_scan(board: ImpasseBoard) -> Callable[[int], tuple[int, bool, bool]]:
         white_singles = white ^ white_doubles
         black_singles = black ^ black_doubles
 
-        # The work (see the module docstring).  (No products with a negative operand: the compiled build takes
-        # a slow path for them.)
+        # The work (see the module docstring).  (No products with a negative operand: the
+        # compiled build takes a slow path for them.)
         _, white_checkers, black_checkers = board.material
         score = (checker * black_checkers - checker * white_checkers
                  + PAIR * white_doubles.bit_count() - PAIR * black_doubles.bit_count()
@@ -209,12 +209,12 @@ def bind_scan(board: ImpasseBoard) -> Callable[[int], tuple[int, bool, bool]]:
         if clear:
             score += CLEAR * (clear & white).bit_count() - CLEAR * (clear & black).bit_count()
 
-        # Mobility: a single with an empty square diagonally forward, a double with one
-        # diagonally backward or an own single there (a transpose).
-        white_mobile = (white_singles & (empty >> left | empty >> right) != 0
-                        or white_doubles & ((empty | white_singles) << left | (empty | white_singles) << right) != 0)
-        black_mobile = (black_singles & (empty << left | empty << right) != 0
-                        or black_doubles & ((empty | black_singles) >> left | (empty | black_singles) >> right) != 0)
+        # Mobility (nonzero when mobile): a single with an empty square diagonally forward, a
+        # double with one diagonally backward or an own single there (a transpose).
+        white_mobile = (white_singles & (empty >> left | empty >> right)
+                        or white_doubles & ((empty | white_singles) << left | (empty | white_singles) << right))
+        black_mobile = (black_singles & (empty << left | empty << right)
+                        or black_doubles & ((empty | black_singles) >> left | (empty | black_singles) >> right))
 
         # IMPASSE: the other side's removal is a free step for it.  A bear-off: a double of
         # the side to move with a clear way to its nearest row, or a transpose onto an own
