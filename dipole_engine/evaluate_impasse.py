@@ -64,7 +64,6 @@ from typing import Any, Final
 
 from .hooks import GameHooks
 from .rules import ImpasseBoard, ImpasseMove
-from .rules.impasse import occupancy_mask
 from .tt import INFINITE, MATE_BOUND
 
 TRIP: Final = 30
@@ -111,7 +110,7 @@ PAIR: Final = (2 * SINGLE_TRIPS - DOUBLE_TRIPS) * TRIP
 
 @cache
 def _impasse_tables(width: int, height: int, square_bit: tuple[int, ...]) -> _ImpasseTables:
-    if height > 9:  # noqa: PLR2004
+    if height > 9:
         raise ValueError("the Impasse evaluation's diagonal fills reach at most 9 ranks")
     last = height - 1
     value = []

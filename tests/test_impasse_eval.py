@@ -38,9 +38,9 @@ def reference_scan(board: ImpasseBoard) -> tuple[int, bool, bool]:
                 if not geom.on_board(f, r):
                     continue
                 neighbour = cells[geom.square(f, r)]
-                if neighbour == 0 or (size == 2 and neighbour == color):  # a slide or a transpose  # noqa: PLR2004
+                if neighbour == 0 or (size == 2 and neighbour == color):  # a slide or a transpose
                     mobile[color] = True
-                if size == 2 and r == goal and neighbour == color and color == sign:  # noqa: PLR2004
+                if size == 2 and r == goal and neighbour == color and color == sign:
                     bear = True  # a transpose onto an own single on the nearest row
                 while geom.on_board(f, r) and cells[geom.square(f, r)] == 0:
                     if r == goal:
@@ -49,7 +49,7 @@ def reference_scan(board: ImpasseBoard) -> tuple[int, bool, bool]:
                     f, r = f + df, r + up
             if clear:
                 score += CLEAR * color
-                if size == 2 and color == sign:  # noqa: PLR2004
+                if size == 2 and color == sign:
                     bear = True
     if not mobile[-sign]:
         score -= IMPASSE * sign
@@ -73,7 +73,7 @@ def fresh_state(board: ImpasseBoard) -> tuple[list[int], int]:
         up = color if abs(height) == 1 else -color
         rows = last - geom.rank_of(sq) if up > 0 else geom.rank_of(sq)
         sides[color] += board.square_bit[sq] + (rows << board.rows_shift)
-        if abs(height) == 2:  # noqa: PLR2004
+        if abs(height) == 2:
             doubles |= board.square_bit[sq]
     return sides, doubles
 

@@ -52,17 +52,18 @@ class ImpasseMove:
     (transpose from the double on f6 onto the single on e5), ``xb6`` (impasse removal), each
     with ``=<square>`` added when a single crowns (the square the crowning single came from).
 
-    ``side`` is the mover's entry in the board's 3-entry lists (``material``, ``sides``): 1 for
-    White, 2 for Black (the -1 the colour names, counted from the front: hot code takes no
-    negative index).  ``origin`` is the moving stack (the double, for a transpose; the stack losing a checker, for
+    ``origin`` is the moving stack (the double, for a transpose; the stack losing a checker, for
     a removal); ``target`` is where it goes (``-1`` for a removal); ``crown`` is the square of
-    the single that crowns, or ``-1``.  ``changes``, ``removed``, ``advance``, ``double_flips``
-    and ``rekey`` describe the whole turn's effect in the position it was generated for
-    (see :class:`ImpasseBoard`): ``advance`` is what it adds to its side's entry of ``sides``,
-    ``double_flips`` the occupancy mask of the squares where a double appears or goes,
-    ``rekey`` what it XORs into the Zobrist key (the turn's change included).  ``path`` is, for the plain
-    moves of the tables (no crown: see ``_Tables``), the occupancy mask of the squares a slide
-    passes over (0 for a transpose); -1 for the others, whose legality needs the position.
+    the single that crowns, or ``-1``.  ``side`` is the mover's entry in the board's 3-entry
+    lists (``material``, ``sides``): 1 for White, 2 for Black (the -1 of its colour counted
+    from the front: hot code takes no negative index).  ``changes``, ``removed``, ``advance``,
+    ``double_flips`` and ``rekey`` describe the whole turn's effect in the position it was
+    generated for (see :class:`ImpasseBoard`): ``advance`` is what it adds to its side's entry
+    of ``sides``, ``double_flips`` the occupancy mask of the squares where a double appears or
+    goes, ``rekey`` what it XORs into the Zobrist key (the turn's change included).  ``path``
+    is, for the plain moves of the tables (no crown: see ``_Tables``), the occupancy mask of the
+    squares a slide passes over (0 for a transpose); -1 for the others, whose legality needs the
+    position.
     """
 
     kind: ImpasseMoveKind
@@ -258,11 +259,11 @@ def _new_move(tables: _Tables, kind: ImpasseMoveKind, origin: int, target: int, 
     """The move making ``changes``, with the effects ``push`` and ``pop`` apply worked out."""
     removed = advance = double_flips = 0
     rekey = BLACK_TO_MOVE
-    side = 1 if any(before > 0 or after > 0 for _, before, after in changes) else 2  # (only the mover's change)
+    side = 1 if any(before > 0 or after > 0 for _, before, after in changes) else 2  # (only the mover's stacks)
     for square, before, after in changes:
         removed += abs(before) - abs(after)
         advance += tables.side_entry(square, after) - tables.side_entry(square, before)
-        if (abs(before) == 2) != (abs(after) == 2):  # noqa: PLR2004
+        if (abs(before) == 2) != (abs(after) == 2):
             double_flips |= tables.square_bit[square]
         rekey ^= tables.zobrist[square][before] ^ tables.zobrist[square][after]
     return ImpasseMove(kind, origin, target, crown, text, changes, removed, side, advance, double_flips, rekey, path)
@@ -283,8 +284,8 @@ class ImpasseBoard(Board[ImpasseMove]):
       from bit ``rows_shift`` up, the rows they have still to travel to their goal rows (the
       furthest for a single, the nearest for a double: a race count, like a backgammon pip
       count): one number, so that a move updates both at once.  ``occupancy`` is the mask of
-      both sides' stacks: whether a whole diagonal is empty is one AND with a mask (which
-      may as well be ANDed with the ``sides`` entries: the masks have no bits above them);
+      both sides' stacks: whether a whole diagonal is empty is one AND with a mask (the rules'
+      masks may be ANDed with ``sides`` entries directly: they have no bits that high);
     * ``doubles`` has the bits of the doubles of both sides.
 
     Only dark squares have bits: the one on ``(file, rank)`` has bit ``(stride * rank + file) //
@@ -320,7 +321,7 @@ class ImpasseBoard(Board[ImpasseMove]):
         entry = self._tables.side_entry
         self.sides = [0, sum(entry(sq, cells[sq]) for sq in self.occupied[WHITE]),
                       sum(entry(sq, cells[sq]) for sq in self.occupied[BLACK])]
-        self.doubles = occupancy_mask(self.square_bit, (sq for sq in stacks if abs(cells[sq]) == 2))  # noqa: PLR2004
+        self.doubles = occupancy_mask(self.square_bit, (sq for sq in stacks if abs(cells[sq]) == 2))
 
     @property
     def occupancy(self) -> int:
