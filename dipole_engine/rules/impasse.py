@@ -456,14 +456,11 @@ class ImpasseBoard(Board[ImpasseMove]):
         near = tables.near_rank[s]
         width = self.geometry.width
         plain_ok = self._no_crown_waits()
-        single_rays = tables.single_rays[s]
-        double_rays = tables.double_rays[s]
-        transpose_to = tables.transpose_to[s]
         moves: list[ImpasseMove] = []
         for sq in squares:
             stack = cells[sq]
             single = stack == s
-            for ray in (single_rays if single else double_rays)[sq]:
+            for ray in (tables.single_rays if single else tables.double_rays)[s][sq]:
                 for target, plain in ray:
                     if cells[target]:
                         break
@@ -475,7 +472,7 @@ class ImpasseBoard(Board[ImpasseMove]):
                         landed = s if target // width == near else stack
                         self._finish(moves, ImpasseMoveKind.SLIDE, sq, target, {sq: 0, target: landed})
             if not single:
-                for target, plain in transpose_to[sq]:
+                for target, plain in tables.transpose_to[s][sq]:
                     if cells[target] == s:
                         if plain is not None and plain_ok:
                             moves.append(plain)
