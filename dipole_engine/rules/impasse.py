@@ -371,42 +371,35 @@ class ImpasseBoard(Board[ImpasseMove]):
         """The legal moves that take checkers off, in ``legal_moves`` order, found without
         generating the others: the bear-offs (a double's slide onto its nearest row, its
         transpose onto an own single there) or, at an impasse, every move (all removals)."""
-        _, white_checkers, black_checkers = self.material
-        if not (white_checkers and black_checkers):
+        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
             return []
         s = self.turn
-        side = 1 if s > 0 else 2
         double = s + s
         cells = self.cells
         tables = self._tables
         _, white, black = self.sides
         occupancy = white | black
-        own = self.occupied[side]
+        own = self.occupied[s]
         moves: list[ImpasseMove] = []
-        if self.sides[side] & self.doubles:
-            bear_slides = tables.bear_slides[s]
-            bear_transposes = tables.bear_transposes[s]
-            for sq in own:
-                if cells[sq] == double:
-                    for path, plain in bear_slides[sq]:
-                        if not occupancy & path:
-                            moves.append(plain)
-                    for target, transpose in bear_transposes[sq]:
-                        if cells[target] == s:
-                            moves.append(transpose)
-            if moves and not self._no_crown_waits():  # (rare) then a move may owe or pay a crown
-                return [move for move in self.legal_moves() if move.removed]
-            if moves:
-                return moves
+        for sq in own:
+            if cells[sq] == double:
+                for path, plain in tables.bear_slides[s][sq]:
+                    if not occupancy & path:
+                        moves.append(plain)
+                for target, transpose in tables.bear_transposes[s][sq]:
+                    if cells[target] == s:
+                        moves.append(transpose)
+        if moves and not self._no_crown_waits():  # (rare) then a move may owe or pay a crown
+            return [move for move in self.legal_moves() if move.removed]
+        if moves:
+            return moves
         # No bear-off: every move is a removal if no stack can slide or transpose.
         free = ~occupancy
-        step_mask = tables.step_mask[s]
-        transpose_to = tables.transpose_to[s]
         for sq in own:
-            if step_mask[sq][cells[sq] == s] & free:
+            if tables.step_mask[s][sq][cells[sq] == s] & free:
                 return moves
             if cells[sq] == double:
-                for target, _ in transpose_to[sq]:
+                for target, _ in tables.transpose_to[s][sq]:
                     if cells[target] == s:
                         return moves
         return self.legal_moves()
@@ -415,19 +408,17 @@ class ImpasseBoard(Board[ImpasseMove]):
         """Whether ``move`` (generated in some position of this game) is legal here, worked out
         from its own squares when it is a plain move of the tables, else from the moves of its
         stack (the removals of an impasse need every move)."""
-        _, white_checkers, black_checkers = self.material
-        if not (white_checkers and black_checkers):
+        if self.material[WHITE] == 0 or self.material[BLACK] == 0:
             return False
         cells = self.cells
-        if move.target < 0:  # a removal
+        if move.kind == ImpasseMoveKind.REMOVE:
             candidates = self.legal_moves()
         else:
             origin = move.origin
             if not 0 <= origin < len(cells):
                 return False
             stack = cells[origin]
-            s = self.turn
-            if stack != s and stack != s + s:
+            if stack != self.turn and stack != self.turn + self.turn:
                 return False
             if move.path >= 0 and self._no_crown_waits():
                 # As generated: the squares as the move found them, the way over them empty.
