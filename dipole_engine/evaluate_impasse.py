@@ -20,6 +20,12 @@ or 2/4 play clearly worse).  Each trip is worth ``TRIP``; each row still to trav
 ``ROW``: a single has its distance to the furthest row plus a later double's full trip back, a
 double its distance to the nearest row plus the single's full trip it leaves behind.
 
+Summed over a side with ``n`` checkers, ``d`` of them in doubles, that is ``(SINGLE_TRIPS * TRIP
++ ROW * last) * n - PAIR * d + ROW * r``, ``last`` being the top row's index and ``r`` the rows
+its stacks have still to travel (the furthest row for a single, the nearest for a double): the
+board keeps ``n`` (``material``), the doubles' mask and ``r`` (see :class:`ImpasseBoard`), so the
+evaluation visits no stack.
+
 On top of that:
 
 * ``CLEAR``: a stack whose diagonal to its goal row (the furthest for a single, the nearest for
@@ -34,6 +40,9 @@ played with both colours): without ``CLEAR`` the engine scored 54/160 against ``
 quiescence search anyway.  There is no tempo term: a bonus for the side to move scored worse
 than none (74/160 at 40, and 0 scored 95/160, against 15).
 
+The evaluation pass (``bind_scan``) finds ``CLEAR``, mobility and bear-offs for every stack at
+once, with shifts and ANDs of occupancy masks: a diagonal step is one shift in their layout.
+
 Tactical moves (quiescence) are the moves that take a checker off: bear-offs, and the removals
 of a side at an impasse (its only moves: quiescence searches them, so the removal that side
 must make is not left to a static score that does not count it).  Their gain is the change of the material and
@@ -47,6 +56,7 @@ the side to move's point of view, strictly inside ``+-MATE_BOUND``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from operator import itemgetter
@@ -54,7 +64,6 @@ from typing import Any, Final
 
 from .hooks import GameHooks
 from .rules import ImpasseBoard, ImpasseMove
-from .rules.impasse import occupancy_mask
 from .tt import INFINITE, MATE_BOUND
 
 TRIP: Final = 30
@@ -69,27 +78,22 @@ _first = itemgetter(0)
 
 @dataclass(frozen=True)
 class _ImpasseTables:
-    """Per board size, indexed ``[square][h + 2]`` by the signed stack height ``h`` (Black's
-    entries at 0 and 1, an empty square's at 2, White's at 3 and 4: the interpreter's fast path
-    for ``tuple[index]`` takes no negative index):
+    """Per board size:
 
-    * ``value``: the signed (White-positive) worth of that stack there: minus its owner's work;
-    * ``steps``: the diagonal neighbours in the stack's direction of travel (a single's forward
-      squares, a double's backward ones, which are also where its transposes go): the stack can
-      move iff one is empty or, for a double, holds an own single; ``step_mask`` is their
-      occupancy mask (see :class:`ImpasseBoard`);
-    * ``goal_masks``: the occupancy masks of the diagonals from the square in that direction
-      that end on the stack's goal row, each covering the squares up to and including the one
-      on that row (the stack gets there in one move iff the board has none of their bits);
-    * ``bear_transposes``: for a double, its backward neighbours on its nearest row (a
-      transpose onto an own single there bears off at once); empty for singles.
+    * ``value[square][h + 2]``: the signed (White-positive) worth of a stack of signed height
+      ``h`` there, minus its owner's work (Black's entries at 0 and 1, an empty square's at 2,
+      White's at 3 and 4: the interpreter's fast path for ``tuple[index]`` takes no negative
+      index), for the gains of tactical moves;
+    * ``dark``, ``top``, ``bottom``: the occupancy masks (see :class:`ImpasseBoard`) of every
+      square, of the top row and of the bottom row;
+    * ``checker``: a checker's work beyond its stack's rows to go (see ``PAIR``).
     """
 
     value: tuple[tuple[int, ...], ...]
-    steps: tuple[tuple[tuple[int, ...], ...], ...]
-    step_mask: tuple[tuple[int, ...], ...]
-    goal_masks: tuple[tuple[tuple[int, ...], ...], ...]
-    bear_transposes: tuple[tuple[tuple[int, ...], ...], ...]
+    dark: int
+    top: int
+    bottom: int
+    checker: int
 
 
 def _stack_work(height: int, rows_to_goal: int, last_row: int) -> int:
@@ -99,112 +103,153 @@ def _stack_work(height: int, rows_to_goal: int, last_row: int) -> int:
     return DOUBLE_TRIPS * TRIP + ROW * (rows_to_goal + 2 * last_row)
 
 
+# What a double's work saves over two singles' on the same square (see ``_stack_work`` and
+# the module docstring).
+PAIR: Final = (2 * SINGLE_TRIPS - DOUBLE_TRIPS) * TRIP
+
+
 @cache
 def _impasse_tables(width: int, height: int, square_bit: tuple[int, ...]) -> _ImpasseTables:
+    if height > 9:
+        raise ValueError("the Impasse evaluation's diagonal fills reach at most 9 ranks")
     last = height - 1
-    value, steps, step_mask, goal_masks, bear_transposes = [], [], [], [], []
-
+    value = []
+    dark = top = bottom = 0
     for sq in range(width * height):
         file, rank = sq % width, sq // width
         by_h_value = [0] * 5
-        by_h_steps: list[tuple[int, ...]] = [()] * 5
-        by_h_step_mask = [0] * 5
-        by_h_masks: list[tuple[int, ...]] = [()] * 5
-        by_h_bear: list[tuple[int, ...]] = [()] * 5
         if (file + rank) % 2 == 0:
+            dark |= square_bit[sq]
+            if rank == last:
+                top |= square_bit[sq]
+            if rank == 0:
+                bottom |= square_bit[sq]
             for color in (1, -1):
                 for size in (1, 2):
-                    h = size * color
                     up = color if size == 1 else -color  # rank direction of travel
                     goal = last if up > 0 else 0
-                    work = _stack_work(size, abs(goal - rank), last)
-                    by_h_value[h + 2] = -work * color
-                    neighbours = tuple((rank + up) * width + file + df for df in (-1, 1)
-                                       if 0 <= file + df < width and 0 <= rank + up < height)
-                    by_h_steps[h + 2] = neighbours
-                    by_h_step_mask[h + 2] = occupancy_mask(square_bit, neighbours)
-                    rays = []
-                    for df in (-1, 1):
-                        ray = []
-                        f, r = file + df, rank + up
-                        while 0 <= f < width and 0 <= r < height:
-                            ray.append(r * width + f)
-                            if r == goal:
-                                rays.append(occupancy_mask(square_bit, ray))
-                                break
-                            f, r = f + df, r + up
-                    by_h_masks[h + 2] = tuple(rays)
-                    if size == 2:
-                        by_h_bear[h + 2] = tuple(t for t in neighbours if t // width == goal)
+                    by_h_value[size * color + 2] = -_stack_work(size, abs(goal - rank), last) * color
         value.append(tuple(by_h_value))
-        steps.append(tuple(by_h_steps))
-        step_mask.append(tuple(by_h_step_mask))
-        goal_masks.append(tuple(by_h_masks))
-        bear_transposes.append(tuple(by_h_bear))
-    return _ImpasseTables(tuple(value), tuple(steps), tuple(step_mask), tuple(goal_masks), tuple(bear_transposes))
+    checker = SINGLE_TRIPS * TRIP + ROW * last
+    return _ImpasseTables(tuple(value), dark, top, bottom, checker)
 
 
-def bind_impasse(board: ImpasseBoard) -> GameHooks:
-    """The Impasse hooks for ``board`` (tables shared per board size)."""
+def bind_scan(board: ImpasseBoard) -> Callable[[int], tuple[int, bool, bool]]:
+    """The evaluation pass over ``board``'s current position: ``scan(beta)`` is (the score for
+    the side to move, whether it is at an impasse, whether it has a bear-off), the last found
+    only when the score is below ``beta`` and the side is not at an impasse (quiescence needs
+    it only then; else it is False)."""
     variant = board.variant
     tables = _impasse_tables(variant.width, variant.height, tuple(board.square_bit))
-    value = tables.value
-    steps = tables.steps
-    step_mask = tables.step_mask
-    goal_masks = tables.goal_masks
-    bear_transposes = tables.bear_transposes
+    dark = tables.dark
+    top = tables.top
+    bottom = tables.bottom
+    left, right = board.up_shifts
+    left2 = left + left
+    left4 = left2 + left2
+    right2 = right + right
+    right4 = right2 + right2
+    checker = tables.checker
+    rows_shift = board.rows_shift
     limit = MATE_BOUND - 1
 
-    def scan() -> tuple[int, bool, bool]:
-        """(score for the side to move, whether it is at an impasse, whether it can bear off)."""
-        cells = board.cells
-        occupancy = board.occupancy
-        sign = board.turn
-        score = 0
-        mobile = [False, False, False]  # indexed by colour: has a slide or a transpose
-        bear = False                    # the side to move has a bear-off
-        for color in (1, -1):
-            # (No products with the colour: a negative operand takes the compiled build's
-            # slow path for *.)
-            double = color + color
-            clear = CLEAR if color > 0 else -CLEAR
-            moves_now = color == sign
-            is_mobile = False
-            for sq in board.occupied[color]:
-                h = cells[sq]
-                k = h + 2
-                score += value[sq][k]
-                for goal_mask in goal_masks[sq][k]:
-                    if not occupancy & goal_mask:  # nothing on the way to the goal row
-                        score += clear
-                        is_mobile = True
-                        if moves_now and h == double:
-                            bear = True
-                        break
-                else:
-                    if not is_mobile:
-                        if step_mask[sq][k] & ~occupancy:
-                            is_mobile = True
-                        elif h == double:
-                            for t in steps[sq][k]:
-                                if cells[t] == color:
-                                    is_mobile = True
-                                    break
-                if moves_now and h == double and not bear:
-                    for t in bear_transposes[sq][k]:
-                        if cells[t] == color:
-                            bear = True
-                            break
-            mobile[color] = is_mobile
-        if not mobile[-sign]:
-            score -= IMPASSE if sign > 0 else -IMPASSE
-        if sign < 0:
+    def scan(beta: int) -> tuple[int, bool, bool]:
+        _, white_side, black_side = board.sides  # the masks and, above them, the rows to go
+        white = white_side & dark
+        black = black_side & dark
+        doubles = board.doubles
+        empty = dark ^ (white | black)
+        white_doubles = white & doubles
+        black_doubles = doubles ^ white_doubles
+        white_singles = white ^ white_doubles
+        black_singles = black ^ black_doubles
+
+        # The work (see the module docstring).  (No products with a negative operand: the
+        # compiled build takes a slow path for them.)
+        _, white_checkers, black_checkers = board.material
+        score = (checker * black_checkers - checker * white_checkers
+                 + PAIR * white_doubles.bit_count() - PAIR * black_doubles.bit_count()
+                 + ROW * (black_side >> rows_shift) - ROW * (white_side >> rows_shift))
+
+        # CLEAR.  Per direction, the empty squares from which steps that way over empty squares
+        # reach the goal row: occluded fills from that row's empty squares, each round doubling
+        # the reach (1 + 2 + 4 rows), then one step back onto the stacks they free.  (Most
+        # positions have no empty square on the top or bottom row, so no fills from it.)
+        up_clear = down_clear = 0
+        seeds = empty & top
+        if seeds:
+            fill = seeds | empty & seeds >> left
+            run = empty & empty >> left
+            fill |= run & fill >> left2
+            run &= run >> left2
+            fill |= run & fill >> left4
+            up_clear = fill >> left
+            fill = seeds | empty & seeds >> right
+            run = empty & empty >> right
+            fill |= run & fill >> right2
+            run &= run >> right2
+            fill |= run & fill >> right4
+            up_clear = (white_singles | black_doubles) & (up_clear | fill >> right)
+        seeds = empty & bottom
+        if seeds:
+            fill = seeds | empty & seeds << left
+            run = empty & empty << left
+            fill |= run & fill << left2
+            run &= run << left2
+            fill |= run & fill << left4
+            down_clear = fill << left
+            fill = seeds | empty & seeds << right
+            run = empty & empty << right
+            fill |= run & fill << right2
+            run &= run << right2
+            fill |= run & fill << right4
+            down_clear = (white_doubles | black_singles) & (down_clear | fill << right)
+        clear = up_clear | down_clear
+        if clear:
+            score += CLEAR * (clear & white).bit_count() - CLEAR * (clear & black).bit_count()
+
+        # Mobility (nonzero when mobile): a single with an empty square diagonally forward, a
+        # double with one diagonally backward or an own single there (a transpose).
+        white_mobile = (white_singles & (empty >> left | empty >> right)
+                        or white_doubles & ((empty | white_singles) << left | (empty | white_singles) << right))
+        black_mobile = (black_singles & (empty << left | empty << right)
+                        or black_doubles & ((empty | black_singles) >> left | (empty | black_singles) >> right))
+
+        # IMPASSE: the other side's removal is a free step for it.  A bear-off: a double of
+        # the side to move with a clear way to its nearest row, or a transpose onto an own
+        # single there.
+        white_moves = board.turn > 0
+        if white_moves:
+            if not black_mobile:
+                score -= IMPASSE
+        else:
+            if not white_mobile:
+                score += IMPASSE
             score = -score
         if score > limit:
             score = limit
         elif score < -limit:
             score = -limit
-        return score, not mobile[sign], bear
+        if white_moves:
+            if white_mobile and score < beta:
+                near = white_singles & bottom
+                return score, False, (white_doubles & down_clear != 0
+                                      or near != 0 and white_doubles & (near << left | near << right) != 0)
+            return score, not white_mobile, False
+        if black_mobile and score < beta:
+            near = black_singles & top
+            return score, False, (black_doubles & up_clear != 0
+                                  or near != 0 and black_doubles & (near >> left | near >> right) != 0)
+        return score, not black_mobile, False
+
+    return scan
+
+
+def bind_impasse(board: ImpasseBoard) -> GameHooks:
+    """The Impasse hooks for ``board`` (tables shared per board size)."""
+    variant = board.variant
+    value = _impasse_tables(variant.width, variant.height, tuple(board.square_bit)).value
+    scan = bind_scan(board)
 
     def gain(move: ImpasseMove, sign: int) -> int:
         """The change of the material and distance terms a move makes, for its mover."""
@@ -224,10 +269,10 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
         return moves
 
     def evaluate() -> int:
-        return scan()[0]
+        return scan(-INFINITE)[0]
 
     def quiesce(alpha: int = -INFINITE, beta: int = INFINITE) -> tuple[int, list[tuple[int, Any]]]:
-        score, at_impasse, bear = scan()
+        score, at_impasse, bear = scan(beta)
         if score >= beta or not (at_impasse or bear):
             return score, []
         return score, ranked()

@@ -54,12 +54,16 @@ class ImpasseMove:
 
     ``origin`` is the moving stack (the double, for a transpose; the stack losing a checker, for
     a removal); ``target`` is where it goes (``-1`` for a removal); ``crown`` is the square of
-    the single that crowns, or ``-1``.  ``changes``, ``removed``, ``flips`` and ``rekey``
-    describe the whole turn's effect in the position it was generated for; ``flips`` is the
-    occupancy mask of the squares it empties or fills (see :class:`ImpasseBoard`), ``rekey``
-    what it XORs into the Zobrist key (the turn's change included).  ``path`` is, for the plain
-    moves of the tables (no crown: see ``_Tables``), the occupancy mask of the squares a slide
-    passes over (0 for a transpose); -1 for the others, whose legality needs the position.
+    the single that crowns, or ``-1``.  ``side`` is the mover's entry in the board's 3-entry
+    lists (``material``, ``sides``): 1 for White, 2 for Black (the -1 of its colour counted
+    from the front: hot code takes no negative index).  ``changes``, ``removed``, ``advance``,
+    ``double_flips`` and ``rekey`` describe the whole turn's effect in the position it was
+    generated for (see :class:`ImpasseBoard`): ``advance`` is what it adds to its side's entry
+    of ``sides``, ``double_flips`` the occupancy mask of the squares where a double appears or
+    goes, ``rekey`` what it XORs into the Zobrist key (the turn's change included).  ``path``
+    is, for the plain moves of the tables (no crown: see ``_Tables``), the occupancy mask of the
+    squares a slide passes over (0 for a transpose); -1 for the others, whose legality needs the
+    position.
     """
 
     kind: ImpasseMoveKind
@@ -69,7 +73,9 @@ class ImpasseMove:
     text: str = field(compare=False)
     changes: tuple[Change, ...] = field(compare=False, repr=False)
     removed: int = field(compare=False, repr=False)  # checkers the mover takes off the board
-    flips: int = field(compare=False, repr=False)
+    side: int = field(compare=False, repr=False)
+    advance: int = field(compare=False, repr=False)
+    double_flips: int = field(compare=False, repr=False)
     rekey: int = field(compare=False, repr=False)
     path: int = field(compare=False, repr=False)
 
@@ -110,8 +116,11 @@ class _Tables:
     under the same proviso, or None when ``sq`` is on the furthest row (the single left there
     waits for a crown).
     ``near_rank``/``far_rank`` are each side's nearest and furthest ranks; ``far_row`` its dark
-    squares on the furthest rank.  ``square_bit[sq]`` is the bit of the dark square ``sq`` in an
-    occupancy mask (dark squares numbered in order), 0 for a light one.
+    squares on the furthest rank, ``far_row_mask[side]`` their occupancy mask by side index (see
+    ``ImpasseMove.side``).  ``square_bit[sq]`` is the bit of the dark square ``sq`` in an
+    occupancy mask (see :class:`ImpasseBoard`), 0 for a light one; ``up_shifts`` how far a
+    diagonal step up-left and up-right moves a bit (a step down-right and down-left moves it
+    back as far); ``rows_shift`` the first bit above every square's.
 
     For finding bear-offs without generating every move: ``bear_slides[color][sq]`` lists, per
     diagonal from a double on ``sq`` that ends on its nearest row, ``(path, plain)``: the
@@ -144,9 +153,12 @@ class _Tables:
         self.far_rank = {WHITE: geom.height - 1, BLACK: 0}
         self.far_row: dict[Color, tuple[int, ...]] = {}
         self.zobrist = zobrist_table(geom.size, 2)
+        stride = geom.width + 1 + geom.width % 2  # the smallest odd number above the width
         self.square_bit = [0] * geom.size
-        for index, sq in enumerate(geom.dark_squares):
-            self.square_bit[sq] = 1 << index
+        for sq in geom.dark_squares:
+            self.square_bit[sq] = 1 << ((stride * geom.rank_of(sq) + geom.file_of(sq)) // 2)
+        self.up_shifts = ((stride - 1) // 2, (stride + 1) // 2)
+        self.rows_shift = max(self.square_bit).bit_length()
         self.bear_slides: dict[Color, list[tuple[tuple[int, ImpasseMove], ...]]] = {}
         self.bear_transposes: dict[Color, list[tuple[tuple[int, ImpasseMove], ...]]] = {}
         self.step_mask: dict[Color, list[tuple[int, int]]] = {}
@@ -219,7 +231,18 @@ class _Tables:
                  occupancy_mask(self.square_bit, (ray[0][0] for ray in singles[sq])))
                 for sq in range(size)]
             self.far_row[color] = tuple(sq for sq in geom.dark_squares if geom.rank_of(sq) == self.far_rank[color])
+        self.far_row_mask = (0, occupancy_mask(self.square_bit, self.far_row[WHITE]),
+                             occupancy_mask(self.square_bit, self.far_row[BLACK]))
 
+
+    def side_entry(self, square: int, height: int) -> int:
+        """What a stack of signed ``height`` on ``square`` adds to its side's entry of an
+        :class:`ImpasseBoard`'s ``sides``: its bit and its rows to go (0 for no stack)."""
+        if height == 0:
+            return 0
+        color = WHITE if height > 0 else BLACK
+        goal = self.far_rank[color] if height == color else self.near_rank[color]
+        return self.square_bit[square] | abs(goal - self.geometry.rank_of(square)) << self.rows_shift
 
     def plain(self, kind: ImpasseMoveKind, origin: int, target: int, changes: tuple[Change, ...],
               path: int) -> ImpasseMove:
@@ -235,14 +258,16 @@ class _Tables:
 def _new_move(tables: _Tables, kind: ImpasseMoveKind, origin: int, target: int, crown: int, text: str,
               changes: tuple[Change, ...], path: int) -> ImpasseMove:
     """The move making ``changes``, with the effects ``push`` and ``pop`` apply worked out."""
-    removed = flips = 0
+    removed = advance = double_flips = 0
     rekey = BLACK_TO_MOVE
+    side = 1 if any(before > 0 or after > 0 for _, before, after in changes) else 2  # (only the mover's stacks)
     for square, before, after in changes:
         removed += abs(before) - abs(after)
-        if (before == 0) != (after == 0):
-            flips |= tables.square_bit[square]
+        advance += tables.side_entry(square, after) - tables.side_entry(square, before)
+        if (abs(before) == 2) != (abs(after) == 2):
+            double_flips |= tables.square_bit[square]
         rekey ^= tables.zobrist[square][before] ^ tables.zobrist[square][after]
-    return ImpasseMove(kind, origin, target, crown, text, changes, removed, flips, rekey, path)
+    return ImpasseMove(kind, origin, target, crown, text, changes, removed, side, advance, double_flips, rekey, path)
 
 
 @cache
@@ -253,14 +278,28 @@ def _tables(width: int, height: int) -> _Tables:
 class ImpasseBoard(Board[ImpasseMove]):
     """An Impasse position with its move history.  Undo records are ``(move, key before)``.
 
-    Besides the state every board keeps, ``occupancy`` has the bit ``square_bit[square]`` set
-    for each square that holds a stack of either side (kept by ``push``/``pop`` like ``cells``,
-    and as read-only): whether a whole diagonal is empty is then one AND with a mask.  Only
-    dark squares have bits, numbered in order, so that an 8x8 board's occupancy fits in 32 bits
-    (a machine word in the compiled build, where a 64-bit mask would be a Python long).
+    Besides the state every board keeps (and like it, kept by ``push``/``pop`` and read-only):
+
+    * ``sides[color]`` (a 3-entry list like ``material``) is the occupancy mask of ``color``'s
+      stacks, with the bit ``square_bit[square]`` set for each square that holds one, plus,
+      from bit ``rows_shift`` up, the rows they have still to travel to their goal rows (the
+      furthest for a single, the nearest for a double: a race count, like a backgammon pip
+      count): one number, so that a move updates both at once.  ``occupancy`` is the mask of
+      both sides' stacks: whether a whole diagonal is empty is one AND with a mask (the rules'
+      masks may be ANDed with ``sides`` entries directly: they have no bits that high);
+    * ``doubles`` has the bits of the doubles of both sides.
+
+    Only dark squares have bits: the one on ``(file, rank)`` has bit ``(stride * rank + file) //
+    2``, ``stride`` being the smallest odd number above the width (9 on an 8x8 board: 36 bits,
+    a machine word in the compiled build, where a 64-bit mask would be a Python long).  A
+    diagonal step then moves a bit by the same amount from every square (``up_shifts``: up-left
+    and up-right; down-right and down-left move it back as far), and a step off the left or
+    right edge lands on a bit that no square has, so that a step of every stack at once is one
+    shift and one mask.
     """
 
-    occupancy: int
+    sides: list[int]
+    doubles: int
 
     game: ClassVar[str] = "impasse"
     empty_side_wins: ClassVar[bool] = True  # only the mover's own checkers ever leave
@@ -269,6 +308,8 @@ class ImpasseBoard(Board[ImpasseMove]):
         known = variant_by_name(variant) if isinstance(variant, str) else variant
         self._tables = _tables(known.width, known.height)
         self.square_bit = self._tables.square_bit
+        self.up_shifts = self._tables.up_shifts
+        self.rows_shift = self._tables.rows_shift
         super().__init__(variant, fen)
 
     def max_stack_height(self) -> int:
@@ -276,7 +317,18 @@ class ImpasseBoard(Board[ImpasseMove]):
 
     def set_fen(self, fen: str) -> None:
         super().set_fen(fen)
-        self.occupancy = occupancy_mask(self.square_bit, (*self.occupied[WHITE], *self.occupied[BLACK]))
+        cells = self.cells
+        stacks = (*self.occupied[WHITE], *self.occupied[BLACK])
+        entry = self._tables.side_entry
+        self.sides = [0, sum(entry(sq, cells[sq]) for sq in self.occupied[WHITE]),
+                      sum(entry(sq, cells[sq]) for sq in self.occupied[BLACK])]
+        self.doubles = occupancy_mask(self.square_bit, (sq for sq in stacks if abs(cells[sq]) == 2))
+
+    @property
+    def occupancy(self) -> int:
+        """The occupancy mask of every stack (see the class docstring)."""
+        _, white, black = self.sides
+        return (white | black) & ((1 << self.rows_shift) - 1)
 
     def check_position(self, turn: Color, stacks: dict[int, int]) -> None:
         geom = self.geometry
@@ -328,7 +380,8 @@ class ImpasseBoard(Board[ImpasseMove]):
         double = s + s
         cells = self.cells
         tables = self._tables
-        occupancy = self.occupancy
+        _, white, black = self.sides
+        occupancy = white | black
         own = self.occupied[s]
         bear_slides = tables.bear_slides[s]
         bear_transposes = tables.bear_transposes[s]
@@ -382,7 +435,8 @@ class ImpasseBoard(Board[ImpasseMove]):
                 for square, before, _ in move.changes:
                     if cells[square] != before:
                         return False
-                return not self.occupancy & move.path
+                _, white, black = self.sides
+                return not (white | black) & move.path
             candidates = self._slides_and_transposes((origin,))
         for candidate in candidates:
             if candidate is move:
@@ -392,12 +446,8 @@ class ImpasseBoard(Board[ImpasseMove]):
     def _no_crown_waits(self) -> bool:
         """Whether no single of the side to move waits on its furthest row (where one does,
         every move may owe or pay a crown, so none is the plain move of the tables)."""
-        s = self.turn
-        cells = self.cells
-        for sq in self._tables.far_row[s]:
-            if cells[sq] == s:
-                return False
-        return True
+        side = 1 if self.turn > 0 else 2
+        return not self.sides[side] & self._tables.far_row_mask[side] & ~self.doubles
 
     def _slides_and_transposes(self, squares: list[int] | tuple[int, ...]) -> list[ImpasseMove]:
         """The legal slides and transposes of the side to move's stacks on ``squares``."""
@@ -486,7 +536,8 @@ class ImpasseBoard(Board[ImpasseMove]):
     def push(self, move: ImpasseMove) -> None:
         cells = self.cells
         s = self.turn
-        own = self.occupied[s]  # a move changes only its mover's stacks
+        side = move.side
+        own = self.occupied[side]  # a move changes only its mover's stacks
         self._history.append((move, self.key))
         for square, before, after in move.changes:
             cells[square] = after
@@ -495,9 +546,10 @@ class ImpasseBoard(Board[ImpasseMove]):
                     own.remove(square)
             elif not before:
                 insort(own, square)
-        self.occupancy ^= move.flips
+        self.sides[side] += move.advance
+        self.doubles ^= move.double_flips
         if move.removed:
-            self.material[s] -= move.removed
+            self.material[side] -= move.removed
         self.key ^= move.rekey
         self.turn = -s
 
@@ -509,7 +561,8 @@ class ImpasseBoard(Board[ImpasseMove]):
         self.turn = s
         self.key = key
         cells = self.cells
-        own = self.occupied[s]
+        side = move.side
+        own = self.occupied[side]
         for square, before, after in move.changes:
             cells[square] = before
             if not before:
@@ -517,9 +570,10 @@ class ImpasseBoard(Board[ImpasseMove]):
                     own.remove(square)
             elif not after:
                 insort(own, square)
-        self.occupancy ^= move.flips
+        self.sides[side] -= move.advance
+        self.doubles ^= move.double_flips
         if move.removed:
-            self.material[s] += move.removed
+            self.material[side] += move.removed
         return move
 
     # -- move text -------------------------------------------------------------------
