@@ -56,13 +56,13 @@ the side to move's point of view, strictly inside ``+-MATE_BOUND``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from operator import itemgetter
 from typing import Any, Final
 
-from .hooks import GameHooks
+from .hooks import NO_TACTICAL, GameHooks
 from .rules import ImpasseBoard, ImpasseMove
 from .tt import INFINITE, MATE_BOUND
 
@@ -260,10 +260,19 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
             change = -change
         return change if change > 0 else 0  # noqa: FURB136  (hot path: cheaper than max())
 
+    # Each move's gain, by id(move), worked out once: a move is one of the rules' shared
+    # objects, made by one side only, and its gain depends on nothing else.
+    gains: dict[int, int] = {}
+
     def ranked() -> list[tuple[int, ImpasseMove]]:
         """The moves that take checkers off, with their gains, biggest gain first."""
         sign = board.turn
-        moves = [(gain(move, sign), move) for move in board.removing_moves()]
+        moves = []
+        for move in board.removing_moves():
+            move_gain = gains.get(id(move))
+            if move_gain is None:
+                move_gain = gains[id(move)] = gain(move, sign)
+            moves.append((move_gain, move))
         if len(moves) > 1:
             moves.sort(key=_first, reverse=True)
         return moves
@@ -271,10 +280,10 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
     def evaluate() -> int:
         return scan(-INFINITE)[0]
 
-    def quiesce(alpha: int = -INFINITE, beta: int = INFINITE) -> tuple[int, list[tuple[int, Any]]]:
+    def quiesce(alpha: int = -INFINITE, beta: int = INFINITE) -> tuple[int, Sequence[tuple[int, Any]]]:
         score, at_impasse, bear = scan(beta)
         if score >= beta or not (at_impasse or bear):
-            return score, []
+            return score, NO_TACTICAL
         return score, ranked()
 
     def tactical_moves() -> list[Any]:
