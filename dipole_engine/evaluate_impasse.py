@@ -134,11 +134,14 @@ def _impasse_tables(width: int, height: int, square_bit: tuple[int, ...]) -> _Im
     return _ImpasseTables(tuple(value), dark, top, bottom, checker)
 
 
-def bind_scan(board: ImpasseBoard) -> Callable[[int], tuple[int, bool, bool]]:
-    """The evaluation pass over ``board``'s current position: ``scan(beta)`` is (the score for
-    the side to move, whether it is at an impasse, whether it has a bear-off), the last found
-    only when the score is below ``beta`` and the side is not at an impasse (quiescence needs
-    it only then; else it is False)."""
+def bind_scan(board: ImpasseBoard, tactical: Callable[[], list[tuple[int, Any]]]
+              ) -> Callable[[int, int], tuple[int, Sequence[tuple[int, Any]]]]:
+    """The evaluation pass over ``board``'s current position, as the ``quiesce`` hook:
+    ``scan(alpha, beta)`` is (the score for the side to move, ``tactical()`` when the score is
+    below ``beta`` and the side to move is at an impasse or has a bear-off, else
+    ``NO_TACTICAL``).  ``tactical`` lists the moves that take checkers off (see
+    :func:`bind_impasse`); whether there are any is found here from the masks, so it is called
+    only when there are."""
     variant = board.variant
     tables = _impasse_tables(variant.width, variant.height, tuple(board.square_bit))
     dark = tables.dark
@@ -153,7 +156,7 @@ def bind_scan(board: ImpasseBoard) -> Callable[[int], tuple[int, bool, bool]]:
     rows_shift = board.rows_shift
     limit = MATE_BOUND - 1
 
-    def scan(beta: int) -> tuple[int, bool, bool]:
+    def scan(alpha: int = -INFINITE, beta: int = INFINITE) -> tuple[int, Sequence[tuple[int, Any]]]:
         _, white_side, black_side = board.sides  # the masks and, above them, the rows to go
         white = white_side & dark
         black = black_side & dark
@@ -230,17 +233,21 @@ def bind_scan(board: ImpasseBoard) -> Callable[[int], tuple[int, bool, bool]]:
             score = limit
         elif score < -limit:
             score = -limit
+        if score >= beta:  # quiescence stands pat
+            return score, NO_TACTICAL
         if white_moves:
-            if white_mobile and score < beta:
-                near = white_singles & bottom
-                return score, False, (white_doubles & down_clear != 0
-                                      or near != 0 and white_doubles & (near << left | near << right) != 0)
-            return score, not white_mobile, False
-        if black_mobile and score < beta:
-            near = black_singles & top
-            return score, False, (black_doubles & up_clear != 0
-                                  or near != 0 and black_doubles & (near >> left | near >> right) != 0)
-        return score, not black_mobile, False
+            if not white_mobile:  # at an impasse: its moves are removals
+                return score, tactical()
+            near = white_singles & bottom
+            if white_doubles & down_clear or near and white_doubles & (near << left | near << right):
+                return score, tactical()
+            return score, NO_TACTICAL
+        if not black_mobile:
+            return score, tactical()
+        near = black_singles & top
+        if black_doubles & up_clear or near and black_doubles & (near >> left | near >> right):
+            return score, tactical()
+        return score, NO_TACTICAL
 
     return scan
 
@@ -249,7 +256,6 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
     """The Impasse hooks for ``board`` (tables shared per board size)."""
     variant = board.variant
     value = _impasse_tables(variant.width, variant.height, tuple(board.square_bit)).value
-    scan = bind_scan(board)
 
     def gain(move: ImpasseMove, sign: int) -> int:
         """The change of the material and distance terms a move makes, for its mover."""
@@ -277,14 +283,10 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
             moves.sort(key=_first, reverse=True)
         return moves
 
-    def evaluate() -> int:
-        return scan(-INFINITE)[0]
+    quiesce = bind_scan(board, ranked)
 
-    def quiesce(alpha: int = -INFINITE, beta: int = INFINITE) -> tuple[int, Sequence[tuple[int, Any]]]:
-        score, at_impasse, bear = scan(beta)
-        if score >= beta or not (at_impasse or bear):
-            return score, NO_TACTICAL
-        return score, ranked()
+    def evaluate() -> int:
+        return quiesce(-INFINITE, -INFINITE)[0]  # (beta -INFINITE: stands pat, no moves)
 
     def tactical_moves() -> list[Any]:
         return [move for _, move in ranked()]

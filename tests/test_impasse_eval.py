@@ -1,5 +1,9 @@
 """Impasse evaluation: the bit-parallel pass against a stack-by-stack reference, and the
-board's incremental masks and race counts against a board built fresh from the FEN."""
+board's incremental masks and race counts against a board built fresh from the FEN.
+
+The pass is the ``quiesce`` hook: it returns the score and asks for the moves that take
+checkers off only when the side to move is at an impasse or has a bear-off (and the score is
+below beta).  Here it asks a probe instead, so that the test sees whether it asked."""
 
 from __future__ import annotations
 
@@ -10,9 +14,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dipole_engine.evaluate_impasse import CLEAR, IMPASSE, bind_scan
+from dipole_engine.hooks import NO_TACTICAL
 from dipole_engine.evaluate_impasse import _stack_work as stack_work
 from dipole_engine.rules import BLACK, WHITE, ImpasseBoard
 from dipole_engine.tt import INFINITE, MATE_BOUND
+
+ASKED = [(0, "the moves that take checkers off")]
+
+
+def probe() -> list[tuple[int, str]]:
+    """Stands in for the tactical moves: the pass returns this when it asks for them."""
+    return ASKED
 
 
 def reference_scan(board: ImpasseBoard) -> tuple[int, bool, bool]:
@@ -83,15 +95,20 @@ def fresh_state(board: ImpasseBoard) -> tuple[list[int], int]:
 def test_scan_matches_the_stack_by_stack_reference(seed: int, variant: str) -> None:
     rng = random.Random(seed)
     board = ImpasseBoard(variant)
-    scan = bind_scan(board)
+    scan = bind_scan(board, probe)
     snapshots = []
     for _ in range(300):
         fen = board.fen()
-        score, at_impasse, bear = scan(INFINITE)
-        assert (score, at_impasse, bear) == reference_scan(board), fen
-        # Quiescence's cheaper question: the bear-off only below beta (and not at an impasse).
-        assert scan(score) == (score, at_impasse, False)
-        assert scan(score + 1) == (score, at_impasse, bear)
+        score, at_impasse, bear = reference_scan(board)
+        expected = (score, ASKED if at_impasse or bear else NO_TACTICAL)
+        assert scan(-INFINITE, INFINITE) == expected, fen
+        # The rules agree: there are moves that take checkers off exactly then (while the game
+        # goes on: the search evaluates no finished game).
+        if board.winner() is None:
+            assert bool(board.removing_moves()) == (at_impasse or bear), fen
+        # Quiescence stands pat at beta or above: no moves asked for.
+        assert scan(-INFINITE, score) == (score, NO_TACTICAL)
+        assert scan(score - 1, score + 1) == expected
         fresh = ImpasseBoard(variant, fen)
         assert (board.sides, board.doubles) == (fresh.sides, fresh.doubles) == fresh_state(board), fen
         assert board.occupancy == fresh.occupancy
@@ -104,7 +121,8 @@ def test_scan_matches_the_stack_by_stack_reference(seed: int, variant: str) -> N
         board.pop()
         fen, sides, doubles = snapshots.pop()
         assert (board.fen(), board.sides, board.doubles) == (fen, sides, doubles)
-        assert scan(INFINITE) == reference_scan(board), fen
+        score, at_impasse, bear = reference_scan(board)
+        assert scan(-INFINITE, INFINITE) == (score, ASKED if at_impasse or bear else NO_TACTICAL), fen
 
 
 @pytest.mark.parametrize(("fen", "at_impasse", "bear"), [
@@ -123,6 +141,6 @@ def test_scan_matches_the_stack_by_stack_reference(seed: int, variant: str) -> N
 ])
 def test_scan_on_hand_made_positions(fen: str, at_impasse: bool, bear: bool) -> None:
     board = ImpasseBoard("impasse", fen)
-    found = bind_scan(board)(INFINITE)
-    assert found == reference_scan(board)
-    assert found[1:] == (at_impasse, bear)
+    score, *flags = reference_scan(board)
+    assert flags == [at_impasse, bear]
+    assert bind_scan(board, probe)(-INFINITE, INFINITE) == (score, ASKED if at_impasse or bear else NO_TACTICAL)

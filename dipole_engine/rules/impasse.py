@@ -504,7 +504,10 @@ class ImpasseBoard(Board[ImpasseMove]):
                 moves.append(self._make(kind, origin, target, crowner, {**after, crowner: 0, other: 2 * s}))
             return
         crowned = waiting[0]
-        others = [sq for sq in self._dark if sq != crowned and after.get(sq, cells[sq]) == s]
+        # A single after the move stands where the move puts one or on one of the side's stacks
+        # it leaves alone: those squares, in board order, rather than every dark square.
+        others = [sq for sq in sorted({*self.occupied[s], *after})
+                  if sq != crowned and after.get(sq, cells[sq]) == s]
         if not others:  # the crown is owed until a single appears
             moves.append(self._make(kind, origin, target, -1, after))
         for crowner in others:
