@@ -270,11 +270,12 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
     # objects, made by one side only, and its gain depends on nothing else.
     gains: dict[int, int] = {}
 
-    def ranked() -> list[tuple[int, ImpasseMove]]:
-        """The moves that take checkers off, with their gains, biggest gain first."""
+    def ranked(removing: list[ImpasseMove] | None = None) -> list[tuple[int, ImpasseMove]]:
+        """The moves that take checkers off (``removing``, if the caller has them), with their
+        gains, biggest gain first."""
         sign = board.turn
         moves = []
-        for move in board.removing_moves():
+        for move in board.removing_moves() if removing is None else removing:
             move_gain = gains.get(id(move))
             if move_gain is None:
                 move_gain = gains[id(move)] = gain(move, sign)
@@ -289,7 +290,10 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
         return quiesce(-INFINITE, -INFINITE)[0]  # (beta -INFINITE: stands pat, no moves)
 
     def tactical_moves() -> list[Any]:
-        return [move for _, move in ranked()]
+        removing = board.removing_moves()
+        if len(removing) < 2:  # (most positions have none)
+            return removing
+        return [move for _, move in ranked(removing)]
 
     return GameHooks(evaluate, quiesce, tactical_moves, board.quiet_moves, board.is_legal)
 
