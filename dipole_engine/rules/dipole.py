@@ -84,7 +84,8 @@ _ALL_DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), 
 
 ForwardEntry = tuple[int, int, DipoleMove, DipoleMove, DipoleMove]  # target, k, basic, merge, capture
 SideView = tuple[list[int], list[int], list[int], list[int]]  # see DipoleBoard.white_view
-_MoverState = tuple[list[int], list[int], list[int], list[int], tuple[tuple[int, ...], ...], int, int]
+_MoverState = tuple[list[int], list[int], list[int], list[int], tuple[tuple[int, ...], ...],
+                    tuple[tuple[tuple[int, ...], ...], ...], int, int]
 BackwardEntry = tuple[int, int, DipoleMove]  # target, k, capture
 
 
@@ -199,6 +200,23 @@ def _keys_for(size: int, max_height: int) -> list[tuple[tuple[int, ...], ...]]:
     return [(), zobrist, flipped]
 
 
+@cache
+def _leaving_keys_for(size: int, max_height: int, dark: tuple[int, ...]) -> list[tuple[tuple[tuple[int, ...], ...], ...]]:
+    """What a move's origin changes in the key, the turn's change included:
+    ``_leaving_keys_for(...)[color][square][old][new]`` (``new < old``: a move leaves fewer
+    checkers behind) is the XOR of the keys of ``color``'s stacks of ``old`` and ``new``
+    checkers there and ``BLACK_TO_MOVE`` (one XOR in push where there were three: each XOR of
+    60-bit keys allocates in the pure build).  Empty for light squares."""
+    _, white, black = _keys_for(size, max_height)
+    heights = range(max_height + 1)
+    tables: list[tuple[tuple[tuple[int, ...], ...], ...]] = [()]
+    for keys in (white, black):
+        tables.append(tuple(
+            tuple(tuple(keys[sq][old] ^ keys[sq][new] ^ BLACK_TO_MOVE for new in range(old)) for old in heights)
+            if sq in dark else () for sq in range(size)))
+    return tables
+
+
 _EXIT_TEXT = re.compile(r"([a-z][0-9]+)-off(?::([0-9]+))?")
 _STEP_TEXT = re.compile(r"([a-z][0-9]+)([-+x]?)([a-z][0-9]+)")
 
@@ -234,7 +252,9 @@ class DipoleBoard(Board[DipoleMove]):
         self._rank = self._tables.rank
         self.rank_sum: list[int] = [0, 0, 0]
         self.heights_for: list[list[int]] = [[], [], []]
-        self._keys_for = _keys_for(known.width * known.height, known.checkers_per_side)  # (set_fen reads it)
+        self._keys_for = _keys_for(known.width * known.height, known.checkers_per_side)  # (set_fen reads them)
+        self._leaving_keys_for = _leaving_keys_for(known.width * known.height, known.checkers_per_side,
+                                                   geometry(known.width, known.height).dark_squares)
         super().__init__(variant, fen)
 
     def set_fen(self, fen: str) -> None:
@@ -248,11 +268,15 @@ class DipoleBoard(Board[DipoleMove]):
         white, black = self.heights_for[WHITE], self.heights_for[BLACK]
         self.white_view = (white, black, self.occupied[WHITE], self.occupied[BLACK])
         self.black_view = (black, white, self.occupied[BLACK], self.occupied[WHITE])
-        # What push and pop change for each mover: its view, its keys, and the entries of the
-        # running totals (material, rank_sum) of itself and of the enemy as non-negative indexes.
+        # What push and pop change for each mover: its view, its keys and its origins' key
+        # changes, and the entries of the running totals (material, rank_sum) of itself and of
+        # the enemy as non-negative indexes.
         _, white_keys, black_keys = self._keys_for
-        self._white_side = (white, black, self.occupied[WHITE], self.occupied[BLACK], white_keys, WHITE, _BLACK_ENTRY)
-        self._black_side = (black, white, self.occupied[BLACK], self.occupied[WHITE], black_keys, _BLACK_ENTRY, WHITE)
+        _, white_leaving, black_leaving = self._leaving_keys_for
+        self._white_side = (white, black, self.occupied[WHITE], self.occupied[BLACK], white_keys, white_leaving,
+                            WHITE, _BLACK_ENTRY)
+        self._black_side = (black, white, self.occupied[BLACK], self.occupied[WHITE], black_keys, black_leaving,
+                            _BLACK_ENTRY, WHITE)
 
     # -- move generation -------------------------------------------------------------
     def legal_moves(self) -> list[DipoleMove]:
@@ -391,7 +415,7 @@ class DipoleBoard(Board[DipoleMove]):
             self.key = key ^ BLACK_TO_MOVE
             return
         # flipped: kept the negative of mine, square by square (see set_fen for the rest).
-        mine, flipped, own, foes, keys, me, you = self._white_side if sign > 0 else self._black_side
+        mine, flipped, own, foes, keys, leaving, me, you = self._white_side if sign > 0 else self._black_side
         origin = move.origin
         k = move.count
         old = mine[origin]
@@ -400,12 +424,9 @@ class DipoleBoard(Board[DipoleMove]):
         flipped[origin] = -new
         # The key of an empty square is 0, and XOR with it is left out (each XOR of two
         # 60-bit keys allocates in the pure build).
-        square_keys = keys[origin]
+        new_key = key ^ leaving[origin][old][new]
         if new == 0:
             own.remove(origin)
-            new_key = key ^ square_keys[old] ^ BLACK_TO_MOVE
-        else:
-            new_key = key ^ square_keys[old] ^ square_keys[new] ^ BLACK_TO_MOVE
         self.rank_sum[me] += move.climb
         if kind is _EXIT:
             self.material[me] -= k
@@ -445,7 +466,7 @@ class DipoleBoard(Board[DipoleMove]):
         kind = move.kind
         if kind is _PASS:
             return move
-        mine, flipped, own, foes, _, me, you = self._white_side if sign > 0 else self._black_side
+        mine, flipped, own, foes, _, _, me, you = self._white_side if sign > 0 else self._black_side
         origin = move.origin
         k = move.count
         old = mine[origin]
