@@ -134,6 +134,8 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
                 score -= most
                 return (score if score <= limit else limit), NO_TACTICAL  # noqa: FURB136  (hot path: cheaper than min())
             gains: list[int] = []
+            # (The pair loops' comparisons are written unchained, a <= b and b <= c: the
+            # interpreter's chained form costs a few more steps, at every pair.)
             for v in ours:
                 height = mine[v]
                 if height > tallest:
@@ -142,13 +144,13 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
                 smallest = _NO_CAPTURE  # their smallest capture of v: the cheapest to lose on a retake
                 for a in theirs:
                     d = row[a]
-                    if height <= d < smallest and d <= yours[a]:
+                    if d >= height and d < smallest and d <= yours[a]:
                         smallest = d
                 if smallest != _NO_CAPTURE:
                     worth = our_worth[v][height]
                     for friend in ours:
                         d = row[friend]
-                        if d and smallest <= d <= mine[friend]:  # we could retake
+                        if d and d >= smallest and d <= mine[friend]:  # we could retake
                             worth -= smallest * CHECKER
                             break
                     if worth > 0:
@@ -172,13 +174,13 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
             row = distance[v]
             for a in theirs:
                 d = row[a]
-                if 0 < d <= height and yours[a] <= d:
+                if d and d <= height and yours[a] <= d:  # (d >= 0)
                     # Our capture v -> a wins their stack, less our d checkers if they retake.
                     gain = their_worth[a][yours[a]]
                     landing = distance[a]
                     for b in theirs:
                         e = landing[b]
-                        if e and d <= e <= yours[b]:
+                        if e and e >= d and e <= yours[b]:
                             gain -= d * CHECKER
                             break
                     if gain >= 0:

@@ -309,7 +309,7 @@ class DipoleBoard(Board[DipoleMove]):
             if captures:
                 for target, k, capture in backward[sq][h]:
                     v = mine[target]
-                    if -k <= v < 0:
+                    if v < 0 and v >= -k:
                         append(capture)
         return moves
 
@@ -335,7 +335,7 @@ class DipoleBoard(Board[DipoleMove]):
             row = capture[origin]
             for target in theirs:
                 move = row[target]
-                if move is not None and yours[target] <= move.count <= height:
+                if move is not None and move.count <= height and yours[target] <= move.count:
                     moves.append(move)
         return moves
 
