@@ -92,10 +92,9 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
 
     def quiesce(alpha: int = -INFINITE, beta: int = INFINITE) -> tuple[int, Sequence[tuple[int, Move]]]:
         # The sum of value[sq][h] over the stacks, from the board's running totals: White's
-        # checkers have top_rank - rank rows ahead, Black's rank.
-        # Each side's lists by unpacking rather than by sign: the interpreter's fast path for
-        # list[index] takes no negative index.  mine: our heights positive, theirs negative;
-        # yours: the other way round.
+        # checkers have top_rank - rank rows ahead, Black's rank.  The side to move's view (see
+        # DipoleBoard.white_view): mine, our heights positive and theirs negative; yours, the
+        # other way round; ours and theirs, the squares of each side's stacks.
         _, white, black = board.material
         _, white_ranks, black_ranks = board.rank_sum
         score = CHECKER * (white - black) + ADVANCE * (top_rank * white - white_ranks - black_ranks)

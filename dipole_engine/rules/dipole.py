@@ -201,19 +201,21 @@ def _keys_for(size: int, max_height: int) -> list[tuple[tuple[int, ...], ...]]:
 
 
 @cache
-def _leaving_keys_for(size: int, max_height: int, dark: tuple[int, ...]) -> list[tuple[tuple[tuple[int, ...], ...], ...]]:
+def _leaving_keys_for(width: int, height: int, max_height: int) -> list[tuple[tuple[tuple[int, ...], ...], ...]]:
     """What a move's origin changes in the key, the turn's change included:
     ``_leaving_keys_for(...)[color][square][old][new]`` (``new < old``: a move leaves fewer
     checkers behind) is the XOR of the keys of ``color``'s stacks of ``old`` and ``new``
     checkers there and ``BLACK_TO_MOVE`` (one XOR in push where there were three: each XOR of
     60-bit keys allocates in the pure build).  Empty for light squares."""
-    _, white, black = _keys_for(size, max_height)
+    geom = geometry(width, height)
+    dark = set(geom.dark_squares)
+    _, white, black = _keys_for(geom.size, max_height)
     heights = range(max_height + 1)
     tables: list[tuple[tuple[tuple[int, ...], ...], ...]] = [()]
     for keys in (white, black):
         tables.append(tuple(
             tuple(tuple(keys[sq][old] ^ keys[sq][new] ^ BLACK_TO_MOVE for new in range(old)) for old in heights)
-            if sq in dark else () for sq in range(size)))
+            if sq in dark else () for sq in range(geom.size)))
     return tables
 
 
@@ -253,8 +255,7 @@ class DipoleBoard(Board[DipoleMove]):
         self.rank_sum: list[int] = [0, 0, 0]
         self.heights_for: list[list[int]] = [[], [], []]
         self._keys_for = _keys_for(known.width * known.height, known.checkers_per_side)  # (set_fen reads them)
-        self._leaving_keys_for = _leaving_keys_for(known.width * known.height, known.checkers_per_side,
-                                                   geometry(known.width, known.height).dark_squares)
+        self._leaving_keys_for = _leaving_keys_for(known.width, known.height, known.checkers_per_side)
         super().__init__(variant, fen)
 
     def set_fen(self, fen: str) -> None:
@@ -273,10 +274,8 @@ class DipoleBoard(Board[DipoleMove]):
         # the enemy as non-negative indexes.
         _, white_keys, black_keys = self._keys_for
         _, white_leaving, black_leaving = self._leaving_keys_for
-        self._white_side = (white, black, self.occupied[WHITE], self.occupied[BLACK], white_keys, white_leaving,
-                            WHITE, _BLACK_ENTRY)
-        self._black_side = (black, white, self.occupied[BLACK], self.occupied[WHITE], black_keys, black_leaving,
-                            _BLACK_ENTRY, WHITE)
+        self._white_side = (*self.white_view, white_keys, white_leaving, WHITE, _BLACK_ENTRY)
+        self._black_side = (*self.black_view, black_keys, black_leaving, _BLACK_ENTRY, WHITE)
 
     # -- move generation -------------------------------------------------------------
     def legal_moves(self) -> list[DipoleMove]:
@@ -422,8 +421,6 @@ class DipoleBoard(Board[DipoleMove]):
         new = old - k
         mine[origin] = new
         flipped[origin] = -new
-        # The key of an empty square is 0, and XOR with it is left out (each XOR of two
-        # 60-bit keys allocates in the pure build).
         new_key = key ^ leaving[origin][old][new]
         if new == 0:
             own.remove(origin)
@@ -445,7 +442,7 @@ class DipoleBoard(Board[DipoleMove]):
                 self._history.append((move, -old, key))
             else:
                 new = old + k
-                if old == 0:
+                if old == 0:  # the key of an empty square is 0: no XOR with it (each allocates)
                     insort(own, target)
                     new_key ^= square_keys[new]
                 else:

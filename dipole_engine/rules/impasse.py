@@ -380,8 +380,8 @@ class ImpasseBoard(Board[ImpasseMove]):
         double = s + s
         cells = self.cells
         tables = self._tables
-        _, white, black = self.sides
-        occupancy = white | black
+        _, white_side, black_side = self.sides
+        occupancy = white_side | black_side
         own = self.occupied[s]
         bear_slides = tables.bear_slides[s]
         bear_transposes = tables.bear_transposes[s]
@@ -435,8 +435,8 @@ class ImpasseBoard(Board[ImpasseMove]):
                 for square, before, _ in move.changes:
                     if cells[square] != before:
                         return False
-                _, white, black = self.sides
-                return not (white | black) & move.path
+                _, white_side, black_side = self.sides
+                return not (white_side | black_side) & move.path
             candidates = self._slides_and_transposes((origin,))
         for candidate in candidates:
             if candidate is move:
