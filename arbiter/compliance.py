@@ -18,6 +18,13 @@ the codec, seeing every line the engine writes, so it notices what a host would 
 a line that does not parse, a second ``bestmove``, an error report.
 A check that leaves the engine in doubt (it failed, crashed or hung) is followed by a fresh
 engine process, so one fault is reported once, where it is.
+
+It is meant for broken engines, so it holds against them as a match does: whatever an engine
+writes, the checker keeps only counts and the few lines a check needs (never every line: an
+engine may flood millions), its handshake no more id and option lines than the arbiter's
+client takes; every wait ends at its deadline, checked on every line read, however fast lines
+come; and a line longer than the transport takes (an endless one too) is a FAIL of the check
+that reads it, like a flood or a late answer.  The run then goes on and ends with its summary.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 from dipole_engine.rules import Board, RulesError, all_variants, divide, new_board
 from protocol import (
@@ -43,10 +50,11 @@ from protocol import (
     Response,
     UciOk,
     UgiOk,
+    format_response,
     parse_response,
 )
-from protocol.client import EngineClient, EngineError
-from protocol.transport import EndOfOutput, ProcessTransport
+from protocol.client import MAX_HANDSHAKE_CHARS, MAX_HANDSHAKE_LINES, EngineClient, EngineError
+from protocol.transport import EndOfOutput, LineTooLongError, ProcessTransport
 
 from .errors import ArbiterError
 
@@ -55,6 +63,7 @@ __all__ = ["CheckResult", "CheckSettings", "check_engine", "summary"]
 Status = Literal["ok", "FAIL", "skip"]
 KNOWN_VARIANTS = [variant.name for variant in all_variants()]
 GO_LEGAL = "depth 1"  # the go parameters of the legal-move checks: any engine answers them fast
+_R = TypeVar("_R", bound=Response)
 
 
 @dataclass(frozen=True)
@@ -102,13 +111,46 @@ class _Skip(Exception):
     """The check does not apply, or checks an optional feature the engine does not offer."""
 
 
+@dataclass
+class _Wait:
+    """One wait for an answer: its deadline, and what came before the answer, kept bounded
+    whatever the engine writes (counts, the first error report and the first ``bestmove``;
+    never the lines themselves, of which an engine may write millions)."""
+
+    awaited: str
+    timeout: float
+    deadline: float = field(init=False)
+    lines: int = 0
+    infos: int = 0
+    errors: int = 0
+    first_error: str | None = None
+    bestmove: BestMove | None = None
+
+    def __post_init__(self) -> None:
+        self.deadline = time.monotonic() + self.timeout
+
+    def count(self, response: Response) -> None:
+        self.lines += 1
+        if isinstance(response, Info):
+            self.infos += 1
+            if response.error is not None:
+                self.errors += 1
+                self.first_error = self.first_error or response.error
+        elif isinstance(response, BestMove) and self.bestmove is None:
+            self.bestmove = response
+
+    def late(self) -> _Fail:
+        meanwhile = f" (it wrote {self.lines} other lines meanwhile, {self.infos} of them info)" if self.lines else ""
+        return _Fail(f"no {self.awaited} within {self.timeout:.1f} s{meanwhile}")
+
+
 class _Session:
-    """One engine process and a raw conversation with it: every line it writes is seen."""
+    """One engine process and a raw conversation with it: every line it writes is seen, and
+    none is kept beyond what the check at hand needs (see :class:`_Wait`)."""
 
     def __init__(self, settings: CheckSettings) -> None:
         self.settings = settings
         self.transport = ProcessTransport(list(settings.command), settings.cwd)
-        self.errors: list[str] = []  # the error reports (``info string error``) read so far
         try:
             self.transport.start(settings.log or (lambda direction, line: None))
         except OSError as error:
@@ -122,72 +164,83 @@ class _Session:
         except OSError:
             raise _Fail(f"the engine is gone ({self._how()}) when sent {line.strip()!r}") from None
 
-    def read(self, timeout: float, awaited: str) -> tuple[str, Response, float]:
-        """The next line, parsed, with its arrival time; _Fail on a timeout, an exit, or a line
-        that is not a response of the protocol."""
+    def read(self, wait: _Wait) -> tuple[Response, float]:
+        """The next line, parsed, with its arrival time.  _Fail once ``wait``'s deadline has
+        passed (a line that arrived after it never counts, however fast lines come), when the
+        output ends, on a line longer than the transport takes, or on a line that is not a
+        response of the protocol."""
         try:
-            line, arrival = self.transport.receive(max(0.0, timeout))
+            line, arrival = self.transport.receive(max(0.0, wait.deadline - time.monotonic()))
         except TimeoutError:
-            raise _Fail(f"no {awaited} within {timeout:.1f} s") from None
+            raise wait.late() from None
+        except LineTooLongError as error:
+            raise _Fail(f"wrote {error} while the checker waited for {wait.awaited}") from None
+        if arrival > wait.deadline:
+            raise wait.late()
         if line is EndOfOutput:
-            raise _Fail(f"the engine {self._how()} while the checker waited for {awaited}")
+            raise _Fail(f"the engine {self._how()} while the checker waited for {wait.awaited}")
         try:
-            response = parse_response(line)
+            return parse_response(line), arrival
         except ProtocolError as error:
             raise _Fail(f"unreadable line {line[:60]!r}: {error}") from None
-        if isinstance(response, Info) and response.error is not None:
-            self.errors.append(response.error)
-        return line, response, arrival
 
-    def until(self, kind: type, timeout: float, awaited: str) -> tuple[list[Response], float]:
-        """Every response up to and including the first of type ``kind``, and its arrival time."""
-        deadline = time.monotonic() + timeout
-        seen: list[Response] = []
+    def until(self, kind: type[_R], wait: _Wait) -> tuple[_R, float]:
+        """The first response of type ``kind`` and its arrival time; ``wait`` counts the others."""
         while True:
-            _, response, arrival = self.read(deadline - time.monotonic(), awaited)
-            seen.append(response)
+            response, arrival = self.read(wait)
             if isinstance(response, kind):
-                return seen, arrival
+                return response, arrival
+            wait.count(response)
 
-    def ready(self, timeout: float | None = None) -> list[Response]:
+    def ready(self, timeout: float | None = None) -> _Wait:
         """``isready``; what came before ``readyok`` (a ``bestmove`` there is a fault)."""
         self.send("isready")
-        seen, _ = self.until(ReadyOk, timeout or self.settings.timeout, "'readyok'")
-        extra = [r for r in seen[:-1] if isinstance(r, BestMove)]
-        if extra:
-            raise _Fail(f"an unrequested 'bestmove {extra[0].move or '(none)'}' (a second answer to one go?)")
-        return seen[:-1]
+        wait = _Wait("'readyok'", timeout or self.settings.timeout)
+        self.until(ReadyOk, wait)
+        if wait.bestmove is not None:
+            raise _Fail(f"an unrequested 'bestmove {wait.bestmove.move or '(none)'}' (a second answer to one go?)")
+        return wait
 
     def quiet(self, command: str) -> None:
         """Send a command that must be accepted silently: no error line before ``readyok``."""
         self.send(command)
-        errors = [r.error for r in self.ready() if isinstance(r, Info) and r.error]
-        if errors:
-            raise _Fail(f"{command!r} was refused: {errors[0]}")
+        wait = self.ready()
+        if wait.errors:
+            raise _Fail(f"{command!r} was refused: {wait.first_error}")
 
-    def go(self, parameters: str, timeout: float) -> tuple[str | None, float, list[Response]]:
-        """``go <parameters>``: the bestmove, the seconds it took, and the lines before it.
+    def go(self, parameters: str, timeout: float) -> tuple[str | None, float]:
+        """``go <parameters>``: the bestmove and the seconds it took.
         Exactly one bestmove: ``isready`` after it must not bring another."""
         line = f"go {parameters}".strip()
         self.send(line)
         started = time.monotonic()
-        seen, arrival = self.until(BestMove, timeout, f"'bestmove' for {line!r}")
-        errors = [r.error for r in seen if isinstance(r, Info) and r.error]
-        if errors:
-            raise _Fail(f"{line!r} was answered by an error line ({errors[0]}) and then a bestmove")
+        wait = _Wait(f"'bestmove' for {line!r}", timeout)
+        bestmove, arrival = self.until(BestMove, wait)
+        if wait.errors:
+            raise _Fail(f"{line!r} was answered by an error line ({wait.first_error}) and then a bestmove")
         self.ready()
-        bestmove = seen[-1]
-        assert isinstance(bestmove, BestMove)
-        return bestmove.move, arrival - started, seen[:-1]
+        return bestmove.move, arrival - started
 
-    def handshake(self, word: str = "uci") -> list[Response]:
+    def handshake(self, word: str = "uci") -> list[Id | OptionSpec]:
+        """``uci`` or ``ugi``: the id and option lines up to ``uciok``/``ugiok``, no more of them
+        than the arbiter's own client takes."""
         self.send(word)
         done = UciOk if word == "uci" else UgiOk
-        seen, _ = self.until(done, self.settings.timeout, f"'{word}ok'")
-        for response in seen[:-1]:
-            if not isinstance(response, (Id, OptionSpec)) and not (isinstance(response, Info) and response.string is not None):
+        wait = _Wait(f"'{word}ok'", self.settings.timeout)
+        kept: list[Id | OptionSpec] = []
+        size = 0
+        while not isinstance(response := self.read(wait)[0], done):
+            wait.count(response)
+            if isinstance(response, Info) and response.string is not None:
+                continue
+            if not isinstance(response, (Id, OptionSpec)):
                 raise _Fail(f"'{type(response).__name__}' during the handshake; expected id and option lines")
-        return seen[:-1]
+            kept.append(response)
+            size += len(format_response(response))
+            if len(kept) > MAX_HANDSHAKE_LINES or size > MAX_HANDSHAKE_CHARS:
+                raise _Fail(f"more than {MAX_HANDSHAKE_LINES} id and option lines or "
+                            f"{MAX_HANDSHAKE_CHARS // 1024} KB of them before '{word}ok'")
+        return kept
 
     def alive(self) -> bool:
         return self.transport.poll() is None
@@ -368,7 +421,7 @@ class _Checker:
                 session = self.engine()
                 self.use_variant(session, variant)
                 session.quiet("position startpos")
-                move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+                move, _ = session.go(GO_LEGAL, self.settings.timeout)
                 self.legal(new_board(variant), move, "from the start position")
 
     def check_new_game(self) -> None:
@@ -379,7 +432,7 @@ class _Checker:
             board = new_board(variant)
             session.quiet("position startpos moves " + str(board.legal_moves()[0]))
             session.quiet("ucinewgame")
-            move, _, _ = session.go(GO_LEGAL, self.settings.timeout)  # no position: ucinewgame set it
+            move, _ = session.go(GO_LEGAL, self.settings.timeout)  # no position: ucinewgame set it
             self.legal(board, move, "after 'ucinewgame' (no 'position' since), from the start position")
 
     def check_positions(self) -> None:
@@ -391,12 +444,12 @@ class _Checker:
             board = new_board(variant)
             moves = _random_moves(board, rng, 6)
             session.quiet("position startpos moves " + " ".join(moves))
-            move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+            move, _ = session.go(GO_LEGAL, self.settings.timeout)
             self.legal(board, move, "after 'position startpos moves " + " ".join(moves) + "'")
             start = board.fen()
             more = _random_moves(board, rng, 3)
             session.quiet(f"position fen {start} moves " + " ".join(more))
-            move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+            move, _ = session.go(GO_LEGAL, self.settings.timeout)
             self.legal(board, move, f"after 'position fen {start} moves {' '.join(more)}'")
         dipole = next((v for v in self.variants if new_board(v).game == "dipole"), None)
         with self.check("a pass in a moves list (Dipole)"):
@@ -407,10 +460,10 @@ class _Checker:
             session.quiet("position fen W:W1d4:B2c5,2e5 moves pass")
             board = new_board(dipole, "W:W1d4:B2c5,2e5")
             board.push_text("pass")
-            move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+            move, _ = session.go(GO_LEGAL, self.settings.timeout)
             self.legal(board, move, "after White's forced pass")
             session.quiet("position fen W:W1d4:B2c5,2e5")
-            move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+            move, _ = session.go(GO_LEGAL, self.settings.timeout)
             if move != "pass":
                 raise _Fail(f"answered {move!r} where 'pass' is the only legal move")
         impasse = next((v for v in self.variants if new_board(v).game == "impasse"), None)
@@ -423,7 +476,7 @@ class _Checker:
             session.quiet(f"position fen {fen} moves g7-h8=a1")
             board = new_board(impasse, fen)
             board.push_text("g7-h8=a1")
-            move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+            move, _ = session.go(GO_LEGAL, self.settings.timeout)
             self.legal(board, move, "after the crown g7-h8=a1")
 
     def check_limits(self) -> None:
@@ -433,7 +486,7 @@ class _Checker:
                 session = self.engine()
                 self.use_variant(session, variant)
                 session.quiet("position startpos")
-                move, elapsed, _ = session.go(parameters, self.settings.timeout)
+                move, elapsed = session.go(parameters, self.settings.timeout)
                 self.legal(new_board(variant), move, f"for 'go {parameters}'")
                 note(f"{elapsed * 1000:.0f} ms")
 
@@ -446,7 +499,7 @@ class _Checker:
                 session = self.engine()
                 self.use_variant(session, variant)
                 session.quiet("position startpos")
-                move, elapsed, _ = session.go(parameters, limit / 1000 + self.settings.timeout)
+                move, elapsed = session.go(parameters, limit / 1000 + self.settings.timeout)
                 self.legal(new_board(variant), move, f"for 'go {parameters}'")
                 if elapsed * 1000 > limit + margin:
                     raise _Late(f"answered after {elapsed * 1000:.0f} ms (more than {limit} + a margin of {margin})")
@@ -465,22 +518,21 @@ class _Checker:
                 time.sleep(0.2)
                 started = time.monotonic()
                 session.send("isready")
-                seen, _ = session.until(ReadyOk, 1.0, f"'readyok' during '{shown}'")
+                during = _Wait(f"'readyok' during '{shown}'", 1.0)
+                session.until(ReadyOk, during)
                 answered = time.monotonic() - started
-                if any(isinstance(r, BestMove) for r in seen):
+                if during.bestmove is not None:
                     raise _Fail(f"'bestmove' before 'stop' in '{shown}'")
                 if parameters:  # a go during a search is refused; the running search goes on
                     session.send("go depth 1")
-                    refused = [r for r in session.ready() if isinstance(r, Info) and r.error]
-                    if len(refused) != 1:
-                        raise _Fail(f"'go depth 1' during '{shown}' got {len(refused)} error lines; expected one")
+                    refused = session.ready().errors
+                    if refused != 1:
+                        raise _Fail(f"'go depth 1' during '{shown}' got {refused} error lines; expected one")
                 time.sleep(0.1)
                 session.send("stop")
                 started = time.monotonic()
-                seen, arrival = session.until(BestMove, 1.0, "'bestmove' after 'stop'")
+                bestmove, arrival = session.until(BestMove, _Wait("'bestmove' after 'stop'", 1.0))
                 session.ready()
-                bestmove = seen[-1]
-                assert isinstance(bestmove, BestMove)
                 self.legal(new_board(variant), bestmove.move, f"after '{shown}' and 'stop'")
                 note(f"readyok in {answered * 1000:.0f} ms, bestmove {(arrival - started) * 1000:.0f} ms after stop")
 
@@ -499,7 +551,7 @@ class _Checker:
                         session.quiet(f"position fen {board.fen()}")
                     else:
                         session.quiet("position startpos" + (" moves " + " ".join(moves) if moves else ""))
-                    move, elapsed, _ = session.go(GO_LEGAL, self.settings.timeout)
+                    move, elapsed = session.go(GO_LEGAL, self.settings.timeout)
                     slowest = max(slowest, elapsed)
                     self.legal(board, move, f"in position {number + 1}")
                 note(f"slowest answer {slowest * 1000:.0f} ms")
@@ -513,7 +565,7 @@ class _Checker:
                 board = new_board(variant)
                 moves = _random_moves(board, rng, 10_000)
                 session.quiet("position startpos moves " + " ".join(moves))
-                move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+                move, _ = session.go(GO_LEGAL, self.settings.timeout)
                 if move is not None:
                     raise _Fail(f"answered {move!r} in {variant} after a finished game of {len(moves)} plies")
             note(f"{len(self.variants)} finished game(s)")
@@ -528,11 +580,11 @@ class _Checker:
             session.send(f"position startpos moves {first}\r")
             board.push_text(first)
             session.send("isready\r")
-            seen, _ = session.until(ReadyOk, self.settings.timeout, "'readyok' for 'isready\\r\\n'")
-            errors = [r.error for r in seen if isinstance(r, Info) and r.error]
-            if errors:
-                raise _Fail(f"a line ending in CR LF was refused: {errors[0]}")
-            move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+            wait = _Wait("'readyok' for 'isready\\r\\n'", self.settings.timeout)
+            session.until(ReadyOk, wait)
+            if wait.errors:
+                raise _Fail(f"a line ending in CR LF was refused: {wait.first_error}")
+            move, _ = session.go(GO_LEGAL, self.settings.timeout)
             self.legal(board, move, f"after 'position startpos moves {first}' sent with CR LF")
 
     def check_bad_input(self) -> None:
@@ -546,12 +598,12 @@ class _Checker:
                 session.send(line)
                 if not session.alive():
                     raise _Fail(f"the engine exited on {line!r}")
-                errors = [r for r in session.ready() if isinstance(r, Info) and r.error]
-                if len(errors) != 1:
-                    raise _Fail(f"{line!r} was answered by {len(errors)} error lines; expected exactly one "
+                errors = session.ready().errors
+                if errors != 1:
+                    raise _Fail(f"{line!r} was answered by {errors} error lines; expected exactly one "
                                 f"'info string error <reason>'")
             session.quiet("position startpos")
-            move, _, _ = session.go(GO_LEGAL, self.settings.timeout)
+            move, _ = session.go(GO_LEGAL, self.settings.timeout)
             self.legal(new_board(variant), move, "after the bad input")
             note(f"{len(bad)} bad lines")
 
@@ -562,18 +614,21 @@ class _Checker:
             self.use_variant(session, variant)
             session.quiet("position startpos")
             session.send("go perft 2")
-            deadline = time.monotonic() + self.settings.timeout
+            wait = _Wait("'Nodes searched:'", self.settings.timeout)
+            expected = {str(move): count for move, count in divide(new_board(variant), 2)}
             counts: dict[str, int] = {}
             while True:
-                _, response, _ = session.read(deadline - time.monotonic(), "'Nodes searched:'")
+                response, _ = session.read(wait)
+                wait.count(response)
                 if isinstance(response, Info) and response.error is not None:
                     session.ready()
                     raise _Skip(f"not offered ({response.error})")
                 if isinstance(response, PerftMove):
                     counts[response.move] = response.count
+                    if len(counts) > len(expected):  # kept bounded: the engine may write any number of them
+                        raise _Fail(f"more 'move: count' lines than the {len(expected)} moves of the {variant} start")
                 elif isinstance(response, PerftTotal):
                     break
-            expected = {str(move): count for move, count in divide(new_board(variant), 2)}
             if counts != expected or response.nodes != sum(expected.values()):
                 wrong = next((m for m in expected if counts.get(m) != expected[m]), None) or next(iter(counts), "?")
                 raise _Fail(f"perft 2 of the {variant} start: {response.nodes} nodes, expected "
@@ -602,7 +657,7 @@ class _Checker:
                 self.use_variant(session, variant)
                 session.quiet("position startpos moves " + " ".join(moves))
                 session.send(f"query {item}")
-                _, response, _ = session.read(self.settings.timeout, f"'response' to 'query {item}'")
+                response, _ = session.read(_Wait(f"'response' to 'query {item}'", self.settings.timeout))
                 if isinstance(response, Info) and response.error is not None:
                     session.ready()
                     raise _Skip(f"not offered ({response.error})")

@@ -1,10 +1,13 @@
-"""``dipole-arbiter check-engine``: the project's engine and the example engine pass it, and an
-engine broken in any one way that SPEC.md forbids fails the check that covers it."""
+"""``dipole-arbiter check-engine``: the project's engine and the example engine pass it, an
+engine broken in any one way that SPEC.md forbids fails the check that covers it, and an engine
+that floods or writes endless lines gets FAIL lines and a summary, in bounded time and memory."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,8 @@ from arbiter.compliance import CheckSettings, check_engine
 ROOT = Path(__file__).resolve().parents[1]
 BROKEN = ROOT / "tests" / "engines" / "broken_engine.py"
 EXAMPLE = ROOT / "examples" / "minimal_engine.py"
+HOSTILE = ROOT / "tests" / "engines" / "hostile_engine.py"
+PEAK_ARBITER = ROOT / "tests" / "engines" / "peak_arbiter.py"
 ARBITER = [sys.executable, "-c", "from arbiter.cli import main; main()"]
 
 # fault -> what the line of the failed check starts with (after "FAIL  "), or contains
@@ -108,3 +113,42 @@ def test_bad_engine_words_are_one_line_errors(words: list[str], message: str) ->
     assert done.returncode == 2
     assert done.stderr.startswith("dipole-arbiter: error: ") and message in done.stderr
     assert len(done.stderr.splitlines()) == 1
+
+
+# hostile flag -> --timeout, and the detail its first FAIL line must have (a regular expression)
+HOSTILE_FAULTS = {
+    "--flood-info": ("0.5", r"no 'bestmove' for 'go depth 1' within 0\.5 s \(it wrote \d{4,} other lines "
+                            r"meanwhile, \d{4,} of them info\)"),
+    "--flood-options": ("10", r"more than 1024 id and option lines or 256 KB of them before 'uciok'"),
+    "--long-line": ("2", r"wrote a line longer than 1048576 bytes while the checker waited for "
+                         r"'bestmove' for 'go depth 1'"),
+    "--endless-line": ("2", r"wrote a line longer than 1048576 bytes while the checker waited for "
+                            r"'bestmove' for 'go depth 1'"),
+}
+
+
+@pytest.mark.parametrize("flag", sorted(HOSTILE_FAULTS))
+def test_a_flooding_or_endless_engine_gets_fail_lines_and_a_summary_in_bounded_time_and_memory(flag: str) -> None:
+    """The real command against an engine that floods (info lines during go, option lines during
+    the handshake) or writes a line over the transport's 1 MB limit, ended or endless: each fault
+    is a FAIL line naming it, the other checks go on with fresh engines, the summary follows, the
+    exit status is 1, every deadline holds and the checker's peak memory stays small."""
+    timeout, detail = HOSTILE_FAULTS[flag]
+    begin = time.monotonic()
+    done = subprocess.run([sys.executable, str(PEAK_ARBITER), str(ROOT), "check-engine",
+                           "--engine", f"cmd={sys.executable} {HOSTILE} {flag}", "--variant", "dipole",
+                           "--positions", "1", "--timeout", timeout],
+                          capture_output=True, text=True, timeout=150, cwd=ROOT)
+    took = time.monotonic() - begin
+    lines = done.stdout.splitlines()
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert re.fullmatch(r"PEAK \d+\n", done.stderr), done.stderr[-2000:]  # nothing else: no traceback
+    peak_kb = int(done.stderr.split()[1])
+    assert peak_kb < 200 * 1024, f"peak RSS {peak_kb} kB"
+    results = [line for line in lines if line.startswith(("ok  ", "FAIL", "skip"))]
+    failed = [line for line in results if line.startswith("FAIL")]
+    assert any(re.search(detail, line) for line in failed), "\n".join(results)
+    assert lines[-1].startswith(f"{len(results)} checks: ") and lines[-1].endswith("; the engine FAILED")
+    # every wait ends at its deadline: a few seconds per check at most, however much is written
+    assert took < 5 + len(results) * (float(timeout) + 3), f"{took:.1f} s for {len(results)} checks"
+    assert not [line for line in failed if "within -" in line]

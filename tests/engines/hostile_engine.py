@@ -6,9 +6,12 @@ default 1) unless it says otherwise.  Every other answer is the toy engine's (le
   --flood-info        write ``info`` lines as fast as it can, forever, never ``bestmove``
   --flood-then-move   write 200,000 ``info`` lines, then a legal ``bestmove``
   --endless-line      write one line that never ends (no line feed), forever
+  --long-line         write one 2 MB line (ended by a line feed), then a legal ``bestmove``
   --long-infos        write ``info`` lines with a ``pv`` of 100,000 moves (just under 1 MB),
                       forever, never ``bestmove``
   --flood-handshake   answer ``uci`` with ``id``/``option``/garbage lines, forever, no ``uciok``
+  --flood-options     answer ``uci`` with well-formed ``option`` lines (each a new name), forever,
+                      no ``uciok``
   --flood-garbage     answer ``uci`` with lines that are not protocol at all, forever
   --double-bestmove   answer every ``go`` with two ``bestmove`` lines
   --early-bestmove    write a ``bestmove`` on ``ucinewgame`` (before any ``go``)
@@ -76,6 +79,10 @@ class HostileEngine(ToyEngine):
             while True:
                 sys.stdout.write(CHUNK)
         move = self.choose()
+        if args.long_line:
+            sys.stdout.write("info string " + "x" * (2 << 20) + "\n")
+            self.say(f"bestmove {move}")
+            return
         if args.flood_then_move:
             sys.stdout.write("info depth 1 score cp 5 nodes 1 time 0\n" * 200_000)
             self.say(f"bestmove {move}")
@@ -94,6 +101,14 @@ class HostileEngine(ToyEngine):
             line = "id name Flood\noption name O type spin default 1 min 0 max 9\n%% garbage %%\n" * 100
             while True:
                 sys.stdout.write(line)
+        if self.args.flood_options:
+            sys.stdin.readline()
+            sys.stdout.write("id name Flood\n")
+            number = 0
+            while True:
+                sys.stdout.write("".join(f"option name O{number + i} type spin default 1 min 0 max 9\n"
+                                         for i in range(100)))
+                number += 100
         if self.args.flood_garbage:
             sys.stdin.readline()
             while True:
@@ -122,8 +137,8 @@ def main() -> None:
     parser.add_argument("--pick", choices=("first", "random"), default="random")
     parser.add_argument("--seed", default="0")
     parser.add_argument("--after", type=int, default=1)
-    for flag in ("flood-info", "flood-then-move", "endless-line", "long-infos", "flood-handshake", "flood-garbage", "double-bestmove",
-                 "early-bestmove", "control-move", "flood-stderr"):
+    for flag in ("flood-info", "flood-then-move", "endless-line", "long-line", "long-infos", "flood-handshake",
+                 "flood-options", "flood-garbage", "double-bestmove", "early-bestmove", "control-move", "flood-stderr"):
         parser.add_argument(f"--{flag}", action="store_true")
     parser.add_argument("--escape", metavar="DIR")
     parser.add_argument("--pid-dir", metavar="DIR")
