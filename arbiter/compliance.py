@@ -135,7 +135,8 @@ class _Wait:
             self.infos += 1
             if response.error is not None:
                 self.errors += 1
-                self.first_error = self.first_error or response.error
+                if self.first_error is None:
+                    self.first_error = response.error
         elif isinstance(response, BestMove) and self.bestmove is None:
             self.bestmove = response
 
@@ -174,7 +175,7 @@ class _Session:
         except TimeoutError:
             raise wait.late() from None
         except LineTooLongError as error:
-            raise _Fail(f"wrote {error} while the checker waited for {wait.awaited}") from None
+            raise _Fail(f"the engine wrote {error} while the checker waited for {wait.awaited}") from None
         if arrival > wait.deadline:
             raise wait.late()
         if line is EndOfOutput:

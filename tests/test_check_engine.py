@@ -47,6 +47,7 @@ FAULTS = {
     "ignore-quit": "quit",
     "wrong-query": "query fen",
     "wrong-perft": "go perft",
+    "flood-perft": "more 'move: count' lines than the",
     "shouts": "UCI_Variant dipole",
     "go-restarts": "go infinite: isready answered during it, a second go refused",
 }

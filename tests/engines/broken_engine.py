@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import os
 import sys
 import time
@@ -55,6 +56,7 @@ FAULTS = {
     "ignore-quit": "'quit' is ignored",
     "wrong-query": "'query fen' answers the start position",
     "wrong-perft": "'go perft' counts one node too many",
+    "flood-perft": "'go perft' answers with ever new 'move: count' lines, forever, no total",
     "complains": "every 'go' is preceded by an error report, and then answered correctly",
     "shouts": "moves are answered in upper case (E1-E3)",
     "go-restarts": "a 'go' during a search ends it (with its bestmove) and starts another, as some UCI engines do",
@@ -159,6 +161,10 @@ class BrokenLoop(EngineLoop[Board]):
         return "none" if winner is None else ("p1win" if winner > 0 else "p2win")
 
     def perft(self, command: GoPerft) -> None:
+        if self.fault == "flood-perft":
+            with self._output:
+                for number in itertools.count():
+                    self._stdout.write(f"m{number}: 1\n")
         counts = divide(self.position.copy(), command.depth) if command.depth else []
         extra = 1 if self.fault == "wrong-perft" else 0
         total = sum(count for _, count in counts) if command.depth else 1
