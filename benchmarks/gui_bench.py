@@ -237,7 +237,8 @@ def main() -> None:
         engines: list[str] = []
         for i, log in enumerate(logs):
             engines += ["--engine", f"cmd={sys.executable} {proxy} {log} {engine}", f"name=e{i}"]
-        proc, url = start_server(engines)
+        # All the games come from this one client: raise its limit (and the server's) to the test's.
+        proc, url = start_server([*engines, "--max-games", str(games), "--max-games-per-client", str(games)])
         try:
             stop = threading.Event()
             results: list[list[tuple[float, float]]] = []

@@ -5,7 +5,9 @@ The server runs the rules (:mod:`dipole_engine.rules`) and the engines
 and sends back clicks.  Modules, bottom up:
 
 - :mod:`.boardjson` a rules Board as the JSON the page's ``board.js`` draws;
-- :mod:`.config` what the server was started with (engines, token), as the page sees it;
+- :mod:`.addresses` which host names are loopback, and the URLs a server prints;
+- :mod:`.limits` the games and analyses running engines at once, per server and per client;
+- :mod:`.config` what the server was started with (engines, token, limits), as the page sees it;
 - :mod:`.timesetting` the time control the page chose;
 - :mod:`.seats` one engine process per game seat, on its own long-lived thread;
 - :mod:`.session` one page's game: position, history, clocks, engines, analysis;

@@ -6,14 +6,16 @@ cap its strength in every game; the time control is chosen on the page.  With no
 project's own engine is offered at a few strengths.
 
 It listens on 127.0.0.1 unless ``--host`` says otherwise; any other host needs the access
-token, which is then made up (or taken from ``--token``) and printed in the URL.  Bad input
-ends in one line, ``dipole-gui: error: <reason>``, and status 2.
+token, which is then made up (or taken from ``--token``) and printed in the URL.  Listening on
+every address (``0.0.0.0``, ``::``) it prints the loopback URL and one for each address of the
+machine others may use.  ``--max-games`` and ``--max-games-per-client`` bound the games and
+analyses running engines at once (:mod:`gui.limits`).  Bad input ends in one line,
+``dipole-gui: error: <reason>``, and status 2.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import os
 import secrets
 import socket
@@ -26,6 +28,9 @@ from arbiter.engines import EngineSpec, load_config, own_engine_command, resolve
 from arbiter.errors import ArbiterError
 from arbiter.timecontrol import SearchLimits
 from dipole_engine import clikit
+
+from .addresses import is_loopback, is_wildcard, loopback_for, reachable_addresses, url_host
+from .limits import DEFAULT_PER_CLIENT, DEFAULT_PER_SERVER, EngineJobs
 
 PROG = "dipole-gui"
 DEFAULT_MOVETIME = "1"  # makes every engine spec complete; the page's time control replaces it
@@ -53,15 +58,6 @@ def engine_specs(engines: tuple[str, ...], each: str | None, config_path: str | 
     return resolve_engines(words, each_words, {"st": DEFAULT_MOVETIME}, config)
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def access_token(host: str, given: str | None) -> str | None:
     """The token the server will ask for: ``given``, else a new one unless ``host`` is loopback."""
     if given is None and not is_loopback(host):
@@ -81,12 +77,17 @@ def access_token(host: str, given: str | None) -> str | None:
 @click.option("--token", metavar="TEXT", help="Access token (default: made up when --host is not loopback).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in a browser.")
 @click.option("--watch", metavar="EVENT.db", help="Open the page of this event, live: a tournament's database, or a match's live file (.json).")
+@click.option("--max-games", type=click.IntRange(1, 1000), default=DEFAULT_PER_SERVER, show_default=True,
+              help="Games and analyses running engines at once on the server (a game runs up to 2 engines).")
+@click.option("--max-games-per-client", type=click.IntRange(1, 1000), default=DEFAULT_PER_CLIENT, show_default=True,
+              help="Games and analyses running engines at once for one client address.")
 def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, host: str, port: int,
-        token: str | None, open_browser: bool, watch: str | None) -> int:
+        token: str | None, open_browser: bool, watch: str | None, max_games: int, max_games_per_client: int) -> int:
     """Play, watch and analyse Dipole and Impasse in the browser, with any protocol engine."""
     import uvicorn  # the web stack is an extra: say so clearly if it is missing
 
     from .server import GuiConfig, base_routes, create_app
+    from .session import MAX_MESSAGE
     from .watch import Watching, check_watch_path, watch_routes
 
     try:
@@ -103,15 +104,25 @@ def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, hos
     except OSError as error:
         raise _Failure(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     bound = listener.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{bound}/" + ("watch" if watch else "") + (f"?token={token}" if token else "")
-    app = create_app(GuiConfig(specs, token), [*base_routes(), *watch_routes()])
+
+    def url(address: str) -> str:
+        return f"http://{url_host(address)}:{bound}/" + ("watch" if watch else "") + (f"?token={token}" if token else "")
+
+    app = create_app(GuiConfig(specs, token, jobs=EngineJobs(max_games, max_games_per_client)),
+                     [*base_routes(), *watch_routes()])
     app.state.watching = Watching(watch, os.getcwd())
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", ws="auto"))
+    # ws_max_size: a longer message is refused from its header, never read.
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", ws="auto", ws_max_size=MAX_MESSAGE))
     print(f"{PROG}: {len(specs)} engine{'s' if len(specs) != 1 else ''}: {', '.join(s.name for s in specs)}")
-    print(f"{PROG}: open {url}  (Ctrl-C stops)", flush=True)
+    local = url(loopback_for(host) if is_wildcard(host) else host)
+    print(f"{PROG}: open {local}  (Ctrl-C stops)", flush=True)
+    if is_wildcard(host):
+        others = reachable_addresses(host)
+        print(f"{PROG}: from other machines: " + ("  ".join(url(address) for address in others) if others else
+                                                  "no address of this machine found; use its name or address"),
+              flush=True)
     if open_browser:
-        webbrowser.open(url)
+        webbrowser.open(local)
     asyncio.run(server.serve(sockets=[listener]))
     return 0
 

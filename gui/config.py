@@ -8,15 +8,19 @@ from typing import Any
 from arbiter.engines import EngineSpec
 from dipole_engine.rules import all_variants
 
+from .limits import EngineJobs
+
 
 @dataclass
 class GuiConfig:
     """The engines the page may choose (by index, never by command), the access token (None:
-    none needed, loopback only), and the sessions open now (closed when the server stops)."""
+    none needed, loopback only), the sessions open now (closed when the server stops), and the
+    games and analyses running engines now, within the server's limits."""
 
     engines: list[EngineSpec]
     token: str | None = None
     sessions: set[Any] = field(default_factory=set)
+    jobs: EngineJobs = field(default_factory=EngineJobs)
 
 
 def engine_list(config: GuiConfig) -> list[dict[str, Any]]:

@@ -10,8 +10,11 @@ page goes away the session closes and its engines are killed, and when the serve
 session is closed.  With an access token (required when listening beyond loopback) every HTTP
 request and every WebSocket must carry it: ``?token=`` on the first page load (the answer then
 sets a cookie the page's later requests and sockets carry), the cookie, or an
-``Authorization: Bearer`` header.  WebSockets must also come from a page of this server (their
-``Origin`` names this host), so no other site open in the browser can drive the GUI.
+``Authorization: Bearer`` header.  The cookie's name holds the server's port (a browser keeps
+one cookie jar for every port of a host), so GUIs on two ports of one host keep their own.
+Without a token only requests naming a loopback address or ``localhost`` are served
+(:func:`gui.addresses.loopback_host`).  WebSockets must also come from a page of this server
+(their ``Origin`` names this host), so no other site open in the browser can drive the GUI.
 """
 
 from __future__ import annotations
@@ -34,11 +37,12 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from .addresses import loopback_host
 from .config import GuiConfig, engine_list, variant_list
 from .session import Session
 
 STATIC_DIR = Path(__file__).parent / "static"
-TOKEN_COOKIE = "dipole_gui_token"
+TOKEN_COOKIE = "dipole_gui_token"  # then "_" and the server's port
 SECURITY_HEADERS = [
     # Scripts and styles only from this server; no inline script can run even if text slipped in.
     (b"content-security-policy",
@@ -66,7 +70,8 @@ async def game_socket(websocket: WebSocket) -> None:
     async def send(message: dict[str, Any]) -> None:
         await websocket.send_text(json.dumps(message))
 
-    session = Session(config, send)
+    client = websocket.client.host if websocket.client is not None else ""
+    session = Session(config, send, client)
     config.sessions.add(session)
     try:
         await session.open()
@@ -98,6 +103,12 @@ class AccessGuard:
         self.app = app
         self.token = token
 
+    @staticmethod
+    def cookie_name(scope: Scope) -> str:
+        """The token cookie of the server that took this request (its port)."""
+        server = scope.get("server")
+        return f"{TOKEN_COOKIE}_{server[1] if server and server[1] is not None else 'socket'}"
+
     def _presented(self, scope: Scope) -> tuple[str | None, bool]:
         """The token the request carries, and whether it came in the query string."""
         headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
@@ -110,8 +121,9 @@ class AccessGuard:
         cookie = SimpleCookie()
         with contextlib.suppress(Exception):
             cookie.load(headers.get("cookie", ""))
-        if TOKEN_COOKIE in cookie:
-            return cookie[TOKEN_COOKIE].value, False
+        name = self.cookie_name(scope)
+        if name in cookie:
+            return cookie[name].value, False
         return None, False
 
     def _valid(self, presented: str | None) -> bool:
@@ -129,7 +141,8 @@ class AccessGuard:
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 4403, "reason": "forbidden"})
             else:
-                await PlainTextResponse("403: this GUI answers only to 127.0.0.1 and localhost", 403)(
+                await PlainTextResponse("403: without an access token this GUI answers only to loopback "
+                                        "addresses (127.0.0.1, [::1]) and localhost", 403)(
                     scope, receive, send)
             return
         presented, in_query = self._presented(scope)
@@ -150,7 +163,7 @@ class AccessGuard:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", [])) + SECURITY_HEADERS
                 if set_cookie:
-                    headers.append((b"set-cookie", f"{TOKEN_COOKIE}={self.token}; Path=/; HttpOnly; "
+                    headers.append((b"set-cookie", f"{self.cookie_name(scope)}={self.token}; Path=/; HttpOnly; "
                                                    f"SameSite=Strict".encode()))
                 message = {**message, "headers": headers}
             await send(message)
@@ -158,15 +171,9 @@ class AccessGuard:
         await self.app(scope, receive, send_with_headers)
 
 
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-
-
 def _loopback_host(scope: Scope) -> bool:
     """Whether the request's Host header names this machine's loopback (any port)."""
-    headers = dict(scope["headers"])
-    host = headers.get(b"host", b"").decode("latin-1").lower()
-    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-    return name in LOOPBACK_NAMES or name.startswith("127.")
+    return loopback_host(dict(scope["headers"]).get(b"host", b"").decode("latin-1"))
 
 
 def _same_origin(scope: Scope) -> bool:

@@ -23,8 +23,15 @@ Messages from the page::
     {"type": "analyse", "engine": <engine id>}   {"type": "analyse-stop"}
     {"type": "pgn-open", "text": "..."}  {"type": "pgn-pick", "index": 0}  {"type": "pgn-save"}
 
-Messages to the page: ``hello`` (engines and variants), ``state``, ``thinking``, ``pgn-games``,
-``pgn`` (the text to save), ``error`` and ``notice`` (one line each).
+Messages to the page: ``hello`` (engines, variants and the size limits), ``state``,
+``thinking``, ``pgn-games``, ``pgn`` (the text to save), ``error`` and ``notice`` (one line each).
+
+What a page may ask is bounded: a message of at most :data:`MAX_MESSAGE` bytes (the server reads
+no longer one: ``ws_max_size``), at most :data:`MAX_CONTAINERS` arrays and objects nested at most
+:data:`MAX_DEPTH` deep (checked before the JSON is parsed, without recursion), a PGN file of at
+most :data:`MAX_PGN` characters, parsed on a worker thread like every long message, so other
+pages are not held up; and its games and analyses with engines take permits of the server's
+:class:`~gui.limits.EngineJobs`.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import json
+import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -66,13 +74,18 @@ from protocol.client import EngineCrashed, EngineError, EngineTimeout
 
 from .boardjson import board_json, move_ends, side_letter
 from .config import GuiConfig, engine_list, variant_list
+from .limits import LimitReached, Permit
 from .seats import EngineSeat
 from .timesetting import FREE, PageError, TimeSetting
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 HUMAN = "human"
-MAX_MESSAGE = 2_000_000          # characters in one message from the page (a PGN file included)
+MAX_MESSAGE = 4_000_000          # bytes in one message from the page (a PGN file included)
+MAX_PGN = 2_000_000              # characters of a PGN file opened on the page
+MAX_DEPTH = 16                   # nesting of arrays and objects in a message (the page's need 2)
+MAX_CONTAINERS = 100             # arrays and objects in a message (the page's need 2)
+INLINE_MESSAGE = 65_536          # characters: a longer message is decoded on a worker thread
 MOVETIME_GRACE = 1.0             # seconds an engine may overrun a fixed time per move
 CLOCK_GRACE = 0.2                # seconds an engine may overrun its clock (a GUI, not a referee)
 STALL_TIMEOUT = 120.0            # longest wait for a depth-limited move
@@ -89,9 +102,12 @@ KIND_WORDS = {  # the move kinds of both games, as the page's target markers nam
 class Session:
     """One page's game (see the module docstring)."""
 
-    def __init__(self, config: GuiConfig, send: Send) -> None:
+    def __init__(self, config: GuiConfig, send: Send, client: str = "") -> None:
         self.config = config
         self._send = send
+        self.client = client  # the page's address: its permits count against its client's limit
+        self.game_permit: Permit | None = None  # held while the game's engines run
+        self.analysis_permit: Permit | None = None  # held while the analysis's engine runs
         self._outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
         self._waiting: dict[str, dict[str, Any]] = {}  # queued messages a newer one replaces
@@ -154,7 +170,8 @@ class Session:
     # -- the connection -------------------------------------------------------------------
     async def open(self) -> None:
         self._writer = asyncio.create_task(self._write())
-        self.post({"type": "hello", "engines": engine_list(self.config), "variants": variant_list()})
+        self.post({"type": "hello", "engines": engine_list(self.config), "variants": variant_list(),
+                   "limits": {"message": MAX_MESSAGE, "pgn": MAX_PGN}})
         self.push_state()
 
     def post(self, message: dict[str, Any]) -> None:
@@ -193,16 +210,15 @@ class Session:
 
     async def handle_text(self, text: str) -> None:
         """One message from the page; anything wrong with it is answered with an error line."""
-        if len(text) > MAX_MESSAGE:
+        if len(text) > MAX_MESSAGE:  # dipole-gui refuses longer ones before reading them (ws_max_size)
             self.error(f"message too long ({len(text)} characters; at most {MAX_MESSAGE})")
             return
-        try:
-            message = json.loads(text)
-        except ValueError:
-            self.error("message is not JSON")
+        decoded = decode_message(text) if len(text) <= INLINE_MESSAGE else await asyncio.to_thread(decode_message, text)
+        if isinstance(decoded, str):
+            self.error(decoded)
             return
-        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-            self.error("message has no type")
+        message = decoded
+        if self.closed:  # the page went away while a long message was decoded
             return
         handler = HANDLERS.get(message["type"])
         if handler is None:
@@ -350,8 +366,19 @@ class Session:
         return value
 
     async def _start_seats(self) -> bool:
-        """Start the engines of the game; on failure say so and leave the game without them."""
+        """Start the engines of the game (with a permit of the server's limits); when refused
+        or on failure say so and leave the game without them."""
+        if not self.engine_game():
+            return True
         generation = self.generation
+        try:
+            permit = self.config.jobs.take(self.client, "the game")
+        except LimitReached as refusal:
+            self.players = {WHITE: None, BLACK: None}
+            self.error(str(refusal))
+            self.push_state()
+            return False
+        self.game_permit = permit
         seats: dict[Color, EngineSeat] = {}
         try:
             for color in (WHITE, BLACK):
@@ -366,6 +393,7 @@ class Session:
             for seat in seats.values():
                 seat.close()
             self.seats = {WHITE: None, BLACK: None}
+            self._release_game_permit()
             if generation == self.generation:
                 self.players = {WHITE: None, BLACK: None}
                 self.error(f"the engine could not start: {error}")
@@ -374,6 +402,7 @@ class Session:
         if generation != self.generation or self.closed:
             for seat in seats.values():
                 seat.close()
+            permit.release()
             return False
         return True
 
@@ -464,10 +493,14 @@ class Session:
         name = given if isinstance(given, str) else "the PGN file"
         if not isinstance(text, str):
             raise PageError("open PGN: no text")
+        if len(text) > MAX_PGN:
+            raise PageError(f"open PGN: {name[:200]} is too large ({len(text):,} characters; at most {MAX_PGN:,})")
         try:
-            games = read_pgn(text, name[:200])
+            games = await asyncio.to_thread(read_pgn, text, name[:200])  # seconds for a big file: not on the loop
         except ArbiterError as error:
             raise PageError(f"bad PGN: {error}") from None
+        if self.closed:
+            return
         if not games:
             raise PageError(f"bad PGN: {name[:200]} holds no game")
         self.pgn_games = games
@@ -525,14 +558,19 @@ class Session:
         if self.engine_game() and self.in_progress():
             raise PageError("analysis is for positions outside a running engine game")
         self._stop_analysis()
+        try:
+            permit = self.config.jobs.take(self.client, "the analysis")
+        except LimitReached as refusal:
+            raise PageError(str(refusal)) from None
         seat = EngineSeat(self.config.engines[engine], self.variant)
-        self.analysis = seat
+        self.analysis, self.analysis_permit = seat, permit
         try:
             await seat.start()
         except (EngineError, ArbiterError) as error:
             seat.close()
+            permit.release()
             if self.analysis is seat:
-                self.analysis = None
+                self.analysis, self.analysis_permit = None, None
             self.error(f"analysis: the engine could not start: {error}")
             self.push_state()
             return
@@ -715,6 +753,12 @@ class Session:
             if seat is not None:
                 seat.close()
         self.seats = {WHITE: None, BLACK: None}
+        self._release_game_permit()
+
+    def _release_game_permit(self) -> None:
+        if self.game_permit is not None:
+            self.game_permit.release()
+            self.game_permit = None
 
     def _abandon(self, keep_result: bool = False) -> None:
         """Stop the game in progress: drop pending answers, kill its engines and the analysis."""
@@ -769,10 +813,12 @@ class Session:
         self.post(_thinking_message("analysis", mover, info))
 
     def _stop_analysis(self) -> None:
-        seat = self.analysis
-        self.analysis = None
+        seat, permit = self.analysis, self.analysis_permit
+        self.analysis, self.analysis_permit = None, None
         if seat is not None:
             seat.close()
+        if permit is not None:
+            permit.release()
         self.analysis_task = None
 
     # -- records --------------------------------------------------------------------------
@@ -793,6 +839,36 @@ class Session:
             reason=reason, white_tc=tc, black_tc=tc, event=EVENT, site=EVENT,
             date=datetime.date.today().strftime("%Y.%m.%d"),
         )
+
+
+# Three passes, each linear: escapes out (so no quote is escaped), then strings, then all but brackets.
+_ESCAPE = re.compile(r"\\.", re.DOTALL)
+_STRING = re.compile(r'"[^"]*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def decode_message(text: str) -> dict[str, Any] | str:
+    """A message from the page as a dict with a ``type``, or the one line saying what is wrong.
+
+    The structure is measured before parsing (the parser recurses, so a deep enough message
+    would end in RecursionError): the brackets outside strings, few in any message of the page,
+    then their nesting, in a loop over at most ``2 * MAX_CONTAINERS`` of them."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", _ESCAPE.sub("", text)))
+    if len(brackets) > 2 * MAX_CONTAINERS:
+        return f"message has too many arrays and objects (more than {MAX_CONTAINERS})"
+    if len(brackets) > MAX_DEPTH:  # else it cannot be deeper
+        depth = 0
+        for bracket in brackets:
+            depth += 1 if bracket in "[{" else -1
+            if depth > MAX_DEPTH:
+                return f"message nested too deeply (more than {MAX_DEPTH} levels of arrays and objects)"
+    try:
+        message = json.loads(text)
+    except ValueError:
+        return "message is not JSON"
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        return "message has no type"
+    return message
 
 
 def _coalescing_key(message: dict[str, Any]) -> str | None:

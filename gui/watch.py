@@ -10,8 +10,9 @@ Routes (added to the GUI's app by :func:`watch_routes`):
 
 One :class:`EventFeed` per watched database serves all its viewers.  While it has viewers it
 looks at the files every :data:`POLL_INTERVAL` seconds, without ever writing or locking them:
-the database, opened read-only (:meth:`arbiter.event.EventStore.open`, ``mode=ro``: a WAL
-reader that never blocks the arbiter), whose :meth:`~arbiter.event.EventStore.changes` say when
+the database, opened read-only by :func:`open_store` (while the event runs, a WAL reader that
+never blocks the arbiter; once it is over, an unchanging file, so that not even SQLite's
+``-wal``/``-shm`` files are made beside it), whose :meth:`~arbiter.event.EventStore.changes` say when
 a game was committed, and whose finished games are read without their moves
 (:meth:`~arbiter.event.EventStore.outcomes`); the live file the arbiter keeps
 beside it (:mod:`arbiter.live`), by its modification time; and whether an arbiter holds the
@@ -77,6 +78,7 @@ class EventFeed:
         self.latest: dict[str, dict[str, Any]] = {}
         self._task: asyncio.Task[None] | None = None
         self._store: EventStore | None = None  # open read-only while the feed watches
+        self._settled = False  # whether _store reads the database as an unchanging file
         self._config: EventConfig | None = None
         self._schedule: list[ScheduledGame] = []
         self._version: tuple[int, int] | None = None  # the store's changes() at the last look
@@ -137,7 +139,7 @@ class EventFeed:
         running = event_running(self.path)
         live_changed = self._read_live()
         try:
-            db_changed = self._read_db()
+            db_changed = self._read_db(running)
         except (ArbiterError, sqlite3.Error) as error:
             self._close_db()
             state = "error"
@@ -210,9 +212,11 @@ class EventFeed:
         self._live = read_live(self.live_file) if stamp is not None else None
         return True
 
-    def _read_db(self) -> bool:
+    def _read_db(self, running: bool) -> bool:
+        if self._store is not None and self._settled and not settled(self.path, running):
+            self._close_db()  # the event was resumed: an unchanging file's reader would not see it go on
         if self._store is None:
-            self._store = EventStore.open(self.path, write=False)  # read-only: mode=ro (a WAL reader)
+            self._store, self._settled = open_store(self.path, running)
             self._config, self._schedule = self._store.config, self._store.schedule
             self._version = None
         version = self._store.changes()
@@ -314,7 +318,7 @@ class EventFeed:
         """A finished game with the board after every ply, for the page to step through.  Only
         that game and its moves are read, through a read-only store of its own (the feed's is
         its polling thread's, closed whenever a look fails)."""
-        store = EventStore.open(self.path, write=False)
+        store, _ = open_store(self.path, event_running(self.path))
         try:
             found = store.records([number])
         finally:
@@ -332,6 +336,33 @@ class EventFeed:
                 "result": record.result, "reason": record.reason,
                 "moves": [{"text": m.text, "comment": m.comment()} for m in record.moves],
                 "boards": boards, "pgn": format_game(record)}
+
+
+def settled(path: str, running: bool) -> bool:
+    """Whether the event database at ``path`` cannot change under a reader: no arbiter runs it
+    (``running``: :func:`arbiter.live.event_running`) and no write waits in its WAL."""
+    try:
+        pending = os.path.getsize(path + "-wal") > 0
+    except OSError:
+        pending = False
+    return not running and not pending
+
+
+def open_store(path: str, running: bool) -> tuple[EventStore, bool]:
+    """The event database, opened so that reading it writes nothing, and whether it is read as
+    an unchanging file.  While an arbiter runs the event (or writes wait in its WAL), a WAL
+    reader (``mode=ro``), which never blocks the arbiter: SQLite then keeps ``-wal``/``-shm``
+    files beside it, as the arbiter does.  Else ``immutable=1``: SQLite reads the file as it is,
+    takes no lock and makes no file (``mode=ro`` alone would make both, and leave them).
+    EventStore.open has no such mode: its own fallback for read-only directories is used,
+    checked as :meth:`~arbiter.event.EventStore.open` checks a database."""
+    if not settled(path, running):
+        return EventStore.open(path, write=False), False
+    if not os.path.exists(path):
+        raise ArbiterError(f"event database {path}: no such file")
+    connection = EventStore._connect_read_only(path)
+    EventStore._check(path, connection)
+    return EventStore(path, connection, None), True
 
 
 def _ratings(games: list[GameOutcome], names: list[str], anchor: tuple[str, float] | None) -> RatingTable | None:

@@ -5,11 +5,17 @@
 import { drawBoard } from "./board.js";
 
 const $ = (id) => document.getElementById(id);
-const state = { game: null, engines: [], variants: [], flip: false, selected: null, clocksAt: 0, thinking: {} };
+const state = { game: null, engines: [], variants: [], flip: false, selected: null, clocksAt: 0, thinking: {},
+                limits: { message: 4_000_000, pgn: 2_000_000 } };  // the server's, from its hello
 let socket = null;
 
+// A message longer than the server reads would close the socket (and lose the game): say so instead.
 function send(message) {
-  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  if (!socket || socket.readyState !== WebSocket.OPEN) return;
+  const text = JSON.stringify(message);
+  const bytes = new TextEncoder().encode(text).length;
+  if (bytes > state.limits.message) return showMessage(`too much to send (${bytes} bytes; at most ${state.limits.message})`, true);
+  socket.send(text);
 }
 
 function connect() {
@@ -46,6 +52,7 @@ function option(value, text) {
 function hello(message) {
   state.engines = message.engines;
   state.variants = message.variants;
+  if (message.limits) state.limits = message.limits;
   $("variant").replaceChildren(...message.variants.map((v) => option(v.name, `${v.name} (${v.width}×${v.height})`)));
   for (const id of ["white", "black"]) {
     $(id).replaceChildren(option("human", "Human"), ...message.engines.map((e) => option(e.id, e.name)));
@@ -406,9 +413,12 @@ function wire() {
   $("pgn-file").addEventListener("change", async () => {
     const file = $("pgn-file").files[0];
     if (!file) return;
-    if (file.size > 1_900_000) return showMessage(`${file.name} is too large (at most about 1.9 MB)`, true);
-    send({ type: "pgn-open", name: file.name, text: await file.text() });
     $("pgn-file").value = "";
+    const text = file.size > state.limits.message ? null : await file.text();
+    if (text === null || text.length > state.limits.pgn) {
+      return showMessage(`open PGN: ${file.name} is too large (${file.size} bytes; at most ${state.limits.pgn} characters)`, true);
+    }
+    send({ type: "pgn-open", name: file.name, text });
   });
   $("pgn-games").addEventListener("change", () => send({ type: "pgn-pick", index: Number($("pgn-games").value) }));
   document.addEventListener("keydown", (event) => {

@@ -177,3 +177,26 @@ def click_move(page, variant: str, fen: str, move: str) -> str | None:
         page.click(f'#chooser-options button[data-move="{move}"]')
     page.wait_for_function(f"() => Number(document.body.dataset.plies) > {plies} || document.body.dataset.result")
     return question
+
+
+def big_pgn(characters: int, seed: int = 1) -> str:
+    """At least ``characters`` of PGN in the arbiter's format: one game of legal moves with
+    engine comments, written again and again as numbered games (as a long event's file)."""
+    import random
+
+    from arbiter.pgn import format_game
+    from arbiter.records import GameRecord, MoveRecord, Termination
+
+    board, chance = new_board("dipole"), random.Random(seed)
+    moves = []
+    while board.winner() is None and len(moves) < 120:
+        legal = board.legal_moves()
+        move = chance.choice([m for m in legal if "off" not in str(m)] or legal)  # exits end games early
+        board.push(move)
+        moves.append(MoveRecord(str(move), score_cp=chance.randint(-200, 200), depth=7, time=0.25))
+    games, number = [], 0
+    while sum(map(len, games)) < characters:
+        number += 1
+        games.append(format_game(GameRecord(number, "a", "b", "dipole", None, tuple(moves), "*",
+                                            Termination.UNTERMINATED, "game in progress")))
+    return "\n".join(games)

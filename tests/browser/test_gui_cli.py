@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import re
 import socket
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from gui_support import ROOT, SERVER_CODE, TOY_ENGINE, gui_server
@@ -47,3 +51,29 @@ def test_engines_from_config_and_each(tmp_path: Path) -> None:
     with gui_server("--config", str(config), "--each", "option.Hash=8") as server:
         assert server.lines[0].strip() == "dipole-gui: 2 engines: toy, own"
         assert server.url.startswith("http://127.0.0.1:") and "token" not in server.url
+
+
+def machine_addresses(version: int) -> set[str]:
+    """This machine's own non-loopback, non-link-local addresses, as the kernel lists them."""
+    if version == 4:
+        found = set(re.findall(r"\|-- (\S+)\n\s+/32 host LOCAL", Path("/proc/net/fib_trie").read_text()))
+    else:
+        found = {str(ipaddress.IPv6Address(int(line.split()[0], 16)))
+                 for line in Path("/proc/net/if_inet6").read_text().splitlines()}
+    return {a for a in found if not (ipaddress.ip_address(a).is_loopback or ipaddress.ip_address(a).is_link_local)}
+
+
+@pytest.mark.parametrize(("host", "loopback", "version"), [("0.0.0.0", "127.0.0.1", 4), ("::", "[::1]", 6)])
+def test_listening_on_every_address_prints_urls_that_work(host: str, loopback: str, version: int) -> None:
+    with gui_server("--host", host) as server:
+        assert server.url.startswith(f"http://{loopback}:") and "?token=" in server.url
+        assert server.proc.stdout is not None
+        line = server.proc.stdout.readline()
+        assert line.startswith("dipole-gui: from other machines: http://"), line
+        urls = line.split(": ", 2)[2].split()
+        shown = {urlsplit(url).hostname for url in urls}
+        assert shown and shown <= machine_addresses(version), (shown, machine_addresses(version))
+        for url in (server.url, *urls):
+            assert urlsplit(url).hostname != host
+            with urllib.request.urlopen(url, timeout=10) as answer:
+                assert answer.status == 200 and b"<html" in answer.read()

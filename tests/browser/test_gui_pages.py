@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -303,14 +304,16 @@ def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, str, di
         return error.code, error.read().decode(), dict(error.headers)
 
 
-def socket_opens(url: str, headers: dict[str, str]) -> bool:
-    """Whether a WebSocket to ``url`` is accepted (and says hello)."""
+def socket_opens(url: str, headers: dict[str, str], port: int | None = None) -> bool:
+    """Whether a WebSocket to ``url`` is accepted (and says hello); with ``port``, the socket goes
+    to that port of 127.0.0.1, whatever host ``url`` names."""
     import websockets
     from websockets.sync.client import connect
 
+    sock = None if port is None else socket.create_connection(("127.0.0.1", port))
     try:
-        with connect(url, additional_headers=headers, open_timeout=10) as socket:
-            return json.loads(socket.recv(timeout=10))["type"] == "hello"
+        with connect(url, additional_headers=headers, open_timeout=10, sock=sock) as opened:
+            return json.loads(opened.recv(timeout=10))["type"] == "hello"
     except (websockets.exceptions.InvalidStatus, websockets.exceptions.ConnectionClosed):
         return False
 
@@ -333,7 +336,10 @@ def test_token_checked_on_every_request_and_socket(browser: Browser) -> None:
         assert not socket_opens(ws + "?token=wrong", {})
         assert socket_opens(ws + "?token=secret-token-123", {})
         # A page of another site cannot open the socket, even with the cookie.
-        assert not socket_opens(ws, {"Cookie": "dipole_gui_token=secret-token-123", "Origin": "http://evil.example"})
+        port = base.rsplit(":", 1)[1].strip("/")
+        assert socket_opens(ws, {"Cookie": f"dipole_gui_token_{port}=secret-token-123"})
+        assert not socket_opens(ws, {"Cookie": f"dipole_gui_token_{port}=secret-token-123",
+                                     "Origin": "http://evil.example"})
         # The browser, given the printed URL, plays on: the cookie carries the token.
         page, errors = open_page(browser, server.url)
         page.wait_for_function("() => document.getElementById('connection').textContent === 'connected'")
@@ -346,7 +352,7 @@ def test_without_a_token_only_loopback_names_are_served() -> None:
         assert fetch(server.base + "api/engines")[0] == 200
         assert fetch(server.base + "api/engines", {"Host": f"localhost:{port}"})[0] == 200
         status, body, _ = fetch(server.base + "api/engines", {"Host": f"rebound.example:{port}"})
-        assert status == 403 and "only to 127.0.0.1" in body
+        assert status == 403 and "only to loopback addresses (127.0.0.1, [::1]) and localhost" in body
         ws = server.base.replace("http:", "ws:") + "ws"
         assert socket_opens(ws, {})
         assert not socket_opens(ws, {"Host": f"rebound.example:{port}", "Origin": f"http://rebound.example:{port}"})
@@ -361,3 +367,59 @@ def test_non_loopback_host_needs_a_token() -> None:
     made = access_token("0.0.0.0", None)
     assert made is not None and len(made) >= 16
     assert access_token("0.0.0.0", "given-token") == "given-token"
+
+
+def test_host_names_are_loopback_only_as_literal_addresses_or_localhost() -> None:
+    with gui_server() as server:
+        port = server.base.rsplit(":", 1)[1].strip("/")
+        for host in (f"127.0.0.2:{port}", "127.255.0.9", f"[::1]:{port}", "[::1]", f"LocalHost:{port}"):
+            assert fetch(server.base + "api/engines", {"Host": host})[0] == 200, host
+        for host in (f"127.evil.example:{port}", "127.0.0.1.evil.example", f"127.1:{port}", f"::1:{port}",
+                     f"[::1].example:{port}", f"localhost.example:{port}", f"127.0.0.1:{port}x"):
+            assert fetch(server.base + "api/engines", {"Host": host})[0] == 403, host
+        # A socket to the server, named as a page of each name would name it (Host and Origin).
+        assert socket_opens(f"ws://127.0.0.2:{port}/ws", {"Origin": f"http://127.0.0.2:{port}"}, int(port))
+        assert not socket_opens(f"ws://127.evil.example:{port}/ws", {"Origin": f"http://127.evil.example:{port}"},
+                                int(port))
+
+
+def test_two_guis_on_one_host_keep_their_own_token_cookie(browser: Browser) -> None:
+    with gui_server("--token", "first-token-1") as one, gui_server("--token", "second-token-2") as two:
+        context = browser.new_context()
+        for server in (one, two):  # each opened from the URL it printed: its cookie is set
+            page = context.new_page()
+            page.goto(server.url)
+            page.wait_for_function("() => document.getElementById('connection').textContent === 'connected'")
+            page.close()
+        ports = {server.base.rsplit(":", 1)[1].strip("/") for server in (one, two)}
+        assert {cookie["name"] for cookie in context.cookies()} == {f"dipole_gui_token_{port}" for port in ports}
+        for server in (one, two):  # then without the token in the URL: each cookie still carries its own
+            page = context.new_page()
+            answer = page.goto(server.base)
+            assert answer is not None and answer.status == 200
+            page.wait_for_function("() => document.getElementById('connection').textContent === 'connected'")
+            page.close()
+        context.close()
+
+
+def test_a_game_over_the_servers_limit_is_refused_on_the_page(browser: Browser) -> None:
+    with gui_server("--max-games", "1") as server:
+        first, _ = open_page(browser, server.url)
+        start_game(first, variant="dipole", white="human", black="0", tc="depth", depth="1")
+        deadline = time.monotonic() + 30
+        while len(engines := server.descendants()) != 1 and time.monotonic() < deadline:  # its engine starts
+            time.sleep(0.05)
+        second, errors = open_page(browser, server.url)
+        start_game(second, variant="dipole", white="human", black="0", tc="depth", depth="1")
+        second.wait_for_selector("#message.error")
+        assert second.text_content("#message") == (
+            "the game was not started: the server runs as many games and analyses with engines as it may at once "
+            "(1: dipole-gui --max-games); try again when one has ended")
+        assert "Human" in second.text_content("#player-top")  # the game shown has no engine
+        assert server.descendants() == engines and len(engines) == 1
+        first.close()  # the first page's engine ends with it, and its place is free
+        assert wait_gone(engines) == set()
+        start_game(second, variant="dipole", white="human", black="0", tc="depth", depth="1")
+        click_move(second, "dipole", second.input_value("#fen"), "c1-c3")
+        second.wait_for_function("() => document.body.dataset.plies === '2'")  # the engine answered
+        assert not errors

@@ -7,15 +7,20 @@ session goes on.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
 from collections.abc import Iterator
+from socket import create_connection
 from typing import Any
 
 import pytest
-from gui_support import gui_server
+from gui_support import GuiServer, big_pgn, gui_server
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
+
+from gui.session import MAX_CONTAINERS, MAX_DEPTH, MAX_MESSAGE, MAX_PGN
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +105,127 @@ def test_engine_that_cannot_start_is_reported_and_the_game_stays() -> None:
         assert state["players"]["b"] == {"name": "Human", "engine": None}
         socket.send(json.dumps({"type": "move", "move": "c1-c3"}))
         assert len(until(socket, "state")["moves"]) == 1
+
+
+def test_deep_and_long_messages_are_refused_before_they_are_parsed_or_read() -> None:
+    with gui_server() as server:
+        url = server.base.replace("http:", "ws:") + "ws"
+        with connect(url) as socket:
+            until(socket, "state")
+            socket.send("[" * 200_000 + "]" * 200_000)
+            assert until(socket, "error")["message"] == \
+                f"message has too many arrays and objects (more than {MAX_CONTAINERS})"
+            deep = f"message nested too deeply (more than {MAX_DEPTH} levels of arrays and objects)"
+            nested = json.loads("[" * MAX_DEPTH + "]" * MAX_DEPTH)  # one level too many in the message
+            socket.send(json.dumps({"type": "view", "ply": nested}))
+            assert until(socket, "error")["message"] == deep
+            # Brackets inside strings are text, not nesting.
+            socket.send(json.dumps({"type": "view", "ply": 0, "note": "[{" * 1000}))
+            until(socket, "state")
+            socket.send(json.dumps({"type": "move", "move": "c1-c3"}))
+            assert len(until(socket, "state")["moves"]) == 1
+        with connect(url) as socket:
+            until(socket, "state")
+            socket.send("x" * (MAX_MESSAGE + 1))
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    socket.recv(timeout=30)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009  # message too big
+        # A PGN file within the message's size but over the PGN limit: one line.
+        with connect(url) as socket:
+            until(socket, "state")
+            socket.send(json.dumps({"type": "pgn-open", "name": "huge.pgn", "text": " " * (MAX_PGN + 1)}))
+            assert until(socket, "error")["message"] == \
+                f"open PGN: huge.pgn is too large ({MAX_PGN + 1:,} characters; at most {MAX_PGN:,})"
+    assert server.proc.stderr is not None
+    log = server.proc.stderr.read()
+    assert "Traceback" not in log and "RecursionError" not in log, log
+
+
+def test_a_big_pgn_is_parsed_off_the_event_loop() -> None:
+    text = big_pgn(1_800_000)
+    with gui_server() as server:
+        url = server.base.replace("http:", "ws:") + "ws"
+        with connect(url, max_size=None) as opener, connect(url) as other:
+            until(opener, "state")
+            until(other, "state")
+            started = time.monotonic()
+            opener.send(json.dumps({"type": "pgn-open", "name": "big.pgn", "text": text}))
+            waits = []
+            while True:  # another page steps through its game while the file is read
+                sent = time.monotonic()
+                other.send(json.dumps({"type": "view", "ply": 0}))
+                until(other, "state")
+                waits.append(time.monotonic() - sent)
+                with contextlib.suppress(TimeoutError):
+                    if json.loads(opener.recv(timeout=0))["type"] == "pgn-games":
+                        break
+            parsed = time.monotonic() - started
+            assert len(until(opener, "state")["moves"]) > 10
+        # On the loop, the other page waited as long as the parse; off it, a small part of it.
+        assert parsed > 0.2 and len(waits) >= 3
+        assert max(waits) < parsed / 2, (max(waits), parsed)
+
+
+def connect_from(url: str, source: str) -> ClientConnection:
+    """A socket to the server from the loopback address ``source`` (another client)."""
+    port = int(url.split(":")[2].split("/")[0])
+    return connect(url, sock=create_connection(("127.0.0.1", port), source_address=(source, 0)))
+
+
+NEW_GAME = json.dumps({"type": "new", "variant": "dipole", "white": "human", "black": 0,
+                       "tc": {"kind": "depth", "depth": 1}})
+
+
+def start_against_engine(page: ClientConnection) -> str | None:
+    """Start a game against engine 0 and play a move: None once the engine has answered it,
+    or the error line that refused the game."""
+    page.send(NEW_GAME)
+    page.send(json.dumps({"type": "move", "move": "c1-c3"}))
+    while True:
+        message = json.loads(page.recv(timeout=60))
+        if message["type"] == "error":
+            return str(message["message"])
+        if message["type"] == "state" and len(message["moves"]) >= 2:
+            return None
+
+
+def engines_settle(server: GuiServer, count: int) -> None:
+    deadline = time.monotonic() + 20
+    while len(server.descendants()) != count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(server.descendants()) == count
+
+
+def test_games_and_analyses_at_once_are_bounded_per_client_and_per_server() -> None:
+    with gui_server("--max-games", "3", "--max-games-per-client", "2") as server, contextlib.ExitStack() as stack:
+        url = server.base.replace("http:", "ws:") + "ws"
+        a1, a2, a3 = (stack.enter_context(connect_from(url, "127.0.0.1")) for _ in range(3))
+        b1, b2 = (stack.enter_context(connect_from(url, "127.0.0.2")) for _ in range(2))
+        for page in (a1, a2, a3, b1, b2):
+            until(page, "state")
+        assert start_against_engine(a1) is None and start_against_engine(a2) is None
+        per_client = ("the game was not started: your pages run as many games and analyses with engines as one "
+                      "client may at once (2: dipole-gui --max-games-per-client); end one or close a page")
+        assert start_against_engine(a3) == per_client
+        a3.send(json.dumps({"type": "view", "ply": 0}))
+        while (state := until(a3, "state"))["view"] != 0:
+            pass
+        assert state["players"]["b"] == {"name": "Human", "engine": None}  # the board stays, without engines
+        a3.send(json.dumps({"type": "analyse", "engine": 0}))
+        assert until(a3, "error")["message"] == per_client.replace("the game", "the analysis")
+        assert start_against_engine(a1) is None  # a page's new game takes its old game's place
+        assert start_against_engine(b1) is None  # another client
+        assert start_against_engine(b2) == (
+            "the game was not started: the server runs as many games and analyses with engines as it may at once "
+            "(3: dipole-gui --max-games); try again when one has ended")
+        engines_settle(server, 3)
+        a1.close()  # its engine dies, its place is free
+        engines_settle(server, 2)
+        assert start_against_engine(a3) is None
+        a3.send(json.dumps({"type": "resign"}))  # the game ends: its engine dies, its place is free
+        engines_settle(server, 2)
+        a3.send(json.dumps({"type": "analyse", "engine": 0}))
+        while not until(a3, "state")["analysing"]:
+            pass
+        engines_settle(server, 3)

@@ -7,6 +7,7 @@ import contextlib
 import hashlib
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import time
@@ -19,7 +20,7 @@ from websockets.sync.client import connect
 
 from arbiter.errors import ArbiterError
 from arbiter.event import EventStore
-from arbiter.live import live_path
+from arbiter.live import live_path, read_live
 from gui.watch import EventFeed, Watching, check_watch_path
 
 
@@ -144,3 +145,68 @@ def test_a_match_is_watched_from_its_live_file(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(ArbiterError, match="not a live file of dipole-arbiter"):
         check_watch_path(str(tmp_path / "bad.json"))
+
+
+def beside(db: Path) -> tuple[list[str], bytes, int]:
+    """What is in the database's directory, its bytes and its modification time."""
+    return sorted(os.listdir(db.parent)), db.read_bytes(), db.stat().st_mtime_ns
+
+
+def test_watching_a_finished_event_writes_nothing_beside_it(tmp_path: Path) -> None:
+    db = tmp_path / "done.db"
+    result = arbiter("tournament", *toy("a", tmp_path / "pids"), *toy("b", tmp_path / "pids"), "--depth", "1",
+                     "--games", "2", "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    before = beside(db)
+    assert not {"done.db-wal", "done.db-shm"} & set(before[0])
+    with gui_server("--watch", str(db)) as server:
+        url = server.base.replace("http://", "ws://").removesuffix("/watch") + "/ws/watch?event=done.db"
+        with connect(url, open_timeout=30) as viewer:
+            seen: dict[str, dict] = {}  # type: ignore[type-arg]
+            while not {"status", "event", "live"} <= seen.keys():
+                message = json.loads(viewer.recv(timeout=30))
+                seen[message["type"]] = message
+            assert seen["status"]["state"] == "complete" and seen["event"]["done"] == 2
+            viewer.send(json.dumps({"type": "replay", "number": 1}))
+            while (message := json.loads(viewer.recv(timeout=30)))["type"] != "replay":
+                pass
+            assert message["moves"]
+            time.sleep(1)  # a few more looks at the files
+            assert beside(db) == before  # while it is watched
+    assert beside(db) == before
+
+
+def test_a_stopped_event_is_read_as_it_is_then_live_when_resumed(tmp_path: Path) -> None:
+    db = tmp_path / "cup.db"
+    pids = tmp_path / "pids"
+    command = [*ARBITER, "tournament", *toy("a", pids, "--think", "30"), *toy("b", pids, "--think", "30"),
+               "--depth", "1", "--games", "4", "--db", str(db)]
+    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not ((read_live(live_path(str(db))) or {}).get("done_this_run") or 0):
+            time.sleep(0.05)
+    finally:
+        first.send_signal(signal.SIGTERM)  # a clean stop: the arbiter closes the database
+        first.wait(timeout=60)
+    before = beside(db)
+    feed = EventFeed(str(db))
+    shown = messages(feed)
+    assert shown["status"]["state"] == "stopped", shown["status"]
+    stopped_at = shown["event"]["done"]
+    assert 0 < stopped_at < shown["event"]["total"] == 4
+    assert beside(db) == before  # read as it is: no -wal, no -shm, nothing changed
+    resumed = subprocess.Popen([*ARBITER, "resume", str(db)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        done = []
+        while time.monotonic() < deadline and feed.latest["status"]["state"] != "complete":
+            shown = messages(feed)
+            if "event" in shown:
+                done.append(shown["event"]["done"])
+            time.sleep(0.1)
+    finally:
+        assert resumed.wait(timeout=120) == 0
+        feed._close_db()
+    assert feed.latest["status"]["state"] == "complete" and feed.latest["event"]["done"] == 4
+    assert done[-1] == 4  # the resumed games were seen: an unchanging file's reader would show the old ones
