@@ -2,6 +2,7 @@
 
     python benchmarks/flood_bench.py                    # 3 rounds each way, alternating
     python benchmarks/flood_bench.py --rounds 5 --games 40 --neighbours 2
+    python benchmarks/flood_bench.py --flood stderr     # another of hostile_engine.py's floods
 
 Each round plays ``--games`` games of two well-behaved engines that answer at once
 (``tests/engines/toy_engine.py`` at depth 1) on a :class:`arbiter.runner.GamePool` of
@@ -10,11 +11,12 @@ worker of the pool would: either the toy engine against the toy engine (the "qui
 ``tests/engines/hostile_engine.py --flood-info`` against it (the "flood" rounds: the hostile
 engine writes ``info`` lines as fast as it can, without end, from its first ``go``, which
 lasts the whole round: the neighbours' games start once it floods, and it is killed when they
-are over).
+are over).  ``--flood`` picks another of its floods: ``long-infos`` (1 MB ``info`` lines without
+end, ``--long-infos``), ``stderr`` (endless stderr output while it plays at once, ``--flood-stderr``).
 
 What is reported is what the neighbours' clocks were charged: the recorded time of each of
 their engine moves (``go`` written to ``bestmove`` read), over all rounds of each kind:
-median, 99th percentile and worst, in milliseconds.  The rounds alternate (quiet, flood,
+median, 90th and 99th percentiles and worst, in milliseconds.  The rounds alternate (quiet, flood,
 quiet, ...) because the shared machine's speed drifts.
 """
 
@@ -41,7 +43,7 @@ from arbiter.timecontrol import SearchLimits  # noqa: E402
 
 ENGINES = ROOT / "tests" / "engines"
 TOY = (sys.executable, str(ENGINES / "toy_engine.py"))
-FLOODER = (sys.executable, str(ENGINES / "hostile_engine.py"), "--flood-info")
+FLOODS = {"info": "--flood-info", "long-infos": "--long-infos", "stderr": "--flood-stderr"}
 INSTANT = SearchLimits(depth=1)
 FLOOD_MOVE = SearchLimits(movetime=600.0)  # the flooder's first move lasts the whole round
 START_UP = 1.0  # seconds for the game beside to start (and the flooder to flood) before the neighbours
@@ -49,10 +51,11 @@ SETTINGS = RefereeSettings(stop_grace=1.0, quit_grace=0.3)
 VARIANT = "dipole"
 
 
-def side_game(flood: bool, done: threading.Event) -> int:
-    """Play games beside the neighbours until ``done``: the flooder (or a toy engine in its
-    place) against a toy engine; how many were played."""
-    third = EngineSpec("third", FLOODER if flood else (*TOY, "--seed", "3"), FLOOD_MOVE if flood else INSTANT)
+def side_game(flood: str | None, done: threading.Event) -> int:
+    """Play games beside the neighbours until ``done``: the flooder (``hostile_engine.py`` with
+    the flag ``flood``; None: a toy engine in its place) against a toy engine; how many were played."""
+    command = (sys.executable, str(ENGINES / "hostile_engine.py"), flood) if flood else (*TOY, "--seed", "3")
+    third = EngineSpec("third", command, FLOOD_MOVE if flood else INSTANT)
     partner = EngineSpec("partner", (*TOY, "--seed", "4"), INSTANT)
     slots = {spec.name: EngineSlot(spec, VARIANT, SETTINGS) for spec in (third, partner)}
     opening = generate_openings(VARIANT, 2, 1, seed=3)[0]
@@ -79,8 +82,9 @@ def side_game(flood: bool, done: threading.Event) -> int:
     return played
 
 
-def neighbour_times(flood: bool, games: int, neighbours: int) -> tuple[list[float], int]:
-    """One round: the neighbours' engine move times (seconds), and the games played beside them."""
+def neighbour_times(flood: str | None, games: int, neighbours: int) -> tuple[list[float], int]:
+    """One round beside the flood ``flood`` (a flag of ``hostile_engine.py``; None: a quiet game):
+    the neighbours' engine move times (seconds), and the games played beside them."""
     first = EngineSpec("first", (*TOY, "--seed", "1"), INSTANT)
     second = EngineSpec("second", (*TOY, "--seed", "2"), INSTANT)
     jobs = schedule(first, second, games, generate_openings(VARIANT, 2, (games + 1) // 2, seed=1), VARIANT)
@@ -116,18 +120,19 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=40, help="neighbour games per round")
     parser.add_argument("--neighbours", type=int, default=2, help="neighbour games at once")
     parser.add_argument("--rounds", type=int, default=3, help="rounds each way, alternating")
+    parser.add_argument("--flood", choices=list(FLOODS), default="info", help="which flood (see above)")
     args = parser.parse_args()
     times: dict[bool, list[float]] = {False: [], True: []}
     for number in range(1, args.rounds + 1):
         for flood in (False, True):
-            round_times, beside = neighbour_times(flood, args.games, args.neighbours)
+            round_times, beside = neighbour_times(FLOODS[args.flood] if flood else None, args.games, args.neighbours)
             times[flood] += round_times
             print(f"round {number} {'flood' if flood else 'quiet'}: {describe(round_times)}; "
                   f"{beside} games beside", flush=True)
     print(f"{platform.python_implementation()} {platform.python_version()}, {args.rounds} rounds of "
           f"{args.games} games each way, {args.neighbours} neighbour games at once + 1 beside")
     print(f"neighbours' move times, quiet game beside: {describe(times[False])}")
-    print(f"neighbours' move times, flooder beside:    {describe(times[True])}")
+    print(f"neighbours' move times, flooder beside:    {describe(times[True])}  ({FLOODS[args.flood]})")
 
 
 if __name__ == "__main__":

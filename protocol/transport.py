@@ -56,10 +56,13 @@ the engine blocks on its own full pipe: whatever it writes, the host's memory st
 
 CHUNK = 4096
 """The most bytes of an engine's output read at once.  A read that fills it means the engine
-writes faster than it is read: its reader then paces itself (see :func:`_pump`)."""
+writes faster than it is read: its reader then paces itself (see :class:`_Pump`)."""
+
+BATCH = 64
+"""The most lines of an engine's output handed on at once: more, and the reader paces itself."""
 
 MAX_PAUSE = 0.02
-"""The longest pause (seconds) a flooding engine's reader makes between two reads."""
+"""The longest pause (seconds) a flooding engine's reader makes between two batches."""
 
 # Process groups of engines started here, and guard processes, not yet known to be gone
 # (dicts keep insertion order and their single-key operations are atomic: kill_all relies on it).
@@ -168,6 +171,8 @@ class _LineQueue:
 
     def put(self, lines: Sequence[object], arrival: float | None = None) -> None:
         """Queue ``lines``, which arrived at ``arrival`` (``time.monotonic()``; None: now)."""
+        if not lines:
+            return
         with self._arrived:
             if self._bounded and lines[-1] is not EndOfOutput:
                 cost = sum(len(line) for line in lines if isinstance(line, str))
@@ -216,75 +221,93 @@ def _decode(data: bytes | bytearray) -> list[str]:
     return [line.rstrip("\r") for line in lines] if "\r" in text else lines
 
 
-def _pump(fd: int, take: Callable[[list[str], float], None], overlong: Callable[[str], bool],
-          drained: Callable[[], None] = lambda: None) -> None:
-    """Hand the lines of the output ``fd`` (decoded, without line endings) to ``take`` until it
-    ends: all the lines one read completed, with the time that read returned.
+class _Pump:
+    """Reads one output stream of an engine (``fd``) until it ends, and hands its lines (decoded,
+    without line endings) to ``take``, the lines of one read at a time (at most :data:`BATCH`)
+    with the time that read returned.
 
     A line longer than :data:`MAX_LINE` goes, cut there, to ``overlong`` instead; it returns
     whether to go on reading (the rest of that line is then skipped).
 
-    An engine that writes faster than it is read (a read fills :data:`CHUNK`) is read at most
-    half the time: after such a read, once ``drained`` returns (the reader of ``take``'s lines
-    has taken them all), the pump sleeps as long as that read's lines took to handle, at most
-    :data:`MAX_PAUSE`.  So however much one engine writes, the work its output makes (here and
-    wherever its lines are read) comes in short bursts between which the other threads of the
-    host get the interpreter at once, and the engine itself waits, blocked on its full pipe.
+    An engine that writes faster than it is read (a read fills :data:`CHUNK`, or completes more
+    than :data:`BATCH` lines) is read at most half the time: after each such batch, once
+    ``drained`` returns (whoever reads ``take``'s lines has taken them all), the pump sleeps as
+    long as the batch took to handle, at most :data:`MAX_PAUSE`.  So however much one engine
+    writes, the work its output makes (here and wherever its lines are parsed) comes in short
+    bursts, between which the host's other threads get the interpreter at once, and the engine
+    waits, blocked on its full pipe.  An engine that writes less is read as it writes.
     """
-    pending = bytearray()  # the start of a line whose end has not been read yet
-    skipping = False  # through the rest of an overlong line
-    while True:
-        try:
-            chunk = os.read(fd, CHUNK)
-        except OSError:  # the pipe was closed under us
-            return
-        arrival = time.monotonic()
-        if not chunk:
-            break
-        start = 0
-        if skipping:
-            start = chunk.find(b"\n") + 1
-            skipping = start == 0
-        cut = chunk.rfind(b"\n")
-        if skipping:
-            pass
-        elif cut < start:  # no line ends in this chunk
-            pending += chunk[start:]
-            if len(pending) > MAX_LINE:
-                if not overlong(pending[:MAX_LINE].decode("utf-8", "replace")):
-                    return
-                pending.clear()
-                skipping = True
-        else:
-            pending += chunk[start:cut]
-            complete, pending = pending, bytearray(chunk[cut + 1:])
-            if len(complete) <= MAX_LINE:
-                take(_decode(complete), arrival)
-            elif not _take_long(complete, arrival, take, overlong):
+
+    def __init__(self, fd: int, take: Callable[[list[str], float], None], overlong: Callable[[str], bool],
+                 drained: Callable[[], None] = lambda: None) -> None:
+        self.fd = fd
+        self.take = take
+        self.overlong = overlong
+        self.drained = drained
+        self.began = 0.0  # when the work on the current batch began
+
+    def run(self) -> None:
+        pending = bytearray()  # the start of a line whose end has not been read yet
+        skipping = False  # through the rest of an overlong line
+        while True:
+            try:
+                chunk = os.read(self.fd, CHUNK)
+            except OSError:  # the pipe was closed under us
                 return
-        if len(chunk) == CHUNK:
-            drained()
-            time.sleep(min(time.monotonic() - arrival, MAX_PAUSE))
-    if pending and not skipping:
-        take(_decode(pending), arrival)
+            arrival = self.began = time.monotonic()
+            if not chunk:
+                break
+            start = 0
+            if skipping:
+                start = chunk.find(b"\n") + 1
+                skipping = start == 0
+            cut = chunk.rfind(b"\n")
+            if skipping:
+                pass
+            elif cut < start:  # no line ends in this chunk
+                pending += chunk[start:]
+                if len(pending) > MAX_LINE:
+                    if not self.overlong(pending[:MAX_LINE].decode("utf-8", "replace")):
+                        return
+                    pending.clear()
+                    skipping = True
+            else:
+                pending += chunk[start:cut]
+                complete, pending = pending, bytearray(chunk[cut + 1:])
+                if len(complete) <= MAX_LINE:
+                    self.hand(_decode(complete), arrival)
+                elif not self.hand_long(complete, arrival):
+                    return
+            if len(chunk) == CHUNK:
+                self.pause()
+        if pending and not skipping:
+            self.take(_decode(pending), arrival)
 
+    def hand(self, lines: list[str], arrival: float) -> None:
+        for first in range(0, len(lines), BATCH):
+            if first:
+                self.pause()
+            self.take(lines[first:first + BATCH], arrival)
 
-def _take_long(complete: bytearray, arrival: float, take: Callable[[list[str], float], None],
-               overlong: Callable[[str], bool]) -> bool:
-    """:func:`_pump`'s lines of one read when some may be overlong; whether to go on reading."""
-    lines: list[str] = []
-    for raw in complete.split(b"\n"):
-        if len(raw) <= MAX_LINE:
-            lines += _decode(raw)
-            continue
-        if lines:
-            take(lines, arrival)
+    def hand_long(self, complete: bytearray, arrival: float) -> bool:
+        """:meth:`hand` for lines some of which may be overlong; whether to go on reading."""
+        lines: list[str] = []
+        for raw in complete.split(b"\n"):
+            if len(raw) <= MAX_LINE:
+                lines += _decode(raw)
+                continue
+            self.hand(lines, arrival)
             lines = []
-        if not overlong(raw[:MAX_LINE].decode("utf-8", "replace")):
-            return False
-    if lines:
-        take(lines, arrival)
-    return True
+            if not self.overlong(raw[:MAX_LINE].decode("utf-8", "replace")):
+                return False
+        self.hand(lines, arrival)
+        return True
+
+    def pause(self) -> None:
+        """The pause after a batch of a flood: as long as it took to handle, once it is taken."""
+        self.drained()
+        time.sleep(min(time.monotonic() - self.began, MAX_PAUSE))
+        self.began = time.monotonic()
 
 
 def _read_report(fd: int, timeout: float) -> str:
@@ -387,7 +410,7 @@ class ProcessTransport(Transport):
             self._lines.put([_OVERLONG])
             return False
         try:
-            _pump(stream.fileno(), take, overlong, self._lines.drained)
+            _Pump(stream.fileno(), take, overlong, self._lines.drained).run()
         finally:
             self._lines.put([EndOfOutput])
 
@@ -400,7 +423,7 @@ class ProcessTransport(Transport):
         def overlong(start: str) -> bool:
             take([start], 0.0)
             return True
-        _pump(stream.fileno(), take, overlong)
+        _Pump(stream.fileno(), take, overlong).run()
 
     def send(self, line: str) -> None:
         process = self._process
