@@ -7,7 +7,10 @@ and still time an answer from the moment it came in.
 :class:`ProcessTransport` runs the engine in its own process group (session), with one reader
 thread per output stream.  Output is read in lines of at most :data:`MAX_LINE` bytes (a longer
 stdout line is a protocol fault, :class:`LineTooLongError`), and at most :data:`QUEUE_BYTES`
-of it waits unread, so no engine can make its host's memory grow without bound.
+of it waits unread, so no engine can make its host's memory grow without bound.  An engine that
+writes faster than it is read is read in paced batches (:class:`_Pump`), so that the work its
+output makes never holds the interpreter for long: the host's other threads (other engines'
+readers, other games) run, and time the answers of their engines, as if it were quiet.
 
 On Linux each engine runs under a guard process (:mod:`protocol.guard`): a child subreaper that
 kills every process of the engine's tree (helpers in new sessions or process groups, children
@@ -154,9 +157,9 @@ _OVERLONG = object()  # queued in place of a line longer than MAX_LINE
 class _LineQueue:
     """Output lines with arrival times; sticky end of output.
 
-    ``bounded``: :meth:`put` blocks while :data:`QUEUE_LINES` lines or :data:`QUEUE_BYTES`
-    characters wait (then until every waiting line is taken; the end of output always goes in),
-    until :meth:`close` drops every later line.
+    ``bounded``: a :meth:`put` that would make more than :data:`QUEUE_LINES` lines or
+    :data:`QUEUE_BYTES` characters wait blocks until every waiting line has been taken (the end
+    of output always goes in); after :meth:`close` every later line is dropped.
     """
 
     def __init__(self, bounded: bool = False) -> None:
@@ -230,12 +233,12 @@ class _Pump:
     whether to go on reading (the rest of that line is then skipped).
 
     An engine that writes faster than it is read (a read fills :data:`CHUNK`, or completes more
-    than :data:`BATCH` lines) is read at most half the time: after each such batch, once
-    ``drained`` returns (whoever reads ``take``'s lines has taken them all), the pump sleeps as
-    long as the batch took to handle, at most :data:`MAX_PAUSE`.  So however much one engine
-    writes, the work its output makes (here and wherever its lines are parsed) comes in short
-    bursts, between which the host's other threads get the interpreter at once, and the engine
-    waits, blocked on its full pipe.  An engine that writes less is read as it writes.
+    than :data:`BATCH` lines) is paced: after each such batch, once ``drained`` returns (whoever
+    reads ``take``'s lines has taken them all), the pump sleeps as long as the batch took to
+    handle (at most :data:`MAX_PAUSE`).  So however much one engine writes, the work its output
+    makes (here and wherever its lines are parsed) comes in short bursts, between which the
+    host's other threads get the interpreter at once, while the engine waits, blocked on its
+    full pipe.  An engine that writes less than that is read as it writes, without pauses.
     """
 
     def __init__(self, fd: int, take: Callable[[list[str], float], None], overlong: Callable[[str], bool],
