@@ -7,7 +7,10 @@ and still time an answer from the moment it came in.
 :class:`ProcessTransport` runs the engine in its own process group (session), with one reader
 thread per output stream.  Output is read in lines of at most :data:`MAX_LINE` bytes (a longer
 stdout line is a protocol fault, :class:`LineTooLongError`), and at most :data:`QUEUE_BYTES`
-of it waits unread, so no engine can make its host's memory grow without bound.
+of it waits unread, so no engine can make its host's memory grow without bound.  An engine that
+writes faster than it is read is read in paced batches (:class:`_Pump`), so that the work its
+output makes never holds the interpreter for long: the host's other threads (other engines'
+readers, other games) run, and time the answers of their engines, as if it were quiet.
 
 On Linux each engine runs under a guard process (:mod:`protocol.guard`): a child subreaper that
 kills every process of the engine's tree (helpers in new sessions or process groups, children
@@ -25,7 +28,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import queue
 import select
 import signal
 import subprocess
@@ -54,6 +56,16 @@ QUEUE_BYTES = 4 << 20
 QUEUE_LINES = 10_000
 """How much of an engine's output may wait unread.  Beyond that the reader stops reading, so
 the engine blocks on its own full pipe: whatever it writes, the host's memory stays bounded."""
+
+CHUNK = 4096
+"""The most bytes of an engine's output read at once.  A read that fills it means the engine
+writes faster than it is read: its reader then paces itself (see :class:`_Pump`)."""
+
+BATCH = 64
+"""The most lines of an engine's output handed on at once: more, and the reader paces itself."""
+
+MAX_PAUSE = 0.02
+"""The longest pause (seconds) a flooding engine's reader makes between two batches."""
 
 # Process groups of engines started here, and guard processes, not yet known to be gone
 # (dicts keep insertion order and their single-key operations are atomic: kill_all relies on it).
@@ -145,50 +157,58 @@ _OVERLONG = object()  # queued in place of a line longer than MAX_LINE
 class _LineQueue:
     """Output lines with arrival times; sticky end of output.
 
-    ``bounded``: :meth:`put` blocks while :data:`QUEUE_LINES` lines or :data:`QUEUE_BYTES`
-    characters wait (the end of output always goes in), until :meth:`close` drops every
-    later line.
+    ``bounded``: a :meth:`put` that would make more than :data:`QUEUE_LINES` lines or
+    :data:`QUEUE_BYTES` characters wait blocks until every waiting line has been taken (the end
+    of output always goes in); after :meth:`close` every later line is dropped.
     """
 
     def __init__(self, bounded: bool = False) -> None:
-        self._queue: queue.SimpleQueue[tuple[object, float]] = queue.SimpleQueue()
+        self._items: deque[tuple[object, float]] = deque()
         self._bounded = bounded
-        self._lines = 0  # waiting, when bounded
-        self._size = 0
+        self._size = 0  # characters waiting, when bounded
         self._closed = False
-        self._room = threading.Condition(threading.Lock())
+        lock = threading.Lock()
+        self._arrived = threading.Condition(lock)  # a line is waiting
+        self._emptied = threading.Condition(lock)  # every line was taken, or the queue was closed
         self._end: tuple[object, float] | None = None
 
-    def put(self, line: object) -> None:
-        if self._bounded and line is not EndOfOutput:
-            cost = len(line) if isinstance(line, str) else 0
-            with self._room:
-                while (not self._closed and self._lines
-                       and (self._lines >= QUEUE_LINES or self._size + cost > QUEUE_BYTES)):
-                    self._room.wait()
+    def put(self, lines: Sequence[object], arrival: float | None = None) -> None:
+        """Queue ``lines``, which arrived at ``arrival`` (``time.monotonic()``; None: now)."""
+        if not lines:
+            return
+        with self._arrived:
+            if self._bounded and lines[-1] is not EndOfOutput:
+                cost = sum(len(line) for line in lines if isinstance(line, str))
+                self._emptied.wait_for(lambda: self._closed or not self._items or (
+                    len(self._items) + len(lines) <= QUEUE_LINES and self._size + cost <= QUEUE_BYTES))
                 if self._closed:
                     return
-                self._lines += 1
                 self._size += cost
-        self._queue.put((line, time.monotonic()))
+            stamp = time.monotonic() if arrival is None else arrival
+            self._items.extend((line, stamp) for line in lines)
+            self._arrived.notify()
+
+    def drained(self) -> None:
+        """Wait until every queued line has been taken (or the queue was closed)."""
+        with self._emptied:
+            self._emptied.wait_for(lambda: self._closed or not self._items)
 
     def close(self) -> None:
-        """Take no more lines; wake a blocked :meth:`put`."""
-        with self._room:
+        """Take no more lines; wake a blocked :meth:`put` or :meth:`drained`."""
+        with self._emptied:
             self._closed = True
-            self._room.notify_all()
+            self._emptied.notify_all()
 
     def get(self, timeout: float | None) -> tuple[str | None, float]:
         if self._end is None:
-            try:
-                item = self._queue.get(timeout=timeout)
-            except queue.Empty:
-                raise TimeoutError from None
-            if self._bounded and item[0] is not EndOfOutput:
-                with self._room:
-                    self._lines -= 1
-                    self._size -= len(item[0]) if isinstance(item[0], str) else 0
-                    self._room.notify()
+            with self._arrived:
+                if not self._items and not self._arrived.wait_for(lambda: self._items, timeout):
+                    raise TimeoutError
+                item = self._items.popleft()
+                if self._bounded and isinstance(item[0], str):
+                    self._size -= len(item[0])
+                if not self._items:
+                    self._emptied.notify()
             if item[0] is not EndOfOutput and item[0] is not _OVERLONG:
                 return item  # type: ignore[return-value]
             self._end = item
@@ -197,22 +217,100 @@ class _LineQueue:
         return self._end  # type: ignore[return-value]
 
 
-def _pump(stream: IO[bytes], take: Callable[[str], None], overlong: Callable[[str], bool]) -> None:
-    """Hand each line of ``stream`` (decoded, without line ending) to ``take`` until it ends.
+def _decode(data: bytes | bytearray) -> list[str]:
+    """The lines of ``data`` (lines joined by line feeds, the last one's left off), decoded."""
+    text = data.decode("utf-8", "replace")
+    lines = text.split("\n")
+    return [line.rstrip("\r") for line in lines] if "\r" in text else lines
+
+
+class _Pump:
+    """Reads one output stream of an engine (``fd``) until it ends, and hands its lines (decoded,
+    without line endings) to ``take``, the lines of one read at a time (at most :data:`BATCH`)
+    with the time that read returned.
 
     A line longer than :data:`MAX_LINE` goes, cut there, to ``overlong`` instead; it returns
-    whether to go on reading (the rest of that line is then skipped)."""
-    try:
-        while raw := stream.readline(MAX_LINE + 1):
-            if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-                if not overlong(raw[:MAX_LINE].decode("utf-8", "replace")):
+    whether to go on reading (the rest of that line is then skipped).
+
+    An engine that writes faster than it is read (a read fills :data:`CHUNK`, or completes more
+    than :data:`BATCH` lines) is paced: after each such batch, once ``drained`` returns (whoever
+    reads ``take``'s lines has taken them all), the pump sleeps as long as the batch took to
+    handle (at most :data:`MAX_PAUSE`).  So however much one engine writes, the work its output
+    makes (here and wherever its lines are parsed) comes in short bursts, between which the
+    host's other threads get the interpreter at once, while the engine waits, blocked on its
+    full pipe.  An engine that writes less than that is read as it writes, without pauses.
+    """
+
+    def __init__(self, fd: int, take: Callable[[list[str], float], None], overlong: Callable[[str], bool],
+                 drained: Callable[[], None] = lambda: None) -> None:
+        self.fd = fd
+        self.take = take
+        self.overlong = overlong
+        self.drained = drained
+        self.began = 0.0  # when the work on the current batch began
+
+    def run(self) -> None:
+        pending = bytearray()  # the start of a line whose end has not been read yet
+        skipping = False  # through the rest of an overlong line
+        while True:
+            try:
+                chunk = os.read(self.fd, CHUNK)
+            except OSError:  # the pipe was closed under us
+                return
+            arrival = self.began = time.monotonic()
+            if not chunk:
+                break
+            start = 0
+            if skipping:
+                start = chunk.find(b"\n") + 1
+                skipping = start == 0
+            cut = chunk.rfind(b"\n")
+            if skipping:
+                pass
+            elif cut < start:  # no line ends in this chunk
+                pending += chunk[start:]
+                if len(pending) > MAX_LINE:
+                    if not self.overlong(pending[:MAX_LINE].decode("utf-8", "replace")):
+                        return
+                    pending.clear()
+                    skipping = True
+            else:
+                pending += chunk[start:cut]
+                complete, pending = pending, bytearray(chunk[cut + 1:])
+                if len(complete) <= MAX_LINE:
+                    self.hand(_decode(complete), arrival)
+                elif not self.hand_long(complete, arrival):
                     return
-                while (rest := stream.readline(MAX_LINE)) and not rest.endswith(b"\n"):
-                    pass
+            if len(chunk) == CHUNK:
+                self.pause()
+        if pending and not skipping:
+            self.take(_decode(pending), arrival)
+
+    def hand(self, lines: list[str], arrival: float) -> None:
+        for first in range(0, len(lines), BATCH):
+            if first:
+                self.pause()
+            self.take(lines[first:first + BATCH], arrival)
+
+    def hand_long(self, complete: bytearray, arrival: float) -> bool:
+        """:meth:`hand` for lines some of which may be overlong; whether to go on reading."""
+        lines: list[str] = []
+        for raw in complete.split(b"\n"):
+            if len(raw) <= MAX_LINE:
+                lines += _decode(raw)
                 continue
-            take(raw.decode("utf-8", "replace").rstrip("\r\n"))
-    except (OSError, ValueError):  # the pipe was closed under us
-        pass
+            self.hand(lines, arrival)
+            lines = []
+            if not self.overlong(raw[:MAX_LINE].decode("utf-8", "replace")):
+                return False
+        self.hand(lines, arrival)
+        return True
+
+    def pause(self) -> None:
+        """The pause after a batch of a flood: as long as it took to handle, once it is taken."""
+        self.drained()
+        time.sleep(min(time.monotonic() - self.began, MAX_PAUSE))
+        self.began = time.monotonic()
 
 
 def _read_report(fd: int, timeout: float) -> str:
@@ -305,28 +403,30 @@ class ProcessTransport(Transport):
         raise OSError(number, os.strerror(number) if number else "the engine's guard process failed")
 
     def _read_stdout(self, stream: IO[bytes], log: LogFunction) -> None:
-        def take(line: str) -> None:
-            self._lines.put(line)
-            log("<", line)
+        def take(lines: list[str], arrival: float) -> None:
+            self._lines.put(lines, arrival)
+            for line in lines:
+                log("<", line)
 
         def overlong(start: str) -> bool:
             log("<", f"{start[:200]}... (cut: longer than {MAX_LINE} bytes)")
-            self._lines.put(_OVERLONG)
+            self._lines.put([_OVERLONG])
             return False
         try:
-            _pump(stream, take, overlong)
+            _Pump(stream.fileno(), take, overlong, self._lines.drained).run()
         finally:
-            self._lines.put(EndOfOutput)
+            self._lines.put([EndOfOutput])
 
     def _read_stderr(self, stream: IO[bytes], log: LogFunction) -> None:
-        def take(line: str) -> None:
-            self._stderr_tail.append(line)
-            log("!", line)
+        def take(lines: list[str], arrival: float) -> None:
+            self._stderr_tail.append(lines[-1])
+            for line in lines:
+                log("!", line)
 
         def overlong(start: str) -> bool:
-            take(start)
+            take([start], 0.0)
             return True
-        _pump(stream, take, overlong)
+        _Pump(stream.fileno(), take, overlong).run()
 
     def send(self, line: str) -> None:
         process = self._process
@@ -434,8 +534,8 @@ class MemoryTransport(Transport):
         with self._lock:
             if self._exited.is_set():
                 return
+            self._lines.put(lines)
             for line in lines:
-                self._lines.put(line)
                 if self._log is not None:
                     self._log("<", line)
 
@@ -446,7 +546,7 @@ class MemoryTransport(Transport):
                 return
             self._returncode = returncode
             self._exited.set()
-            self._lines.put(EndOfOutput)
+            self._lines.put([EndOfOutput])
 
     def send(self, line: str) -> None:
         if self._exited.is_set():

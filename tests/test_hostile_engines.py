@@ -31,6 +31,9 @@ from protocol.client import MAX_INFOS, HandshakeError, ProtocolViolation
 from protocol.transport import GUARDED, ProcessTransport
 
 ENGINES = Path(__file__).parent / "engines"
+sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
+from flood_bench import neighbour_times, percentile  # noqa: E402  (the benchmark, run small)
+
 HOSTILE = str(ENGINES / "hostile_engine.py")
 TOY = str(ENGINES / "toy_engine.py")
 ROOT = str(Path(__file__).parent.parent)
@@ -117,6 +120,19 @@ def test_many_info_lines_are_read_but_only_the_last_are_kept() -> None:
 def test_a_stderr_flood_costs_nothing() -> None:
     records = play(hostile("bad", "--flood-stderr", limits=SearchLimits(depth=1)), toy("good", SearchLimits(depth=1)))
     assert all(record.termination is Termination.NORMAL for record in records)
+
+
+def test_a_flood_costs_the_engines_of_the_other_games_no_clock_time() -> None:
+    """The games of two engines answering at once, two at a time, beside a game whose engine
+    floods ``info`` lines (benchmarks/flood_bench.py, small): the moves their clocks were
+    charged stay as short as beside a quiet game.  The 95th percentile, not the worst move,
+    so that a stall of the shared machine cannot fail it: before the readers paced a flood,
+    one move in ten or more waited an interpreter switch interval (5 ms) or longer."""
+    times: dict[bool, list[float]] = {False: [], True: []}
+    for flood in (False, True, False, True):  # alternating: the machine's speed drifts
+        times[flood] += neighbour_times("--flood-info" if flood else None, games=8, neighbours=2)[0]
+    quiet, flooded = (1000 * percentile(times[flood], 0.95) for flood in (False, True))
+    assert flooded < 2 * quiet + 2, f"95th percentile {flooded:.2f} ms beside a flood, {quiet:.2f} ms without"
 
 
 # -- answers out of turn -------------------------------------------------------------------
