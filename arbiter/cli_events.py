@@ -41,6 +41,7 @@ from .event import FORMATS, EventConfig, EventStore, GameOutcome, is_event_file
 from .files import check_log_directory, check_outputs, replace_text_chunks
 from .formats import DYNAMIC_FORMATS, event_file_plan, knockout_rounds
 from .formats import openings_needed as stage_openings_needed
+from .game import SetupError
 from .live import LIVE_SUFFIX, check_live_file
 from .pgn import format_game, read_pgn_file
 from .ratings import RatingError, fit_ratings
@@ -151,16 +152,19 @@ def resume_command(db_path: str, concurrency: int | None, cluster: str | None, l
 def run_event(store: EventStore, concurrency: int | None, *, created: bool, cluster: str | None = None) -> int:
     """Play ``store``'s event with signal handling; prints the summary; the exit status.
 
-    When the very first run of an event fails before any game is recorded (an engine that
-    cannot be set up as asked), the new database is removed, so the same command can be
-    given again once fixed.  ``cluster`` overrides where the event was played (``""``: locally)."""
+    When the very first run of an event fails before it got going (no game finished, and none
+    handed out or its engines cannot be set up as asked), the new database is removed, so the
+    same command can be given again once fixed; a database that holds a started event is
+    kept, for ``resume``.  ``cluster`` overrides where the event was played (``""``: locally)."""
+    tournament: Tournament | None = None
     try:
         tournament = Tournament(store, sys.stdout, sys.stderr, tty=sys.stdout.isatty(), concurrency=concurrency,
                                 cluster=cluster)
         outcome = run_interruptible(tournament.run, tournament.interrupt)
         summary = tournament.summary()
-    except ArbiterError:
-        unplayed = created and not store.finished()
+    except ArbiterError as error:
+        untouched = tournament is None or tournament.games_started == 0 or isinstance(error, SetupError)
+        unplayed = created and untouched and not store.finished()
         store.close()
         if unplayed:
             _remove_database(store.path)

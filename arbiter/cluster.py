@@ -11,10 +11,16 @@ Arbiter side
     workers have threads (``dask worker --nthreads K``), so a worker plays at most K games at
     a time and a stop (an SPRT decision, an engine that may not be restarted) leaves only the
     games already running to finish, as locally.  ``--concurrency`` does not apply.  A game
-    is reported once, by its number: a worker that dies mid-game loses nothing, because the
-    scheduler gives its task to another worker and only the task's one result counts.  When
-    the scheduler is lost, the pool stops (``stop_reason`` says so, in one line); the games
-    committed so far stay, and ``resume`` finishes the event, on a cluster or locally.
+    is reported once, by its number, and its result is released as soon as it is taken (a
+    worker lost afterwards costs no replay).  A worker that dies or closes mid-game loses
+    nothing: the scheduler gives its task to another worker (the scheduler's ``remove-worker``
+    events tell the arbiter), and a game that comes back void (below) is submitted again; a
+    game lost :data:`MAX_LOSSES` times stops the pool.  Workers may come and go: games never
+    wait on a worker that is gone.  Any number of events (arbiters) may share one cluster:
+    each has its own task keys, and none disturbs the engines of another.  When the scheduler
+    is lost, the pool stops (``stop_reason`` says so, in one line); the games committed so far
+    stay, and ``resume`` finishes the event, on a cluster or locally.  An address where no
+    Dask scheduler answers is one line within seconds (:func:`_probe`).
 
 Worker side
     :func:`play_on_worker` runs in a worker thread.  Each thread keeps its engine processes
@@ -23,8 +29,11 @@ Worker side
     kills them when the worker closes.  The engine's program is looked up on the worker, in
     the engine's directory if the worker's machine has it (else in the worker's own); if it
     cannot be found there, the game is not played on that worker: the arbiter reports the
-    worker and the reason once, and sends that worker no more games.  Each record names where
-    it was played in its ``Site`` tag, ``<host>:<pid>`` of the worker process.
+    worker and the reason once, and sends that worker no more games.  A game during which the
+    worker process stood still (:class:`_Heartbeat`) or began to close comes back void, to be
+    played again: the referee's clocks, or the engines it lost, were not the engines' doing.
+    Each record names where it was played in its ``Site`` tag, ``<host>:<pid>`` of the worker
+    process.
 """
 
 from __future__ import annotations
@@ -35,10 +44,11 @@ import logging
 import os
 import queue
 import socket
+import struct
 import threading
 import time
 import uuid
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator
@@ -52,6 +62,8 @@ from .runner import EngineLogs, GamePool
 
 try:
     import distributed
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.core import Status
     from distributed.diagnostics.plugin import WorkerPlugin
 except ImportError:  # the extra is not installed: say so when --cluster is used
     distributed = None  # type: ignore[assignment]
@@ -59,7 +71,12 @@ except ImportError:  # the extra is not installed: say so when --cluster is used
 
 INSTALL_HINT = "--cluster needs Dask's distributed package: pip install 'dipole-engine[cluster]'"
 PLUGIN_NAME = "dipole-arbiter-engines"
-CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler at the start
+CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler at the start (it may be starting itself)
+ANSWER_TIMEOUT = 5.0  # seconds a server that accepted the connection has to greet us as Dask does
+GREETING_LIMIT = 1 << 16  # bytes: Dask's greeting is a few dozen; a bigger claim is not Dask speaking
+MAX_LOSSES = 3  # times a game may be lost (its worker died, closed or froze mid-game) before the event stops
+FROZEN_LIMIT = 1.0  # seconds a worker process may stand still before its games in progress are void
+HEARTBEAT = 0.1  # seconds between the beats of the worker's freeze detector
 PREFETCH = 2  # games handed to the cluster per worker thread: the one it plays, the next one
 SLOTS_PER_THREAD = 32  # engine processes a worker thread keeps warm at most (least recently used go first)
 
@@ -91,7 +108,9 @@ class GameOutcome:
     ``site`` is ``<host>:<pid>`` of the worker process, ``worker`` its Dask address.
     ``record`` is None when the game was not played there: ``cannot_start`` (an engine's
     program is missing on this worker) or ``stopped`` (an engine of the game crashed or exited
-    since its last game and may not be restarted: its name and why).  ``notes`` are the game's
+    since its last game and may not be restarted: its name and why), or when it was played
+    but does not count: ``replay`` says why (the worker process was frozen, or closed, during
+    the game, so what the referee measured is not the engines' doing).  ``notes`` are the game's
     incidents, ``broken`` the engines that crashed in it (name, why), ``log`` the engines' I/O
     when ``--log`` is on (name, stamp, dir, line).
     """
@@ -104,6 +123,7 @@ class GameOutcome:
     cannot_start: str | None = None
     stopped: tuple[str, str] | None = None
     log: tuple[tuple[str, str, str, str], ...] = ()
+    replay: str | None = None
 
 
 # -- the worker side ------------------------------------------------------------------------------
@@ -134,6 +154,13 @@ class _ThreadEngines:
 
         return log
 
+    def drop(self, slot: EngineSlot) -> None:
+        """Kill ``slot``'s engine and forget it: the next game starts a fresh one."""
+        slot.discard()
+        for key, kept in list(self.slots.items()):
+            if kept is slot:
+                del self.slots[key]
+
     def kill_all(self) -> None:
         for slot in list(self.slots.values()):
             slot.discard()
@@ -142,6 +169,52 @@ class _ThreadEngines:
 
 _threads: dict[int, _ThreadEngines] = {}  # thread ident -> its engines (each thread touches only its own)
 _threads_lock = threading.Lock()
+_closing = threading.Event()  # set once this worker closes: its engines are killed, games in progress are void
+
+
+class _Heartbeat:
+    """Notices that this worker process itself stood still (SIGSTOP, a paused VM, heavy
+    swapping): a thread wakes every :data:`HEARTBEAT` seconds and keeps each gap between two
+    wake-ups longer than :data:`FROZEN_LIMIT`.  The engines are processes of their own and go
+    on running through such a freeze, so the time the referee measures across it is not the
+    engines' time; an engine that is merely slow never stops this thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last = time.monotonic()
+        self._gaps: deque[tuple[float, float]] = deque(maxlen=64)  # (when it ended, how long), newest last
+        threading.Thread(target=self._beat, name="dipole-heartbeat", daemon=True).start()
+
+    def _beat(self) -> None:
+        while True:
+            time.sleep(HEARTBEAT)
+            now = time.monotonic()
+            with self._lock:
+                if now - self._last > FROZEN_LIMIT:
+                    self._gaps.append((now, now - self._last))
+                self._last = now
+
+    def frozen_since(self, start: float) -> float:
+        """The longest freeze of this process that ended after ``start`` (monotonic seconds),
+        counting one that is ending now (the beat has not run since the process resumed); 0.0
+        if none was longer than :data:`FROZEN_LIMIT`."""
+        now = time.monotonic()
+        with self._lock:
+            ongoing = now - self._last
+            longest = max((length for end, length in self._gaps if end > start), default=0.0)
+        return max(longest, ongoing if ongoing > FROZEN_LIMIT else 0.0)
+
+
+_heartbeat: _Heartbeat | None = None
+
+
+def _watch() -> _Heartbeat:
+    """This process's heartbeat, started with its first game."""
+    global _heartbeat
+    with _threads_lock:
+        if _heartbeat is None:
+            _heartbeat = _Heartbeat()
+        return _heartbeat
 
 
 def _site() -> str:
@@ -189,10 +262,25 @@ def play_on_worker(task: GameTask) -> GameOutcome:
     engines.log_lines = [] if task.log else None
     topic = task.live_topic
     live = None if topic is None else LiveProxy(lambda event: dask_worker.log_event(topic, event))
+    heartbeat, began, before = _watch(), time.monotonic(), len(notes)
+    record: GameRecord | None = None
     try:
         record = play_game(job, white, black, task.settings, notes.append, live)
+    except Exception:
+        if not _closing.is_set():
+            raise
+        # else the closing worker took the engines from under the referee: the game is void
     finally:
         log, engines.log_lines = tuple(engines.log_lines or ()), None
+    frozen = heartbeat.frozen_since(began)
+    if record is None or frozen or _closing.is_set():
+        # The engines' failures in this game (a time loss, a stall, a kill) are the worker's doing:
+        # the game is void, its incidents are not passed on, and its engines start afresh.
+        for slot in (white, black):
+            engines.drop(slot)
+        why = ("the worker closed during the game" if _closing.is_set()
+               else f"the worker process was frozen for {frozen:.1f} s during the game")
+        return GameOutcome(site, worker, None, tuple(notes[:before]), log=log, replay=why)
     broken = tuple((slot.spec.name, slot.failure) for slot in (white, black) if slot.broken)
     return GameOutcome(site, worker, dataclasses.replace(record, site=site), tuple(notes), broken, log=log)
 
@@ -208,23 +296,33 @@ def kill_worker_engines() -> None:
 
 class EnginesPlugin(WorkerPlugin):  # type: ignore[misc, valid-type]
     """Registered on every worker (and every worker that joins later): when the worker closes,
-    its engines are killed.  (A worker killed outright takes them along by the parent-death
-    signal each engine is started with.)"""
+    its engines are killed, and the games it was playing come back void (see
+    :func:`play_on_worker`).  (A worker killed outright takes them along by the parent-death
+    signal each engine is started with.)
+
+    Every event registers it, under one name; ``idempotent`` makes the scheduler keep the one
+    already there, so an event that joins never tears down (and kills the engines of) the
+    events already playing.  A teardown while the worker is not closing (a client that replaced
+    the plugin all the same) kills nothing either."""
 
     name = PLUGIN_NAME
+    idempotent = True
 
     def teardown(self, worker: Any) -> None:
-        kill_worker_engines()
+        if worker.status in (Status.closing, Status.closed):
+            _closing.set()
+            kill_worker_engines()
 
 
 # -- the arbiter side -----------------------------------------------------------------------------
 
 class _Submitted:
-    """A game handed to the cluster: its job, the workers it may go to (None: any), its future."""
+    """A game handed to the cluster: its job, how many times it was lost so far (its worker
+    died, closed or froze while it had the game), its future."""
 
-    def __init__(self, job: GameJob, workers: list[str] | None) -> None:
+    def __init__(self, job: GameJob, losses: int = 0) -> None:
         self.job = job
-        self.workers = workers
+        self.losses = losses
         self.future: Any = None
 
 
@@ -304,14 +402,17 @@ class ClusterPool(GamePool):
         self._announce = announce
         self._client: Any = None
         self._run = uuid.uuid4().hex[:12]
-        # ("job", GameJob), ("end", None), ("error", exception) from the feeder; ("done", future)
+        self._prefix = f"dipole-game-{self._run}-"  # every task key of this run begins so
+        # ("job", GameJob), ("end", None), ("error", exception) from the feeder; ("done", future);
+        # ("lost", (worker, keys)) when a worker left the cluster while it had games of this run
         self._events: queue.Queue[tuple[str, Any]] = queue.Queue()
         self._running: dict[str, _Submitted] = {}  # task key -> game
         self._reported: set[int] = set()
         self._excluded: dict[str, str] = {}  # worker address -> why it cannot play this event
+        self._usable: list[str] = []  # the workers not excluded, as last looked up
         self._threads_checked = 0.0
         self._threads = 1
-        self._no_workers_said = False  # told the user that no worker is there (until one is)
+        self._waiting_said = ""  # the line last said about games waiting for a worker ("": none wait)
         self._relay: LiveRelay | None = None  # the workers' live events, when self.live is set
         self._live_jobs: dict[int, GameJob] = {}  # games started and not yet over, by number
 
@@ -338,15 +439,15 @@ class ClusterPool(GamePool):
               on_finish: Callable[[GameRecord], None]) -> None:
         """Hand out games while there is room, take their results as they come, until the jobs
         run out (or the pool stops) and no game is left running."""
-        retry: list[_Submitted] = []
+        waiting: list[_Submitted] = []  # games to hand out again, or that no worker may play yet
         feeding = True
         while True:
             if not self._stopping():
                 capacity = self._capacity()
-                while retry and len(self._running) < capacity:
-                    self._submit(retry.pop(0))
-                feeder.ask(capacity - len(self._running) - len(retry))
-            if not self._running and (self._stopping() or (not feeding and not retry)):
+                while waiting and len(self._running) < capacity and self._submit(waiting[0]):
+                    waiting.pop(0)
+                feeder.ask(capacity - len(self._running) - len(waiting))
+            if not self._running and (self._stopping() or (not feeding and not waiting)):
                 return
             try:
                 kind, value = self._events.get(timeout=0.5)
@@ -363,11 +464,15 @@ class ClusterPool(GamePool):
                         continue
                     on_start(value)
                     self._live_jobs[value.number] = value
-                self._submit(_Submitted(value, None))
+                submitted = _Submitted(value)
+                if not self._submit(submitted):
+                    waiting.append(submitted)
+            elif kind == "lost":
+                self._lost(*value)
             elif (ended := self._running.pop(value.key, None)) is not None:
                 again = self._finished(value, ended, on_finish)
                 if again is not None:
-                    retry.append(again)
+                    waiting.append(again)
 
     def settle(self, timeout: float = 3.0) -> None:
         """After :meth:`interrupt`: withdraw the games still queued or running and disconnect.
@@ -393,9 +498,10 @@ class ClusterPool(GamePool):
     # -- connecting -------------------------------------------------------------------------------
     def _connect(self) -> None:
         _quiet_dask_logging()
+        _probe(self.address)
         try:
             self._client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT, set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as error:
+        except Exception as error:  # noqa: BLE001  (whatever went wrong, one line)
             raise ArbiterError(f"cannot reach the Dask scheduler at {self.address}: {_one_line(error)}") from None
         try:
             self._client.register_plugin(EnginesPlugin(), name=PLUGIN_NAME)
@@ -403,6 +509,10 @@ class ClusterPool(GamePool):
             self.close()
             raise ArbiterError(f"the Dask workers at {self.address} cannot run the arbiter ({_one_line(error)}); "
                                f"install dipole-engine[cluster] on every worker") from None
+        try:  # the scheduler's own events: which worker left with which tasks (see _lost)
+            self._client.subscribe_topic("all", self._scheduler_event)
+        except Exception:  # noqa: BLE001  (then Dask's allowed-failures alone bounds a game's losses)
+            pass
         if self.live is not None:  # the games' live events come back under the run's own topic
             self._relay = LiveRelay(self.live, self._live_jobs.get)
             try:
@@ -410,18 +520,27 @@ class ClusterPool(GamePool):
             except Exception:  # noqa: BLE001  (no live view then; the games are played all the same)
                 self._relay.close()
                 self._relay = None
-        workers = self._usable_workers()
+        workers = self._scheduler_workers()
+        self._usable = list(workers)
         threads = sum(workers.values())
-        self._no_workers_said = not workers
+        self._waiting_said = self._waiting_line(workers)
         self._announce(f"Cluster: {self.address}, {len(workers)} worker{'s' if len(workers) != 1 else ''}, "
                        f"{threads} thread{'s' if threads != 1 else ''}"
                        + ("" if workers else "; waiting for workers to join"))
 
-    def _usable_workers(self) -> dict[str, int]:
-        """Each worker's address and threads, those this event may use."""
+    def _scheduler_workers(self) -> dict[str, int]:
+        """Each worker's address and threads."""
         info = self._client.scheduler_info(n_workers=-1) if self._client is not None else {}
-        return {address: worker.get("nthreads", 1) for address, worker in info.get("workers", {}).items()
-                if address not in self._excluded}
+        return {address: worker.get("nthreads", 1) for address, worker in info.get("workers", {}).items()}
+
+    def _waiting_line(self, workers: dict[str, int]) -> str:
+        """What to tell the user when no worker may play this event's games ("" when one may)."""
+        if not workers:
+            return f"no worker is connected to the Dask scheduler at {self.address}; the games wait for one to join"
+        if not self._usable:
+            return (f"no worker connected to the Dask scheduler at {self.address} can play this event's games "
+                    f"(see above); the games wait for one that can")
+        return ""
 
     def _capacity(self) -> int:
         """Games handed to the cluster at once: one running and one waiting per thread of the
@@ -431,28 +550,80 @@ class ClusterPool(GamePool):
         if now - self._threads_checked > 1.0:
             self._threads_checked = now
             try:
-                threads = sum(self._usable_workers().values())
+                workers = self._scheduler_workers()
             except Exception:  # noqa: BLE001  (the scheduler is going: the next result will say so)
                 return PREFETCH * self._threads
-            if threads == 0 and not self._no_workers_said:
-                self.notify(f"no worker is connected to the Dask scheduler at {self.address}; "
-                            f"the games wait for one to join")
-            self._no_workers_said = threads == 0
-            self._threads = max(1, threads)
+            self._usable = [address for address in workers if address not in self._excluded]
+            line = self._waiting_line(workers)
+            if line and line != self._waiting_said:
+                self.notify(line)
+            self._waiting_said = line
+            self._threads = max(1, sum(workers[address] for address in self._usable))
         return PREFETCH * self._threads
 
-    def _submit(self, submitted: _Submitted) -> None:
+    def _submit(self, submitted: _Submitted) -> bool:
+        """Hand a game to the cluster; False when no worker may play it now (it waits).
+
+        Once a worker was found unable to play this event, games go to the others (as last
+        looked up); should those all leave, Dask may give a game to any worker, and one that
+        cannot play it says so again (see :meth:`_exclude`): a game is never bound to workers
+        that are gone."""
+        workers: list[str] | None = None
+        if self._excluded:
+            if not self._usable:
+                return False
+            workers = self._usable
         job = submitted.job
         task = GameTask(job, self.variant, self.settings, self.recover, self.logs is not None,
                         None if self._relay is None else topic_name(self._run))
-        key = f"dipole-game-{self._run}-{job.number}-{uuid.uuid4().hex[:6]}"
+        key = f"{self._prefix}{job.number}-{uuid.uuid4().hex[:6]}"
         future = self._client.submit(play_on_worker, task, key=key, pure=False, priority=-job.number,
-                                     workers=submitted.workers, allow_other_workers=False)
+                                     workers=workers, allow_other_workers=workers is not None)
         submitted.future = future
         self._running[key] = submitted
         future.add_done_callback(lambda done: self._events.put(("done", done)))
+        return True
 
     # -- results ----------------------------------------------------------------------------------
+    def _scheduler_event(self, event: tuple[float, Any]) -> None:
+        """Dask's handler for the scheduler's topic ``all`` (on the client's event loop: it only
+        queues): a worker that left unexpectedly (died, was killed, closed) with games of this
+        run.  Dask counts the same (``allowed-failures``) and plays them again elsewhere."""
+        message = event[1]
+        if isinstance(message, dict) and message.get("action") == "remove-worker" and not message.get("expected"):
+            keys = [key for key in message.get("processing-tasks") or ()
+                    if isinstance(key, str) and key.startswith(self._prefix)]
+            if keys:
+                self._events.put(("lost", (str(message.get("worker")), keys)))
+
+    def _lost(self, worker: str, keys: list[str]) -> None:
+        """``worker`` left with these games: each is lost once more; one lost too often stops the event."""
+        again = []
+        for key in keys:
+            submitted = self._running.get(key)
+            if submitted is None:
+                continue
+            submitted.losses += 1
+            if submitted.losses >= MAX_LOSSES:
+                self._give_up(key, submitted)
+            else:
+                again.append(submitted.job.number)
+        if again and not self._stopping():
+            numbers = ", ".join(map(str, sorted(again)))
+            self.notify(f"the Dask worker {worker} left the cluster with game{'s' if len(again) > 1 else ''} "
+                        f"{numbers} of this event; {'they are' if len(again) > 1 else 'it is'} played again")
+
+    def _give_up(self, key: str, submitted: _Submitted) -> None:
+        """Game ``submitted`` was lost :data:`MAX_LOSSES` times: withdraw it and stop the event."""
+        self._running.pop(key, None)
+        if self._client is not None and submitted.future is not None:
+            try:
+                self._client.cancel([submitted.future], force=True)
+            except Exception:  # noqa: BLE001  (a scheduler already gone: nothing to withdraw)
+                pass
+        self.request_stop(f"game {submitted.job.number} was lost {submitted.losses} times (the worker playing it died, "
+                          f"closed or froze each time); see the workers' logs")
+
     def _finished(self, future: Any, submitted: _Submitted,
                   on_finish: Callable[[GameRecord], None]) -> _Submitted | None:
         """Handle one task's end; a game to submit again, if any."""
@@ -464,25 +635,34 @@ class ClusterPool(GamePool):
             return None
         if future.status == "error":
             error = future.exception()
-            if isinstance(error, distributed.KilledWorker):
+            if isinstance(error, distributed.KilledWorker):  # the scheduler allows fewer losses than MAX_LOSSES
                 self.request_stop(f"game {job.number}: the workers that played it died, too many times "
-                                  f"(Dask's distributed.scheduler.allowed-failures); see the workers' logs")
+                                  f"(the scheduler's distributed.scheduler.allowed-failures); see the workers' logs")
                 return None
             if isinstance(error, SetupError):  # as locally: the engine cannot be set up as asked
                 raise SetupError(str(error))
             raise ArbiterError(f"the Dask workers at {self.address} cannot play game {job.number}: "
                                f"{type(error).__name__}: {_one_line(error)}")
         outcome: GameOutcome = future.result()
+        future.release()  # taken: a worker that leaves now takes nothing Dask would play again
         if self.logs is not None:
             for name, stamp, direction, line in outcome.log:
                 self.logs.append(name, outcome.site, stamp, direction, line)
         for note in outcome.notes:
             self.notify(f"worker {outcome.site}: {note}")
         if outcome.cannot_start is not None:
-            return self._exclude(future, submitted, outcome)
+            return self._exclude(submitted, outcome)
         if outcome.stopped is not None:
             self._engine_gone(*outcome.stopped)
             return None
+        if outcome.replay is not None:
+            submitted.losses += 1
+            if submitted.losses >= MAX_LOSSES:
+                self._give_up(future.key, submitted)
+                return None
+            self.notify(f"worker {outcome.site}: game {job.number} does not count: {outcome.replay}; "
+                        f"it is played again")
+            return _Submitted(job, submitted.losses)
         record = outcome.record
         assert record is not None
         with self._report_lock:
@@ -503,20 +683,63 @@ class ClusterPool(GamePool):
         self.request_stop(f"engine {name!r} can no longer play ({failure}); "
                           f"use --recover to restart crashed engines and go on")
 
-    def _exclude(self, future: Any, submitted: _Submitted, outcome: GameOutcome) -> _Submitted | None:
-        """The game's engine cannot start on that worker: say so once, and use the others."""
+    def _exclude(self, submitted: _Submitted, outcome: GameOutcome) -> _Submitted:
+        """The game's engine cannot start on that worker: say so once, and play the game on the others."""
         worker = outcome.worker
         if worker not in self._excluded:
             self._excluded[worker] = outcome.cannot_start or ""
             self.notify(f"worker {outcome.site} ({worker}) cannot start {outcome.cannot_start}; "
                         f"it plays no more games of this event")
-        usable = list(self._usable_workers())
-        if not usable:
-            reasons = "; ".join(f"{address}: {why}" for address, why in self._excluded.items())
-            raise ArbiterError(f"no worker of the Dask cluster at {self.address} can play game "
-                               f"{submitted.job.number} ({reasons})")
-        self._threads_checked = 0.0
-        return _Submitted(submitted.job, usable)
+        self._threads_checked = 0.0  # the usable workers are looked up again before the game goes out
+        return _Submitted(submitted.job, submitted.losses)
+
+
+def _probe(address: str) -> None:
+    """Fail within seconds, in one line, unless a Dask server may be answering at ``address``.
+
+    Dask's own client waits for ever on a server that accepts a connection and stays silent,
+    and reads a garbled answer's bytes as sizes of memory to allocate.  A Dask server speaks
+    first: 8 bytes, the length of its short greeting; that much is read here, under a timeout.
+    (Over TLS the greeting comes after TLS's own handshake: only the settings are checked, and
+    the client's timeout bounds the rest.)"""
+    scheme, location = parse_address(address)
+    if scheme == "tls":
+        if distributed.Security().get_connection_args("client").get("ssl_context") is None:
+            raise ArbiterError(f"cannot reach the Dask scheduler at {address}: TLS is not configured here "
+                               f"(set Dask's distributed.comm.tls options ca-file, client.cert and client.key)")
+        return
+    host, port = parse_host_port(location)
+    deadline = time.monotonic() + CONNECT_TIMEOUT
+    while True:
+        try:
+            connection = socket.create_connection((host, port), timeout=ANSWER_TIMEOUT)
+            break
+        except ConnectionRefusedError:  # the scheduler may be starting: as Dask does, try again for a while
+            if time.monotonic() >= deadline:
+                raise ArbiterError(f"cannot reach the Dask scheduler at {address}: nothing listens there "
+                                   f"(connection refused for {CONNECT_TIMEOUT:g} s)") from None
+            time.sleep(0.5)
+        except OSError as error:
+            raise ArbiterError(f"cannot reach the Dask scheduler at {address}: {error.strerror or error}") from None
+    greeting = b""
+    answer_by = time.monotonic() + ANSWER_TIMEOUT
+    with connection:
+        try:
+            while len(greeting) < 8:
+                connection.settimeout(max(0.01, answer_by - time.monotonic()))
+                chunk = connection.recv(8 - len(greeting))
+                if not chunk:
+                    raise ArbiterError(f"{address} is not a Dask scheduler: it closed the connection without "
+                                       f"a word")
+                greeting += chunk
+        except socket.timeout:
+            raise ArbiterError(f"{address} is not a Dask scheduler: it accepted the connection but said nothing "
+                               f"in {ANSWER_TIMEOUT:g} s") from None
+        except OSError as error:
+            raise ArbiterError(f"cannot reach the Dask scheduler at {address}: {error.strerror or error}") from None
+    (size,) = struct.unpack("Q", greeting)
+    if not 0 < size <= GREETING_LIMIT:
+        raise ArbiterError(f"{address} is not a Dask scheduler: what it sends is not Dask's protocol")
 
 
 def _quiet_dask_logging() -> None:

@@ -41,6 +41,7 @@ class RecordedRun:
         self.live_header: dict[str, Any] = {}
         self.referee = referee
         self.cluster = cluster
+        self.games_started = 0  # games handed to the pool by this run
         self.pool: GamePool | ClusterPool
         notify = lambda line: self.progress.message(f"Warning: {line}")  # noqa: E731
         if cluster is not None:
@@ -71,8 +72,12 @@ class RecordedRun:
             self.pool.live = LivePublisher(live, live_pgn, header=self.live_header,
                                            tags=(referee.event, referee.site, referee.date),
                                            warn=lambda line: self.progress.message(f"Warning: {line}"))
+        def started(job: GameJob) -> None:
+            self.games_started += 1
+            self.progress.started(job)
+
         try:
-            self.pool.run(jobs, self.progress.started, on_finish)
+            self.pool.run(jobs, started, on_finish)
         finally:
             if self.pool.interrupted:
                 self.pool.settle()
