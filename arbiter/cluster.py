@@ -24,9 +24,10 @@ Arbiter side
 
 Worker side
     :func:`play_on_worker` runs in a worker thread.  Each thread keeps its engine processes
-    from one game to the next (like a local worker, one slot per engine), started from that
-    thread so that Linux's parent-death signal kills them with it; :class:`EnginesPlugin`
-    kills them when the worker closes.  The engine's program is looked up on the worker, in
+    from one game of a run to the next (like a local worker, one slot per engine and run: runs
+    never share an engine), started from that thread so that Linux's parent-death signal kills
+    them with it; a run's engines are killed when its arbiter disconnects
+    (:func:`end_run_on_worker`), and every engine when the worker closes (:class:`EnginesPlugin`).  The engine's program is looked up on the worker, in
     the engine's directory if the worker's machine has it (else in the worker's own); if it
     cannot be found there, the game is not played on that worker: the arbiter reports the
     worker and the reason once, and sends that worker no more games.  A game during which the
@@ -91,8 +92,11 @@ def require_distributed() -> None:
 
 @dataclass(frozen=True)
 class GameTask:
-    """One game as sent to a worker: the job and everything the referee needs."""
+    """One game as sent to a worker: the job and everything the referee needs.  ``run`` names
+    the arbiter's run that sent it: a worker thread keeps each run's engines apart, so that
+    events sharing a cluster never share (nor crash, nor restart) an engine process."""
 
+    run: str
     job: GameJob
     variant: str
     settings: RefereeSettings
@@ -129,20 +133,26 @@ class GameOutcome:
 # -- the worker side ------------------------------------------------------------------------------
 
 class _ThreadEngines:
-    """The engine slots one worker thread keeps, most recently used last."""
+    """The engine slots one worker thread keeps, most recently used last, keyed by the run
+    that uses them.  Only its thread plays with them; another thread may end them (the worker
+    closing, an arbiter's run ending), hence the lock."""
 
     def __init__(self) -> None:
         self.slots: OrderedDict[tuple[Any, ...], EngineSlot] = OrderedDict()
         self.log_lines: list[tuple[str, str, str, str]] | None = None  # the running game's, when logging
+        self.lock = threading.Lock()
 
     def slot(self, task: GameTask, spec: EngineSpec) -> EngineSlot:
-        key = (spec, task.variant, task.settings)
-        slot = self.slots.pop(key, None)
-        if slot is None:
-            slot = EngineSlot(spec, task.variant, task.settings, self._logger(spec.name))
-        self.slots[key] = slot
-        while len(self.slots) > SLOTS_PER_THREAD:
-            _, oldest = self.slots.popitem(last=False)
+        key = (task.run, spec, task.variant, task.settings)
+        evicted: list[EngineSlot] = []
+        with self.lock:
+            slot = self.slots.pop(key, None)
+            if slot is None:
+                slot = EngineSlot(spec, task.variant, task.settings, self._logger(spec.name))
+            self.slots[key] = slot
+            while len(self.slots) > SLOTS_PER_THREAD:
+                evicted.append(self.slots.popitem(last=False)[1])
+        for oldest in evicted:
             oldest.quit()
         return slot
 
@@ -157,14 +167,18 @@ class _ThreadEngines:
     def drop(self, slot: EngineSlot) -> None:
         """Kill ``slot``'s engine and forget it: the next game starts a fresh one."""
         slot.discard()
-        for key, kept in list(self.slots.items()):
-            if kept is slot:
-                del self.slots[key]
+        with self.lock:
+            for key, kept in list(self.slots.items()):
+                if kept is slot:
+                    del self.slots[key]
 
-    def kill_all(self) -> None:
-        for slot in list(self.slots.values()):
+    def end_run(self, run: str | None) -> None:
+        """Kill the engines of the arbiter's run ``run`` (None: of every run)."""
+        with self.lock:
+            ended = [key for key in self.slots if run is None or key[0] == run]
+            slots = [self.slots.pop(key) for key in ended]
+        for slot in slots:
             slot.discard()
-        self.slots.clear()
 
 
 _threads: dict[int, _ThreadEngines] = {}  # thread ident -> its engines (each thread touches only its own)
@@ -291,7 +305,17 @@ def kill_worker_engines() -> None:
         caches = list(_threads.values())
         _threads.clear()
     for engines in caches:
-        engines.kill_all()
+        engines.end_run(None)
+
+
+def end_run_on_worker(run: str) -> None:
+    """Kill this worker's engines of the arbiter's run ``run``, which has ended (the arbiter
+    runs it on every worker, ``Client.run``, as it disconnects): engines are never shared
+    between runs, so no other event's game loses one."""
+    with _threads_lock:
+        caches = list(_threads.values())
+    for engines in caches:
+        engines.end_run(run)
 
 
 class EnginesPlugin(WorkerPlugin):  # type: ignore[misc, valid-type]
@@ -476,8 +500,8 @@ class ClusterPool(GamePool):
 
     def settle(self, timeout: float = 3.0) -> None:
         """After :meth:`interrupt`: withdraw the games still queued or running and disconnect.
-        (A game already running on a worker ends there, unrecorded; its engines stay warm.  The
-        arbiter started no engine of its own, so there is nothing to kill here.)"""
+        (A game already running on a worker ends there, unrecorded, as :meth:`close` has the
+        workers kill this run's engines.  The arbiter started no engine of its own.)"""
         self.close(timeout)
 
     def close(self, timeout: float = 3.0) -> None:
@@ -491,6 +515,8 @@ class ClusterPool(GamePool):
         try:
             if self._running:
                 client.cancel([submitted.future for submitted in self._running.values()], force=True)
+            if client.status == "running":  # this run's engines go now, not when the workers close
+                client.run(end_run_on_worker, self._run, on_error="ignore", callback_timeout=timeout)
             client.close(timeout=timeout)
         except Exception:  # noqa: BLE001  (a scheduler already gone: nothing left to release)
             pass
@@ -574,7 +600,7 @@ class ClusterPool(GamePool):
                 return False
             workers = self._usable
         job = submitted.job
-        task = GameTask(job, self.variant, self.settings, self.recover, self.logs is not None,
+        task = GameTask(self._run, job, self.variant, self.settings, self.recover, self.logs is not None,
                         None if self._relay is None else topic_name(self._run))
         key = f"{self._prefix}{job.number}-{uuid.uuid4().hex[:6]}"
         future = self._client.submit(play_on_worker, task, key=key, pure=False, priority=-job.number,

@@ -288,7 +288,7 @@ def test_an_engine_missing_on_a_worker_is_reported_and_the_others_play(cluster: 
         result = arbiter("match", "--engine", "cmd=only-here-engine --seed x", "name=x",
                          "--engine", "cmd=only-here-engine --seed y", "name=y", "--depth", "1", "--games", "4",
                          "--cluster", cluster.address)
-        engines = children(keeper.pid)
+        wait_until_gone(children(keeper.pid))  # the event's engines end with it; the worker goes on
     finally:
         os.kill(keeper.pid, signal.SIGTERM)
         keeper.wait(timeout=30)
@@ -300,8 +300,6 @@ def test_an_engine_missing_on_a_worker_is_reported_and_the_others_play(cluster: 
     assert all(re.fullmatch(r"Warning: worker [^ ]+:\d+ \(tcp://127\.0\.0\.1:\d+\) cannot start engine '[xy]': "
                             r"engine program 'only-here-engine' not found on PATH; "
                             r"it plays no more games of this event", line) for line in warnings), warnings
-    assert len(engines) == 2
-    wait_until_gone(engines)  # a worker that closes kills its engines
 
 
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])

@@ -25,7 +25,7 @@ from typing import IO
 import pytest
 from test_arbiter_cli import ARBITER
 from test_arbiter_games import TOY
-from test_cluster import Cluster, children, finished_numbers
+from test_cluster import Cluster, children, finished_numbers, wait_until_gone
 
 pytest.importorskip("distributed")  # the cluster extra; the test extra installs it, so CI runs these
 
@@ -150,7 +150,7 @@ def test_two_events_at_once_share_the_workers_and_touch_no_other_engines(tmp_pat
     first one's engines must live on (a game they lose by being killed is a wrong result)."""
     with own_cluster(tmp_path) as cluster:
         first_worker = cluster.add_worker("w1")
-        cluster.add_worker("w2")
+        second_worker = cluster.add_worker("w2")
         events = {name: tmp_path / f"{name}.db" for name in ("first", "second")}
         event = [*toy("a", "--think 60"), *toy("b", "--think 60"), "--depth", "1", "--games", "2",
                  "--opening-plies", "2", "--cluster", cluster.address]
@@ -163,6 +163,8 @@ def test_two_events_at_once_share_the_workers_and_touch_no_other_engines(tmp_pat
                 assert all(os.path.exists(f"/proc/{pid}") for pid in engines), "the second event killed engines"
                 assert second.finish(120) == 0, second.stderr
             assert first.finish(120) == 0, first.stderr
+        # An event's engines end with its arbiter's run, though the workers go on.
+        wait_until_gone(children(first_worker.pid) | children(second_worker.pid))
     for run, db in ((first, events["first"]), (second, events["second"])):
         assert finished_numbers(run.stdout) == [1, 2]
         assert [row[1] for row in terminations(db)] == ["NORMAL", "NORMAL"], terminations(db)
