@@ -321,9 +321,12 @@ class EventStore:
             raise
 
     @classmethod
-    def open(cls, path: str, *, write: bool) -> EventStore:
+    def open(cls, path: str, *, write: bool, unchanging: bool = False) -> EventStore:
         """An existing event database.  ``write``: to play it (takes the lock; fails if another
-        arbiter has it); else to read it, alongside a running event."""
+        arbiter has it); else to read it, alongside a running event.  ``unchanging`` (a reader
+        that knows no arbiter runs the event and no write waits in its WAL): read as a file that
+        cannot change, which takes no lock and makes no ``-wal``/``-shm`` file beside it (a WAL
+        reader, ``mode=ro``, makes both and may leave them)."""
         if not os.path.exists(path):
             raise EventError(f"event database {path}: no such file")
         if os.path.isdir(path):
@@ -346,6 +349,10 @@ class EventStore:
                                          f"writes to it (export and ratings can still read it)") from None
                     raise EventError(f"event database {path}: {error.strerror or error}") from None
             mode = "rw" if write and os.access(path, os.W_OK) else "ro"  # a reader never writes (WAL reader)
+            if unchanging and not write:
+                connection = cls._connect_read_only(path)
+                cls._check(path, connection)
+                return cls(path, connection, None)
             connection = cls._connect(path, mode)
             try:
                 cls._check(path, connection)

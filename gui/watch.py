@@ -352,17 +352,9 @@ def open_store(path: str, running: bool) -> tuple[EventStore, bool]:
     """The event database, opened so that reading it writes nothing, and whether it is read as
     an unchanging file.  While an arbiter runs the event (or writes wait in its WAL), a WAL
     reader (``mode=ro``), which never blocks the arbiter: SQLite then keeps ``-wal``/``-shm``
-    files beside it, as the arbiter does.  Else ``immutable=1``: SQLite reads the file as it is,
-    takes no lock and makes no file (``mode=ro`` alone would make both, and leave them).
-    EventStore.open has no such mode: its own fallback for read-only directories is used,
-    checked as :meth:`~arbiter.event.EventStore.open` checks a database."""
-    if not settled(path, running):
-        return EventStore.open(path, write=False), False
-    if not os.path.exists(path):
-        raise ArbiterError(f"event database {path}: no such file")
-    connection = EventStore._connect_read_only(path)
-    EventStore._check(path, connection)
-    return EventStore(path, connection, None), True
+    files beside it, as the arbiter does.  Else as an unchanging file, which makes no file."""
+    unchanging = settled(path, running)
+    return EventStore.open(path, write=False, unchanging=unchanging), unchanging
 
 
 def _ratings(games: list[GameOutcome], names: list[str], anchor: tuple[str, float] | None) -> RatingTable | None:
