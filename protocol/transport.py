@@ -320,6 +320,23 @@ class _Pump:
         self.began = time.monotonic()
 
 
+def _write_rest(fd: int, data: memoryview, timeout: float | None) -> None:
+    """Write ``data`` to the non-blocking pipe ``fd``, which is full: wait for the reader to
+    make room, at most ``timeout`` seconds in all (None: no limit), else TimeoutError."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while data:
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            raise TimeoutError("the engine did not take its input in time")
+        waiting = select.poll()  # not select(): any number of descriptors
+        waiting.register(fd, select.POLLOUT)
+        waiting.poll(None if remaining is None else math.ceil(remaining * 1000))
+        try:
+            data = data[os.write(fd, data):]
+        except BlockingIOError:
+            pass
+
+
 def _read_report(fd: int, timeout: float) -> str:
     """What the guard wrote on its report pipe before closing it ('' if nothing in time)."""
     data = b""
@@ -442,28 +459,22 @@ class ProcessTransport(Transport):
         process = self._process
         if process is None or process.stdin is None or self._closed:
             raise BrokenPipeError("the engine is not running")
-        data = memoryview((line + "\n").encode("utf-8"))
-        deadline = None if timeout is None else time.monotonic() + timeout
-        if not self._write_lock.acquire(timeout=-1 if timeout is None else timeout):
+        data = (line + "\n").encode("utf-8")
+        lock = self._write_lock
+        if not lock.acquire(blocking=False) and not lock.acquire(timeout=-1 if timeout is None else timeout):
             raise TimeoutError("an earlier line is still waiting for room in the engine's input")
         try:
             if self._closed or process.stdin.closed:  # closed only with the lock held
                 raise BrokenPipeError("the engine's input is closed")
             fd = process.stdin.fileno()
-            while data:
-                try:
-                    data = data[os.write(fd, data):]
-                    continue
-                except BlockingIOError:  # the pipe is full: wait for the engine to read
-                    pass
-                remaining = None if deadline is None else deadline - time.monotonic()
-                if remaining is not None and remaining <= 0:
-                    raise TimeoutError("the engine did not take its input in time")
-                waiting = select.poll()  # not select(): any number of descriptors
-                waiting.register(fd, select.POLLOUT)
-                waiting.poll(None if remaining is None else math.ceil(remaining * 1000))
+            try:
+                written = os.write(fd, data)
+            except BlockingIOError:
+                written = 0
+            if written < len(data):
+                _write_rest(fd, memoryview(data)[written:], timeout)
         finally:
-            self._write_lock.release()
+            lock.release()
         if self._closed:  # close() found the lock held, so the input is the last writer's to close
             self._close_input()
 
