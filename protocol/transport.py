@@ -461,8 +461,12 @@ class ProcessTransport(Transport):
             raise BrokenPipeError("the engine is not running")
         data = (line + "\n").encode("utf-8")
         lock = self._write_lock
-        if not lock.acquire(blocking=False) and not lock.acquire(timeout=-1 if timeout is None else timeout):
-            raise TimeoutError("an earlier line is still waiting for room in the engine's input")
+        if not lock.acquire(blocking=False):  # another thread's line is being written
+            queued = time.monotonic()
+            if not lock.acquire(timeout=-1 if timeout is None else timeout):
+                raise TimeoutError("an earlier line is still waiting for room in the engine's input")
+            if timeout is not None:
+                timeout = max(0.0, timeout - (time.monotonic() - queued))
         try:
             if self._closed or process.stdin.closed:  # closed only with the lock held
                 raise BrokenPipeError("the engine's input is closed")
