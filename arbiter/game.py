@@ -10,8 +10,10 @@ finished :class:`GameRecord`.  The arbiter alone decides everything:
   asking the engine; every other move is the engine's, even when it is the only legal one
   (so in Impasse, which has no pass, the engine always moves: see ``arbiter/NOTATION.md``);
 - it ends the game, with the right result and reason, when an engine plays an illegal or
-  unreadable move, overruns its time (by more than its margin), crashes, stalls (no answer by
-  the deadline, nor within a short grace after ``stop``: then it is killed), or fails to start;
+  unreadable move (a ``bestmove`` line off the grammar is lost at once, the line quoted),
+  overruns its time (by more than its margin), crashes, stalls (no answer by the deadline, nor
+  within a short grace after ``stop``, or does not take a command within
+  ``handshake_timeout``: then it is killed), or fails to start;
 - it listens: every ``info string error`` an engine writes is passed on as a warning naming
   the engine, and one written in answer to the set-up (a refused option or ``UCI_Variant``)
   stops the event with the engine's own reason (:class:`SetupError`).
@@ -28,7 +30,16 @@ from typing import Callable, Protocol
 
 from dipole_engine.rules import BLACK, WHITE, Board, Color, RulesError, color_name
 from protocol import Limit, parse_response
-from protocol.client import EngineClient, EngineCrashed, EngineError, EngineTimeout, ProtocolViolation, SearchResult
+from protocol.client import (
+    EngineClient,
+    EngineCrashed,
+    EngineError,
+    EngineStalled,
+    EngineTimeout,
+    ProtocolViolation,
+    SearchResult,
+    UnreadableMove,
+)
 from protocol.codec import Info, ProtocolError
 
 from .adjudication import ResignRule, ResignWatch
@@ -48,6 +59,7 @@ from .text import visible
 from .timecontrol import Clock
 
 MAX_RECORDED_NUMBER = 2**31 - 1
+SHOWN_MOVE = 200  # characters of an unreadable bestmove line a result sentence quotes
 
 PASS_TEXT = "pass"  # the protocol's move token for a forced pass (any game that has one)
 VARIANT_OPTION = "UCI_Variant"
@@ -103,7 +115,8 @@ class GameJob:
 class RefereeSettings:
     """How patient the arbiter is, and what it writes into every record.
 
-    ``handshake_timeout`` bounds starting an engine and each ``isready``; ``stall_timeout``
+    ``handshake_timeout`` bounds starting an engine, each ``isready``, and the engine's taking
+    each command written to it (an engine that does not read its input stalls); ``stall_timeout``
     bounds a move when the mover has neither a clock nor a time per move; ``stop_grace`` is how
     long an engine that overran its time has, after ``stop``, to answer before it counts as
     stalled and is killed; ``quit_grace`` is how long ``quit`` may take before the kill.
@@ -178,7 +191,8 @@ class EngineSlot:
         spec = self.spec
         if self.log is not None:
             self.log("#", f"starting {spec.name}: {' '.join(spec.command)}")
-        client = EngineClient(list(spec.command), name=spec.name, cwd=spec.cwd, log=self._listen)
+        client = EngineClient(list(spec.command), name=spec.name, cwd=spec.cwd, log=self._listen,
+                              write_timeout=self.settings.handshake_timeout)
         self.client = client
         self.take_errors()
         client.start(timeout=self.settings.handshake_timeout)
@@ -196,7 +210,7 @@ class EngineSlot:
             try:
                 client.set_option(name, value)
                 client.is_ready(timeout=self.settings.handshake_timeout)
-            except (EngineCrashed, EngineTimeout):
+            except (EngineCrashed, EngineTimeout, EngineStalled):
                 raise
             except EngineError as error:  # the engine works; the request is wrong
                 client.kill()
@@ -389,8 +403,14 @@ class _Game:
             answer = client.go(limit, timeout=deadline, on_info=None if self.live is None else self.live.info)
         except EngineTimeout:
             raise self.overrun(side, timed) from None
+        except EngineStalled as error:
+            raise self.engine_lost(side, Termination.STALL, str(error)) from None
         except ProtocolViolation as error:
             raise self.engine_lost(side, Termination.PROTOCOL_VIOLATION, str(error)) from None
+        except UnreadableMove as error:  # the engine is sound (its search ended) and stays running
+            self.warn(side, str(error))
+            reason = f"{side.name} makes an illegal move: {visible(error.line[:SHOWN_MOVE])}"
+            raise _loss(side.color, Termination.ILLEGAL_MOVE, reason) from None
         except EngineError as error:  # EngineCrashed, or any other failure to talk to it
             raise self.engine_lost(side, Termination.CRASH, str(error)) from None
         finally:
@@ -436,6 +456,8 @@ class _Game:
                 client.stop()
                 client.is_ready(timeout=self.settings.stop_grace)
                 return self.lost_on_time(side)
+            except EngineStalled as error:
+                return self.engine_lost(side, Termination.STALL, str(error))
             except EngineError:
                 pass
         return self.engine_lost(side, Termination.STALL, "no answer in time; the engine was killed")

@@ -8,11 +8,13 @@ from .client import (
     EngineClient,
     EngineCrashed,
     EngineError,
+    EngineStalled,
     EngineStartError,
     EngineTimeout,
     HandshakeError,
     ProtocolViolation,
     SearchResult,
+    UnreadableMove,
     kill_all,
 )
 from .codec import (
@@ -64,5 +66,5 @@ __all__ = [
     "QueryResponse", "Quit", "ReadyOk", "Response", "SearchResult", "SetOption", "Stop",
     "Transport", "Uci", "UciNewGame", "UciOk", "Ugi", "UgiNewGame", "UgiOk", "error_info",
     "format_command", "format_response", "kill_all", "parse_command", "parse_int", "parse_response",
-    "ProtocolViolation",
+    "ProtocolViolation", "EngineStalled", "UnreadableMove",
 ]

@@ -11,7 +11,14 @@ from writing ``go`` to the arrival of ``bestmove`` on ``time.monotonic``.  Whate
 writes, its deadlines hold (a line that arrived after the deadline never counts) and what it
 keeps is bounded (the last :data:`MAX_INFOS` info lines of a search); a ``bestmove`` that no
 ``go`` is owed, a line longer than the transport's limit, or an endless handshake is a
-:class:`ProtocolViolation`, and the engine is killed.
+:class:`ProtocolViolation`, and the engine is killed.  A ``bestmove`` line that does not follow
+its grammar ends the search with no move (:class:`UnreadableMove`).
+
+Writes have deadlines too: each command must be taken by the engine within ``write_timeout``
+seconds (and within the deadline of the command it belongs to, such as a search's); an engine
+that does not take its input in time (it stopped reading, its input pipe stays full) is
+killed and the command raises :class:`EngineStalled`.  So ``stop`` and ``quit`` never wait
+longer than that either.
 
 Errors are :class:`EngineError` subclasses whose ``str()`` is one line naming the engine.
 ``stop()`` and ``kill()`` may be called from another thread while ``go()`` waits.
@@ -52,8 +59,8 @@ from .codec import (
 from .transport import EndOfOutput, LineTooLongError, LogFunction, ProcessTransport, Transport, kill_all
 
 __all__ = [
-    "EngineClient", "EngineCrashed", "EngineError", "EngineStartError", "EngineTimeout", "ProtocolViolation",
-    "HandshakeError", "SearchResult", "kill_all",
+    "EngineClient", "EngineCrashed", "EngineError", "EngineStalled", "EngineStartError", "EngineTimeout",
+    "ProtocolViolation", "HandshakeError", "SearchResult", "UnreadableMove", "kill_all",
 ]
 
 
@@ -86,6 +93,21 @@ class EngineTimeout(EngineError):
     """No answer by the deadline.  The engine is left running (kill or quit it)."""
 
 
+class EngineStalled(EngineError):
+    """The engine did not take a command within the deadline of writing it: its input stayed
+    full (it stopped reading).  The engine has been killed."""
+
+
+class UnreadableMove(EngineError):
+    """The search ended with a ``bestmove`` line that does not follow its grammar
+    (``bestmove <move> [ponder <move>]`` or ``bestmove (none)``); ``line`` is that line.  The
+    engine is idle and usable, as after any ``bestmove``."""
+
+    def __init__(self, engine: str, message: str, line: str) -> None:
+        super().__init__(engine, message)
+        self.line = line
+
+
 class ProtocolViolation(EngineError):
     """The engine broke the protocol in a way no answer can repair: a ``bestmove`` when no
     search was running (before ``go``, or a second one for one ``go``), a line longer than
@@ -116,6 +138,21 @@ MAX_PARSED_LINE = 8192
 """Longer lines are logged but not read: no answer a host needs is that long (a move, an
 option), and reading one (a ``pv`` of 100,000 moves) would cost time and memory."""
 
+SHOWN_LINE = 200
+"""How much of an engine's line an error message quotes."""
+
+
+@dataclass(frozen=True)
+class _UnreadableBestMove:
+    """A line whose first word is ``bestmove`` but that does not parse (``error`` says why):
+    it still ends the search it answers."""
+
+    line: str
+    error: str
+
+
+_ANSWERS = (BestMove, _UnreadableBestMove)  # the lines that end a search
+
 
 _NEW, _IDLE, _SEARCHING, _CLOSED = "new", "idle", "searching", "closed"
 
@@ -131,8 +168,9 @@ class EngineClient:
 
     def __init__(self, command: Sequence[str], *, name: str = "", cwd: str | None = None,
                  env: dict[str, str] | None = None, log: LogFunction | None = None,
-                 transport: Transport | None = None) -> None:
+                 transport: Transport | None = None, write_timeout: float = 10.0) -> None:
         self.command = list(command)
+        self.write_timeout = write_timeout
         self.name = name or (os.path.basename(self.command[0]) if self.command else "engine")
         self.id: dict[str, str] = {}
         self.options: dict[str, OptionSpec] = {}
@@ -142,6 +180,7 @@ class EngineClient:
         self._state = _NEW
         self._stale = 0  # bestmoves still owed by searches the client stopped waiting for
         self._go_written = 0.0  # when the running search's go was written (time.monotonic)
+        self._stalled = ""  # why the engine was killed for not taking its input, once it was
 
     # -- properties --------------------------------------------------------------------
     @property
@@ -160,7 +199,8 @@ class EngineClient:
     def start(self, timeout: float = 10.0) -> None:
         """Start the engine and do ``uci``..``uciok`` and ``isready``..``readyok`` within
         ``timeout`` seconds.  On failure the engine is killed and HandshakeError raised
-        (EngineStartError when it cannot even be started)."""
+        (EngineStartError when it cannot even be started, EngineStalled when it does not take
+        its input)."""
         if self._state != _NEW:
             raise EngineError(self.name, "start() was already called")
         try:
@@ -173,7 +213,7 @@ class EngineClient:
         deadline = time.monotonic() + timeout
         handshake_lines = handshake_chars = 0
         try:
-            self._send_command(Uci())
+            self._send_command(Uci(), deadline)
             while True:
                 response = self._expect(deadline, "uciok", HandshakeError)
                 if isinstance(response, UciOk):
@@ -188,7 +228,7 @@ class EngineClient:
                     self.id[response.field] = response.value
                 elif isinstance(response, OptionSpec):
                     self.options[response.name] = response
-            self._send_command(IsReady())
+            self._send_command(IsReady(), deadline)
             while not isinstance(self._expect(deadline, "readyok", HandshakeError), ReadyOk):
                 pass
         except EngineError:
@@ -236,15 +276,15 @@ class EngineClient:
         return text
 
     def is_ready(self, timeout: float = 10.0) -> None:
-        """``isready`` and wait for ``readyok``; EngineTimeout or EngineCrashed."""
+        """``isready`` and wait for ``readyok``; EngineTimeout, EngineStalled or EngineCrashed."""
         deadline = time.monotonic() + timeout
-        self._send_command(IsReady())
+        self._send_command(IsReady(), deadline)
         while not isinstance(self._expect(deadline, "readyok", EngineTimeout), ReadyOk):
             pass
 
     def new_game(self, timeout: float = 10.0) -> None:
         """``ucinewgame`` then :meth:`is_ready`."""
-        self._send_command(UciNewGame())
+        self._send_command(UciNewGame(), time.monotonic() + timeout)
         self.is_ready(timeout)
 
     def set_position(self, fen: str | None, moves: Sequence[str] = ()) -> None:
@@ -257,7 +297,8 @@ class EngineClient:
         """Search under ``limit`` and wait at most ``timeout`` seconds (None: no limit) for
         ``bestmove``.  ``on_info`` sees each info line as it is read.  Raises EngineTimeout
         (the engine keeps searching; the next command first stops it and collects that
-        bestmove) or EngineCrashed."""
+        bestmove), UnreadableMove (the search ended with a ``bestmove`` line that cannot be
+        read), EngineStalled or EngineCrashed."""
         if self._state == _SEARCHING:
             raise EngineError(self.name, "go() while a search is running")
         if self._stale:
@@ -272,7 +313,7 @@ class EngineClient:
             started = time.monotonic()
             self._go_written = started
             deadline = None if timeout is None else started + timeout
-            self._send(line)
+            self._send(line, deadline)
             while True:
                 response, arrival = self._next(deadline, "bestmove", EngineTimeout)
                 if type(response) is Info and arrival >= started:
@@ -286,6 +327,10 @@ class EngineClient:
                 elif type(response) is BestMove:
                     answered = True
                     return SearchResult(response.move, list(infos), arrival - started, scored, depth)
+                elif type(response) is _UnreadableBestMove:
+                    answered = True
+                    raise UnreadableMove(self.name, f"answered {_shown(response.line)}: {response.error}",
+                                         response.line)
         finally:
             if self._state == _SEARCHING:
                 self._state = _IDLE
@@ -294,26 +339,29 @@ class EngineClient:
 
     def stop(self) -> None:
         """``stop``: the running search answers ``bestmove`` at once (harmless when idle).
-        Safe to call from another thread while :meth:`go` waits."""
+        Safe to call from another thread while :meth:`go` waits; never raises: a failure
+        (the engine crashed, or stalled and was killed) is reported by the next command."""
         if self.alive:
             try:
                 self._send_command(Stop())
-            except EngineCrashed:
-                pass  # the waiting go() reports the crash
+            except EngineError:
+                pass
 
     def quit(self, grace: float = 1.0) -> int | None:
-        """``quit``, wait up to ``grace`` seconds for the engine to exit, then SIGKILL its
-        process group (always, to catch helpers it left behind).  Returns the exit status
-        (negative: killed by that signal), or None when the engine was never started."""
+        """``quit``, wait up to ``grace`` seconds (writing ``quit`` included) for the engine to
+        exit, then SIGKILL its process group (always, to catch helpers it left behind).  Returns
+        the exit status (negative: killed by that signal), or None when the engine was never
+        started."""
         if self._state == _NEW:
             self._state = _CLOSED
             return None
         if self._state != _CLOSED:
+            deadline = time.monotonic() + grace
             try:
-                self._send(format_command(Quit()))
-            except OSError:
-                pass
-            self._transport.wait(grace)
+                self._send(format_command(Quit()), deadline)
+            except (EngineCrashed, EngineStalled):
+                pass  # it is gone, or has just been killed
+            self._transport.wait(deadline - time.monotonic())
         self._close()
         return self._transport.poll()
 
@@ -341,28 +389,39 @@ class EngineClient:
             with self._log_lock:
                 self._log_function(direction, line)
 
-    def _send_command(self, command: Uci | IsReady | SetOption | UciNewGame | Position | Stop) -> None:
-        self._send(format_command(command))
+    def _send_command(self, command: Uci | IsReady | SetOption | UciNewGame | Position | Stop,
+                      deadline: float | None = None) -> None:
+        self._send(format_command(command), deadline)
 
-    def _send(self, line: str) -> None:
+    def _send(self, line: str, deadline: float | None = None) -> None:
+        """Write ``line`` within ``write_timeout`` seconds, and by ``deadline`` when given."""
         if self._state in (_NEW, _CLOSED):
+            if self._stalled:
+                raise EngineStalled(self.name, self._stalled)
             raise EngineError(self.name, "is not running (call start() first)"
                               if self._state == _NEW else "is not running any more")
+        timeout = self.write_timeout
+        if deadline is not None:
+            timeout = min(timeout, max(0.0, deadline - time.monotonic()))
         self._log(">", line)
         try:
-            self._transport.send(line)
+            self._transport.send(line, timeout)
+        except TimeoutError:  # an OSError too: first
+            raise self._stall(f"did not take the command {line.split(maxsplit=1)[0]!r} within "
+                              f"{timeout:.3g} s (it does not read its input)") from None
         except OSError:
             raise self._crashed("while the host was writing to it") from None
 
     def _expect(self, deadline: float | None, awaited: str,
-                timeout_error: type[EngineError]) -> Response:
+                timeout_error: type[EngineError]) -> Response | _UnreadableBestMove:
         return self._next(deadline, awaited, timeout_error)[0]
 
     def _next(self, deadline: float | None, awaited: str,
-              timeout_error: type[EngineError]) -> tuple[Response, float]:
+              timeout_error: type[EngineError]) -> tuple[Response | _UnreadableBestMove, float]:
         """The next response that belongs to the conversation, and its arrival time.
 
-        Skips lines that do not parse and the bestmoves of abandoned searches; raises
+        Skips lines that do not parse (but a line that starts with the word ``bestmove`` is an
+        answer, unreadable) and the answers of abandoned searches; raises
         ``timeout_error`` at the deadline and, when the output ends, EngineCrashed (or
         HandshakeError during the handshake).  A ``bestmove`` that no search owes (it was
         read before the running search's ``go`` was written, or while none ran) is a
@@ -372,18 +431,18 @@ class EngineClient:
             response, arrival = self._receive(deadline, awaited, timeout_error)
             if response is None:
                 continue  # not a protocol line; it was logged on arrival
-            if type(response) is BestMove:
+            if type(response) in _ANSWERS:
                 if self._stale:
                     self._stale -= 1
                     continue
                 if self._state != _SEARCHING or arrival < self._go_written:
                     when = "before its go" if self._state == _SEARCHING else "while no search was running"
-                    raise self._violation(f"sent {format_response(response)!r} {when} "
-                                          f"(a bestmove out of turn)")
+                    line = response.line if isinstance(response, _UnreadableBestMove) else format_response(response)
+                    raise self._violation(f"sent {_shown(line)} {when} (a bestmove out of turn)")
             return response, arrival
 
     def _receive(self, deadline: float | None, awaited: str,
-                 timeout_error: type[EngineError]) -> tuple[Response | None, float]:
+                 timeout_error: type[EngineError]) -> tuple[Response | _UnreadableBestMove | None, float]:
         remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
             line, arrival = self._transport.receive(remaining)
@@ -394,23 +453,25 @@ class EngineClient:
         if deadline is not None and arrival > deadline:  # however busy the output, the deadline holds
             raise timeout_error(self.name, f"no {awaited!r} within the deadline")
         if line is EndOfOutput:
+            if self._stalled:  # killed by a write that another thread (stop) could not finish
+                raise EngineStalled(self.name, self._stalled)
             message, returncode = self._ended(f"while the host waited for {awaited!r}")
             if timeout_error is HandshakeError:
                 raise HandshakeError(self.name, message)
             raise EngineCrashed(self.name, message, returncode)
         if len(line) > MAX_PARSED_LINE:
-            return None, arrival
+            return _unreadable_bestmove(line, f"longer than {MAX_PARSED_LINE} characters"), arrival
         try:
             return parse_response(line), arrival
-        except ProtocolError:
-            return None, arrival
+        except ProtocolError as error:
+            return _unreadable_bestmove(line, str(error)), arrival
 
     def _collect_stale(self, deadline: float | None) -> None:
         """Stop the searches left running by an abandoned go() and read their bestmoves."""
-        self._send_command(Stop())
+        self._send_command(Stop(), deadline)
         while self._stale:
             response, _ = self._receive(deadline, "bestmove of the previous search", EngineTimeout)
-            if type(response) is BestMove:
+            if type(response) in _ANSWERS:
                 self._stale -= 1
 
     def _violation(self, what: str) -> ProtocolViolation:
@@ -418,6 +479,13 @@ class EngineClient:
         self._close()
         where = f"(pid {self.pid}) " if self.pid is not None else ""
         return ProtocolViolation(self.name, f"{where}{what}; the engine was killed")
+
+    def _stall(self, what: str) -> EngineStalled:
+        """Kill the engine, which did not take its input (``what`` says which)."""
+        where = f"(pid {self.pid}) " if self.pid is not None else ""
+        self._stalled = f"{where}{what}; the engine was killed"  # before the kill: a waiting go() reads it
+        self._close()
+        return EngineStalled(self.name, self._stalled)
 
     def _crashed(self, when: str) -> EngineCrashed:
         message, returncode = self._ended(when)
@@ -445,3 +513,14 @@ class EngineClient:
     def _close(self) -> None:
         self._state = _CLOSED
         self._transport.close()
+
+
+def _unreadable_bestmove(line: str, error: str) -> _UnreadableBestMove | None:
+    """``line`` (not a protocol line) as a search's unreadable answer when it starts with the
+    word ``bestmove``; None (a line to skip) otherwise."""
+    return _UnreadableBestMove(line, error) if line[:64].split(maxsplit=1)[:1] == ["bestmove"] else None
+
+
+def _shown(line: str) -> str:
+    """An engine's line as an error message quotes it (shortened)."""
+    return repr(line if len(line) <= SHOWN_LINE else line[:SHOWN_LINE] + "...")

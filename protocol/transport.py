@@ -10,7 +10,10 @@ stdout line is a protocol fault, :class:`LineTooLongError`), and at most :data:`
 of it waits unread, so no engine can make its host's memory grow without bound.  An engine that
 writes faster than it is read is read in paced batches (:class:`_Pump`), so that the work its
 output makes never holds the interpreter for long: the host's other threads (other engines'
-readers, other games) run, and time the answers of their engines, as if it were quiet.
+readers, other games) run, and time the answers of their engines, as if it were quiet.  Input
+is written by the sending thread itself to a non-blocking pipe, waiting for room (``poll``) at
+most until the write's deadline, so an engine that stops reading its input cannot block its
+host: the write fails with TimeoutError instead.
 
 On Linux each engine runs under a guard process (:mod:`protocol.guard`): a child subreaper that
 kills every process of the engine's tree (helpers in new sessions or process groups, children
@@ -27,6 +30,7 @@ Every engine group and guard is kept in a registry until it is gone, and :func:`
 from __future__ import annotations
 
 import atexit
+import math
 import os
 import select
 import signal
@@ -119,8 +123,11 @@ class Transport(ABC):
         arrives, from a reader thread.  Raises OSError when the engine cannot be started."""
 
     @abstractmethod
-    def send(self, line: str) -> None:
-        """Write ``line`` and a line feed, flushed.  Raises OSError when the engine's input is closed."""
+    def send(self, line: str, timeout: float | None = None) -> None:
+        """Write ``line`` and a line feed, flushed, waiting at most ``timeout`` seconds (None: no
+        limit) for the engine to take it.  Raises TimeoutError when it did not (part of the line
+        may have been written: the channel is then unusable), and another OSError when the
+        engine's input is closed."""
 
     @abstractmethod
     def receive(self, timeout: float | None) -> tuple[str | None, float]:
@@ -313,6 +320,23 @@ class _Pump:
         self.began = time.monotonic()
 
 
+def _write_rest(fd: int, data: memoryview, timeout: float | None) -> None:
+    """Write ``data`` to the non-blocking pipe ``fd``, which is full: wait for the reader to
+    make room, at most ``timeout`` seconds in all (None: no limit), else TimeoutError."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while data:
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            raise TimeoutError("the engine did not take its input in time")
+        waiting = select.poll()  # not select(): any number of descriptors
+        waiting.register(fd, select.POLLOUT)
+        waiting.poll(None if remaining is None else math.ceil(remaining * 1000))
+        try:
+            data = data[os.write(fd, data):]
+        except BlockingIOError:
+            pass
+
+
 def _read_report(fd: int, timeout: float) -> str:
     """What the guard wrote on its report pipe before closing it ('' if nothing in time)."""
     data = b""
@@ -370,7 +394,10 @@ class ProcessTransport(Transport):
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             self._engine_pid = process.pid  # a new session's id is its leader's pid
             _live_groups[self._engine_pid] = None
-        assert process.stdout is not None and process.stderr is not None
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        # Written with os.write only (never through the buffered stream), so that no write
+        # waits for room longer than its deadline; the engine's end of the pipe stays blocking.
+        os.set_blocking(process.stdin.fileno(), False)
         for target, stream in ((self._read_stdout, process.stdout), (self._read_stderr, process.stderr)):
             thread = threading.Thread(target=target, args=(stream, log), daemon=True,
                                       name=f"engine-{self.pid}-reader")
@@ -428,17 +455,44 @@ class ProcessTransport(Transport):
             return True
         _Pump(stream.fileno(), take, overlong).run()
 
-    def send(self, line: str) -> None:
+    def send(self, line: str, timeout: float | None = None) -> None:
         process = self._process
         if process is None or process.stdin is None or self._closed:
             raise BrokenPipeError("the engine is not running")
         data = (line + "\n").encode("utf-8")
-        with self._write_lock:
+        lock = self._write_lock
+        if not lock.acquire(blocking=False):  # another thread's line is being written
+            queued = time.monotonic()
+            if not lock.acquire(timeout=-1 if timeout is None else timeout):
+                raise TimeoutError("an earlier line is still waiting for room in the engine's input")
+            if timeout is not None:
+                timeout = max(0.0, timeout - (time.monotonic() - queued))
+        try:
+            if self._closed or process.stdin.closed:  # closed only with the lock held
+                raise BrokenPipeError("the engine's input is closed")
+            fd = process.stdin.fileno()
             try:
-                process.stdin.write(data)
-                process.stdin.flush()
-            except ValueError:  # stdin already closed
-                raise BrokenPipeError("the engine's input is closed") from None
+                written = os.write(fd, data)
+            except BlockingIOError:
+                written = 0
+            if written < len(data):
+                _write_rest(fd, memoryview(data)[written:], timeout)
+        finally:
+            lock.release()
+        if self._closed:  # close() found the lock held, so the input is the last writer's to close
+            self._close_input()
+
+    def _close_input(self) -> None:
+        """Close the engine's input, unless a write is under way (that writer closes it then)."""
+        process = self._process
+        if process is None or process.stdin is None or not self._write_lock.acquire(blocking=False):
+            return
+        try:
+            process.stdin.close()
+        except OSError:
+            pass
+        finally:
+            self._write_lock.release()
 
     def receive(self, timeout: float | None) -> tuple[str | None, float]:
         return self._lines.get(timeout)
@@ -490,8 +544,8 @@ class ProcessTransport(Transport):
         # A stream whose reader still blocks (a process that escaped holds the pipe) must not
         # be closed: closing a buffered stream waits for the reader's lock.
         alive = [thread.is_alive() for thread in self._threads] or [False, False]
-        streams = [process.stdin, process.stdout if not alive[0] else None,
-                   process.stderr if not alive[1] else None]
+        self._close_input()
+        streams = [process.stdout if not alive[0] else None, process.stderr if not alive[1] else None]
         for stream in streams:
             if stream is not None:
                 try:
@@ -548,7 +602,7 @@ class MemoryTransport(Transport):
             self._exited.set()
             self._lines.put([EndOfOutput])
 
-    def send(self, line: str) -> None:
+    def send(self, line: str, timeout: float | None = None) -> None:
         if self._exited.is_set():
             raise BrokenPipeError("the engine has exited")
         self.sent.append(line)

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,12 +22,12 @@ from arbiter.engines import EngineSpec
 from arbiter.game import RefereeSettings
 from arbiter.match import schedule
 from arbiter.openings import START
-from arbiter.pgn import format_game, read_pgn
+from arbiter.pgn import PgnGame, format_game, read_pgn
 from arbiter.records import GameRecord, Termination
 from arbiter.replay import check_game
 from arbiter.runner import EngineLogs, GamePool
 from arbiter.timecontrol import SearchLimits
-from protocol import EngineClient, Limit
+from protocol import EngineClient, EngineStalled, Limit, UnreadableMove
 from protocol.client import MAX_INFOS, HandshakeError, ProtocolViolation
 from protocol.transport import GUARDED, ProcessTransport
 
@@ -156,6 +157,133 @@ def test_a_second_bestmove_is_never_the_answer_to_the_next_go() -> None:
         with pytest.raises(ProtocolViolation, match="bestmove .* before its go"):
             engine.go(Limit(depth=1), timeout=10)
         assert not engine.alive
+
+
+def test_a_bestmove_with_an_extra_token_is_an_illegal_move_at_once() -> None:
+    notes: list[str] = []
+    slow = SearchLimits(movetime=20.0, margin=1.0)  # what the engine may take: it answers at once
+    begin = time.monotonic()
+    records = play(hostile("bad", "--extra-token", limits=slow), toy("good", slow), notes=notes)
+    assert time.monotonic() - begin < 15  # not 2 x 20 s waiting for a move that was given
+    assert_bad_side_lost(records, Termination.ILLEGAL_MOVE)
+    for record in records:
+        assert record.reason.endswith(" foo") and "makes an illegal move: bestmove " in record.reason, record.reason
+    assert len(notes) == 2 and all("answered 'bestmove " in note and " foo'" in note for note in notes), notes
+
+
+def test_an_unreadable_bestmove_ends_the_search_and_the_engine_stays_usable() -> None:
+    with EngineClient([sys.executable, HOSTILE, "--extra-token", "--after", "2"]) as engine:
+        engine.set_position(None)
+        first = engine.go(Limit(depth=1), timeout=10)
+        engine.set_position(None, [first.bestmove or ""])
+        begin = time.monotonic()
+        with pytest.raises(UnreadableMove, match=r"answered 'bestmove \S+ foo': bestmove: expected") as caught:
+            engine.go(Limit(movetime=20_000), timeout=30)
+        assert time.monotonic() - begin < 10
+        assert caught.value.line.startswith("bestmove ") and caught.value.line.endswith(" foo")
+        engine.is_ready(timeout=10)  # no bestmove is owed: the conversation goes on
+        assert engine.alive
+
+
+# -- engines that stop reading their input -------------------------------------------------
+
+needs_linux = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="--deaf writes to /proc/self/fd/0")
+DEAF = [sys.executable, HOSTILE, "--deaf"]
+
+
+def returns_within(seconds: float, call: Callable[[], object], engine: EngineClient) -> bool:
+    """Whether ``call`` returns within ``seconds``; if not, the engine is killed to free it."""
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive() and engine.pid is not None:
+        os.kill(engine.pid, signal.SIGKILL)  # the blocked write fails, and the test can end
+        thread.join(10)
+        return False
+    return True
+
+
+@needs_linux
+def test_stop_gives_up_on_an_engine_that_takes_no_input() -> None:
+    engine = EngineClient(DEAF, write_timeout=1.0)
+    engine.start()
+    engine.set_position(None)
+    full = threading.Event()
+    failures: list[Exception] = []
+
+    def search() -> None:
+        try:
+            engine.go(Limit(infinite=True), on_info=lambda info: full.set())
+        except Exception as error:  # noqa: BLE001  (the test looks at it)
+            failures.append(error)
+    searching = threading.Thread(target=search, daemon=True)
+    searching.start()
+    assert full.wait(10)  # the engine's input is full now: "stop" cannot be written
+    assert returns_within(6, engine.stop, engine), "stop() blocked on the engine's full input"
+    searching.join(10)
+    assert not searching.is_alive() and len(failures) == 1
+    assert isinstance(failures[0], EngineStalled), failures
+    assert "did not take the command 'stop' within 1 s" in str(failures[0])
+    assert not engine.alive and wait_all_gone([engine.pid or 0]) == []
+
+
+@needs_linux
+def test_quit_gives_up_on_an_engine_that_takes_no_input() -> None:
+    engine = EngineClient(DEAF, write_timeout=30.0)
+    engine.start()
+    engine.set_position(None)
+    assert engine.go(Limit(depth=1), timeout=10).bestmove is not None  # the engine's input is full now
+    begin = time.monotonic()
+    assert returns_within(10, lambda: engine.quit(grace=0.5), engine), "quit() blocked on the engine's full input"
+    assert time.monotonic() - begin < 5  # quit's grace bounds the write, not the 30 s write timeout
+    assert not engine.alive and wait_all_gone([engine.pid or 0]) == []
+
+
+def run_arbiter(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], list[PgnGame]]:
+    """The arbiter in a process of its own, with a hard timeout (a hang fails the test); its
+    output and the records of its PGN."""
+    pgn = tmp_path / "games.pgn"
+    done = subprocess.run([sys.executable, "-c", ARBITER_SCRIPT, ROOT, *args, "--pgn", str(pgn)],
+                          capture_output=True, text=True, timeout=150)
+    return done, read_pgn(pgn.read_text())
+
+
+def deaf_and_toys(pids: Path, *goods: str) -> list[str]:
+    pids.mkdir()
+    engines = ["--engine", f"cmd={sys.executable} {HOSTILE} --deaf --after 2 --pid-dir {pids}", "name=bad"]
+    for name in goods:
+        engines += ["--engine", f"cmd={sys.executable} {TOY} --seed {name} --pid-dir {pids}", f"name={name}"]
+    return engines
+
+
+@needs_linux
+def test_an_engine_that_stops_taking_its_input_stalls_and_the_match_goes_on(tmp_path: Path) -> None:
+    done, games = run_arbiter(tmp_path, "match", "--games", "4", "--st", "0.3", "--recover",
+                              "--handshake-timeout", "2", *deaf_and_toys(tmp_path / "pids", "good"))
+    assert done.returncode == 0 and done.stdout.endswith("Finished match\n"), done.stdout + done.stderr
+    assert len(games) == 4
+    for game in games:
+        assert game.tags["Termination"] == "stalled connection", game
+        assert game.result == ("0-1" if game.tags["White"] == "bad" else "1-0")
+    assert done.stderr.count("did not take the command 'position' within 2 s") == 4, done.stderr
+    assert wait_all_gone([int(path.name) for path in (tmp_path / "pids").iterdir()]) == []
+
+
+@needs_linux
+def test_an_engine_that_stops_taking_its_input_leaves_the_rest_of_a_tournament_alone(tmp_path: Path) -> None:
+    done, games = run_arbiter(tmp_path, "tournament", "--games", "2", "--concurrency", "2", "--depth", "1",
+                              "--handshake-timeout", "2", "--db", str(tmp_path / "event.db"),
+                              *deaf_and_toys(tmp_path / "pids", "one", "two"))
+    assert done.returncode == 0 and done.stdout.endswith("Finished tournament\n"), done.stdout + done.stderr
+    assert len(games) == 6
+    for game in games:
+        players = {game.tags["White"], game.tags["Black"]}
+        if "bad" in players:
+            assert game.tags["Termination"] == "stalled connection", game
+            assert game.result == ("0-1" if game.tags["White"] == "bad" else "1-0")
+        else:
+            assert game.tags["Termination"] == "normal" and game.result in ("1-0", "0-1"), game
+    assert wait_all_gone([int(path.name) for path in (tmp_path / "pids").iterdir()]) == []
 
 
 # -- bytes that are not text ---------------------------------------------------------------

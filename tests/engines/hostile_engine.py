@@ -19,6 +19,12 @@ default 1) unless it says otherwise.  Every other answer is the toy engine's (le
                       and one in a new process group; each writes DIR/<pid> and sleeps
   --control-move      answer with a move text full of control characters and an ANSI escape
   --flood-stderr      write endless stderr output (long lines) while it plays legal moves
+  --deaf              fill its own input pipe to the brim (through /proc/self/fd/0), say so
+                      (``info string my input is full``), answer this ``go`` (not a ``go
+                      infinite``: that waits for a ``stop`` it never reads), then stay alive
+                      without reading another byte, like an engine that peeks at its
+                      input with tee(2): the host's next write finds the pipe full (Linux)
+  --extra-token       answer ``bestmove <move> foo`` (a token the grammar does not have)
 """
 
 from __future__ import annotations
@@ -56,6 +62,8 @@ def leave_helpers(directory: str) -> None:
 
 
 class HostileEngine(ToyEngine):
+    last_line = ""
+
     def triggered(self) -> bool:
         return self.searches >= self.args.after
 
@@ -82,6 +90,16 @@ class HostileEngine(ToyEngine):
         if args.long_line:
             sys.stdout.write("info string " + "x" * (2 << 20) + "\n")
             self.say(f"bestmove {move}")
+            return
+        if args.deaf:
+            fill_own_input()
+            self.say("info string my input is full")
+            if self.last_line.split()[1:2] != ["infinite"]:
+                self.say(f"bestmove {move}")
+            while True:
+                time.sleep(3600)
+        if args.extra_token:
+            self.say(f"bestmove {move} foo")
             return
         if args.flood_then_move:
             sys.stdout.write("info depth 1 score cp 5 nodes 1 time 0\n" * 200_000)
@@ -113,13 +131,13 @@ class HostileEngine(ToyEngine):
             sys.stdin.readline()
             while True:
                 sys.stdout.write("%% not the protocol %%\n" * 1000)
-        if self.args.early_bestmove:
-            sys.stdin = EarlyBestmove(self)  # type: ignore[assignment]
+        sys.stdin = WatchedInput(self)  # type: ignore[assignment]
         super().run()
 
 
-class EarlyBestmove:
-    """Stands for stdin: answers ``ucinewgame`` with a ``bestmove`` before passing it on."""
+class WatchedInput:
+    """Stands for stdin: remembers the last line read (``go``'s parameters) and, with
+    ``--early-bestmove``, answers ``ucinewgame`` with a ``bestmove`` before passing it on."""
 
     def __init__(self, engine: HostileEngine) -> None:
         self.engine = engine
@@ -127,9 +145,20 @@ class EarlyBestmove:
 
     def readline(self) -> str:
         line = self.stdin.readline()
-        if line.startswith("ucinewgame"):
+        self.engine.last_line = line
+        if self.engine.args.early_bestmove and line.startswith("ucinewgame"):
             self.engine.say(f"bestmove {self.engine.choose()}")
         return line
+
+
+def fill_own_input() -> None:
+    """Write into this process's own stdin pipe until it is full."""
+    writer = os.open("/proc/self/fd/0", os.O_WRONLY | os.O_NONBLOCK)  # a second write end
+    try:
+        while True:
+            os.write(writer, CHUNK.encode())
+    except BlockingIOError:  # no room left: every page of the pipe is in use
+        pass
 
 
 def main() -> None:
@@ -138,7 +167,8 @@ def main() -> None:
     parser.add_argument("--seed", default="0")
     parser.add_argument("--after", type=int, default=1)
     for flag in ("flood-info", "flood-then-move", "endless-line", "long-line", "long-infos", "flood-handshake",
-                 "flood-options", "flood-garbage", "double-bestmove", "early-bestmove", "control-move", "flood-stderr"):
+                 "flood-options", "flood-garbage", "double-bestmove", "early-bestmove", "control-move", "flood-stderr",
+                 "deaf", "extra-token"):
         parser.add_argument(f"--{flag}", action="store_true")
     parser.add_argument("--escape", metavar="DIR")
     parser.add_argument("--pid-dir", metavar="DIR")
