@@ -23,6 +23,10 @@ from arbiter.game import EngineSlot, RefereeSettings
 from protocol import Info, Limit, SearchResult
 from protocol.client import EngineClient, EngineError
 
+STOP_WRITE = 0.05
+"""Seconds :meth:`EngineSeat.stop` may wait for the engine to take ``stop`` (or for another
+thread's line to it to be written): the event loop of every page waits meanwhile."""
+
 
 class EngineSeat:
     """A started engine for one seat; :meth:`close` kills it (and ends its thread)."""
@@ -75,10 +79,14 @@ class EngineSeat:
         await self._run(ready)
 
     def stop(self) -> None:
-        """Ask a running search for its move now (safe from any thread; harmless when idle)."""
+        """Ask a running search for its move now (safe from any thread; harmless when idle).
+        Waits at most :data:`STOP_WRITE` (it is called on the server's event loop): an engine
+        whose input has no room for ``stop`` by then has stopped reading it (the page writes it
+        a few hundred bytes at most), and is killed as stalled; its search then ends in
+        EngineStalled."""
         client = self._slot.client
         if client is not None and not self.closed:
-            client.stop()
+            client.stop(write_timeout=STOP_WRITE)
 
     def close(self) -> None:
         """Kill the engine's process group now; the seat's thread then ends."""

@@ -70,7 +70,7 @@ from dipole_engine.rules import (
     variant_by_name,
 )
 from protocol import Info, Limit
-from protocol.client import EngineCrashed, EngineError, EngineTimeout
+from protocol.client import EngineCrashed, EngineError, EngineStalled, EngineTimeout, UnreadableMove
 
 from .boardjson import board_json, move_ends, side_letter
 from .config import GuiConfig, engine_list, variant_list
@@ -672,6 +672,19 @@ class Session:
                 self.error(f"engine {seat.name!r} gave no move in time and was killed")
                 return
             self._lose(color, Termination.TIME_FORFEIT)
+            return
+        except UnreadableMove as error:  # as the arbiter's referee: an illegal move, at once
+            if generation != self.generation:
+                return
+            self.error(f"engine {seat.name!r} played an illegal move: {error}")
+            self._finish(-color, Termination.ILLEGAL_MOVE, f"{color_name(color)} makes an illegal move: {error.line}")
+            return
+        except EngineStalled as error:  # it stopped reading its input, and was killed
+            if generation != self.generation:
+                return
+            seat.close()
+            self._lose(color, Termination.STALL)
+            self.error(f"engine {seat.name!r} stalled: {error}")
             return
         except EngineError as error:
             if generation != self.generation:

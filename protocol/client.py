@@ -337,13 +337,15 @@ class EngineClient:
             if not answered:
                 self._stale += 1
 
-    def stop(self) -> None:
+    def stop(self, write_timeout: float | None = None) -> None:
         """``stop``: the running search answers ``bestmove`` at once (harmless when idle).
         Safe to call from another thread while :meth:`go` waits; never raises: a failure
-        (the engine crashed, or stalled and was killed) is reported by the next command."""
+        (the engine crashed, or stalled and was killed) is reported by the next command.
+        ``write_timeout`` (seconds; None: the client's) bounds the wait for the engine to
+        take the line: 0 for a caller that may not wait at all."""
         if self.alive:
             try:
-                self._send_command(Stop())
+                self._send_command(Stop(), None if write_timeout is None else time.monotonic() + write_timeout)
             except EngineError:
                 pass
 

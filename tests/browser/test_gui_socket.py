@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from socket import create_connection
 from typing import Any
 
@@ -229,3 +231,28 @@ def test_games_and_analyses_at_once_are_bounded_per_client_and_per_server() -> N
         while not until(a3, "state")["analysing"]:
             pass
         engines_settle(server, 3)
+
+
+HOSTILE = str(Path(__file__).resolve().parent.parent / "engines" / "hostile_engine.py")
+
+
+@pytest.mark.parametrize(("flag", "termination", "reason", "within"), [
+    ("--extra-token", "illegal move", r"White makes an illegal move: bestmove \S+ foo", 10.0),
+    ("--deaf", "stalled connection", "White's connection stalls", 16.0),  # the write's 10 s, no more
+])
+def test_an_unreadable_answer_or_a_deaf_engine_ends_the_game_as_the_arbiter_ends_it(
+        flag: str, termination: str, reason: str, within: float) -> None:
+    """The referee's words for an engine whose ``bestmove`` line is off the grammar (an illegal
+    move, at once) and for one that stops reading its input (a stall: it is killed)."""
+    engine = f"cmd={sys.executable} {HOSTILE} {flag}"
+    with gui_server("--engine", engine, "name=rogue") as server, \
+            connect(server.base.replace("http:", "ws:") + "ws") as socket:
+        until(socket, "state")
+        socket.send(json.dumps({"type": "new", "variant": "dipole", "white": 0, "black": 0,
+                                "tc": {"kind": "movetime", "seconds": 20}}))
+        started = time.monotonic()
+        while not (state := until(socket, "state", timeout=60))["result"]:
+            pass
+        assert state["result"]["termination"] == termination, state["result"]
+        assert re.fullmatch(reason, state["result"]["reason"]), state["result"]
+        assert time.monotonic() - started < within

@@ -154,11 +154,12 @@ class WatchedInput:
 def fill_own_input() -> None:
     """Write into this process's own stdin pipe until it is full."""
     writer = os.open("/proc/self/fd/0", os.O_WRONLY | os.O_NONBLOCK)  # a second write end
-    try:
-        while True:
-            os.write(writer, CHUNK.encode())
-    except BlockingIOError:  # no room left: every page of the pipe is in use
-        pass
+    for piece in (CHUNK.encode(), b"\n"):  # then byte by byte: not even a short command fits
+        try:
+            while True:
+                os.write(writer, piece)
+        except BlockingIOError:  # no room left for this piece
+            pass
 
 
 def main() -> None:
