@@ -4,8 +4,9 @@ While an event runs, :class:`LivePublisher` keeps two optional files up to date:
 
 - the **live file** (JSON, :data:`LIVE_FORMAT`; a tournament's is ``<EVENT.db>-live.json``
   beside its database): every game in progress with its moves, both clocks (and since when
-  the side to move has been thinking), each engine's latest search line (depth, score,
-  nodes, speed, principal variation), the run's start and a ``heartbeat``;
+  the side to move has been thinking), each engine's latest search line
+  (:func:`arbiter.searchline.search_line`: depth, score from White's side, nodes, speed,
+  principal variation), the run's start and a ``heartbeat``;
 - the **live PGN** (``--live-pgn FILE``): the games in progress as PGN, result ``*``,
   written with the arbiter's own PGN writer (:func:`~arbiter.pgn.format_game`).
 
@@ -44,10 +45,11 @@ from .files import replace_text
 from .game import GameJob
 from .pgn import format_game
 from .records import UNFINISHED, GameRecord, MoveRecord, Termination
+from .searchline import search_line
 from .timecontrol import Clock
 
 LIVE_FORMAT = "dipole-arbiter-live"
-LIVE_VERSION = 1
+LIVE_VERSION = 2  # 2: search lines as arbiter.searchline shows them (scores from White's side)
 LIVE_SUFFIX = "-live.json"
 MIN_INTERVAL = 0.2   # seconds between two rewrites of the live file while moves come fast
 HEARTBEAT = 1.0      # the live file is rewritten at least this often while the run is alive
@@ -70,12 +72,6 @@ def check_live_file(path: str | None, flag: str) -> None:
 def live_path(db_path: str) -> str:
     """The live file of an event database: ``<db>-live.json`` beside it."""
     return db_path + LIVE_SUFFIX
-
-
-def _line(info: Info) -> dict[str, Any]:
-    return {"depth": info.depth, "seldepth": info.seldepth, "score_cp": info.score_cp,
-            "score_mate": info.score_mate, "bound": info.score_bound, "nodes": info.nodes,
-            "nps": info.nps, "time": info.time, "pv": list(info.pv)}
 
 
 class LiveGame:
@@ -116,7 +112,7 @@ class LiveGame:
         moves = self.moves[:plies]
         clocks = {name: (round(clock.remaining, 3) if clock.control is not None else None)
                   for name, clock in (("white", self.clocks[WHITE]), ("black", self.clocks[-WHITE]))}
-        lines = {("white" if color == WHITE else "black"): _line(info) for color, info in list(self.lines.items())}
+        lines = {("white" if color == WHITE else "black"): search_line(info, color) for color, info in list(self.lines.items())}
         return {
             "number": job.number, "white": job.white.name, "black": job.black.name, "variant": job.variant,
             "fen": self.fen, "moves": [move.text for move in moves],

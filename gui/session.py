@@ -58,6 +58,7 @@ from arbiter.records import (
     MoveSource,
     Termination,
 )
+from arbiter.searchline import search_line, shows_search, white_score
 from arbiter.timecontrol import Clock
 from dipole_engine.rules import (
     BLACK,
@@ -75,6 +76,7 @@ from protocol.client import EngineCrashed, EngineError, EngineStalled, EngineTim
 from .boardjson import board_json, move_ends, side_letter
 from .config import GuiConfig, engine_list, variant_list
 from .limits import LimitReached, Permit
+from .outbox import Outbox
 from .seats import EngineSeat
 from .timesetting import FREE, PageError, TimeSetting
 
@@ -108,9 +110,8 @@ class Session:
         self.client = client  # the page's address: its permits count against its client's limit
         self.game_permit: Permit | None = None  # held while the game's engines run
         self.analysis_permit: Permit | None = None  # held while the analysis's engine runs
-        self._outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self._outbox = Outbox(_coalescing_key)
         self._writer: asyncio.Task[None] | None = None
-        self._waiting: dict[str, dict[str, Any]] = {}  # queued messages a newer one replaces
         self._loop = asyncio.get_running_loop()
         self.generation = 0
         self.seats: dict[Color, EngineSeat | None] = {WHITE: None, BLACK: None}
@@ -179,31 +180,16 @@ class Session:
 
         A ``state`` or ``thinking`` message still waiting to be sent is replaced by a newer
         one of its kind, so a page that reads slowly gets the latest news, and the queue
-        stays short however fast the engines talk."""
-        if self.closed:
-            return
-        key = _coalescing_key(message)
-        if key is not None:
-            waiting = self._waiting.get(key)
-            if waiting is not None:
-                waiting.clear()
-                waiting.update(message)
-                return
-            self._waiting[key] = message
-        self._outbox.put_nowait(message)
+        stays short however fast the engines talk (:class:`~gui.outbox.Outbox`)."""
+        self._outbox.post(message)
 
     async def _write(self) -> None:
-        while True:
-            message = await self._outbox.get()
-            if message is None:
-                return
-            key = _coalescing_key(message)
-            if key is not None:
-                self._waiting.pop(key, None)
-            try:
-                await self._send(message)
-            except (WebSocketDisconnect, RuntimeError, OSError):  # the page went away; the reader closes us
-                return
+        while batch := await self._outbox.take():
+            for message in batch:
+                try:
+                    await self._send(message)
+                except (WebSocketDisconnect, RuntimeError, OSError):  # the page went away; the reader closes us
+                    return
 
     def error(self, text: str) -> None:
         self.post({"type": "error", "message": text})
@@ -237,7 +223,7 @@ class Session:
         self._stop_analysis()
         self._end_seats()
         self.closed = True
-        self._outbox.put_nowait(None)
+        self._outbox.close()
         if self._writer is not None:
             self._writer.cancel()
 
@@ -536,7 +522,7 @@ class Session:
             board.push(move)
             self.moves.append(move)
             self.records.append(move_record)
-            self.scores.append(_white_score(move_record.score_cp, move_record.score_mate, before))
+            self.scores.append(white_score(move_record.score_cp, move_record.score_mate, before))
         self.board = self.board_at(len(self.moves))
         self.view = 0
         self.pgn_source = (record.white, record.black)
@@ -711,14 +697,14 @@ class Session:
             self._finish(-color, Termination.ILLEGAL_MOVE, f"{color_name(color)} makes an illegal move: {token}")
             return
         record = engine_move_record(str(move), answer)
-        self._play(move, record, _white_score(record.score_cp, record.score_mate, mover))
+        self._play(move, record, white_score(record.score_cp, record.score_mate, mover))
 
     def _thinking(self, generation: int, source: str, mover: Color, info: Info) -> None:
         if generation != self.generation or self.closed:
             return
         if info.error is not None:
             self.post({"type": "notice", "message": f"{self.player_name(mover)} reports an error: {info.error[:300]}"})
-        if not _shows_search(info):
+        if not shows_search(info):
             return
         self.post(_thinking_message(source, mover, info))
 
@@ -821,7 +807,7 @@ class Session:
                 return  # stopped for good
 
     def _analysis_info(self, seat: EngineSeat, round_: int, mover: Color, info: Info) -> None:
-        if seat is not self.analysis or round_ != self.analysis_round or not _shows_search(info):
+        if seat is not self.analysis or round_ != self.analysis_round or not shows_search(info):
             return
         self.post(_thinking_message("analysis", mover, info))
 
@@ -898,27 +884,9 @@ def _ms(seconds: float) -> int:
     return max(0, round(seconds * 1000))
 
 
-def _white_score(cp: int | None, mate: int | None, mover: Color) -> dict[str, int] | None:
-    """A score from the mover's view as White's view (``{"cp": n}`` or ``{"mate": n}``)."""
-    if mate is not None:
-        return {"mate": mate * mover}
-    if cp is not None:
-        return {"cp": cp * mover}
-    return None
-
-
-def _shows_search(info: Info) -> bool:
-    """Whether an info line reports the search (depth, score or line), not just the move being
-    searched or a string: only those replace what the page shows."""
-    return info.depth is not None or info.score_cp is not None or info.score_mate is not None or bool(info.pv)
-
-
 def _thinking_message(source: str, mover: Color, info: Info) -> dict[str, Any]:
-    return {
-        "type": "thinking", "source": source, "depth": info.depth, "seldepth": info.seldepth,
-        "score": _white_score(info.score_cp, info.score_mate, mover), "bound": info.score_bound,
-        "nodes": info.nodes, "nps": info.nps, "time": info.time, "pv": list(info.pv),
-    }
+    """A ``thinking`` message: the search line as every page gets it (scores from White's side)."""
+    return {"type": "thinking", "source": source, **search_line(info, mover)}
 
 
 HANDLERS: dict[str, Callable[[Session, dict[str, Any]], Awaitable[None]]] = {

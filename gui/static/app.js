@@ -3,6 +3,7 @@
 // Text from engines, files and names goes in with textContent only, never as markup.
 
 import { drawBoard } from "./board.js";
+import { POV_NOTE, lineTexts, scoreText } from "./searchline.js";
 
 const $ = (id) => document.getElementById(id);
 const state = { game: null, engines: [], variants: [], flip: false, selected: null, clocksAt: 0, thinking: {},
@@ -220,12 +221,6 @@ function tickClocks() {
   }
 }
 
-function formatScore(score) {
-  if (!score) return "";
-  if (score.mate !== undefined) return `${score.mate > 0 ? "+" : "-"}M${Math.abs(score.mate)}`;
-  return `${score.cp >= 0 ? "+" : ""}${(score.cp / 100).toFixed(2)}`;
-}
-
 function drawMoves() {
   const game = state.game;
   const list = $("moves");
@@ -260,7 +255,7 @@ function drawMoves() {
     cell.className = "move" + (ply === game.view ? " current" : "") + (move.source === "forced" ? " forced" : "");
     cell.dataset.ply = String(ply);
     cell.textContent = move.text;
-    cell.title = [formatScore(move.score), move.source === "forced" ? "forced pass" : ""].filter(Boolean).join(" ");
+    cell.title = [scoreText(move.score), move.source === "forced" ? "forced pass" : ""].filter(Boolean).join(" ");
     cell.addEventListener("click", () => send({ type: "view", ply }));
     row.append(cell);
   });
@@ -328,11 +323,10 @@ function drawThinking() {
   if (info.source === "analysis") who = "analysis";
   else if (info.source) who = game ? game.players[info.source].name : "";
   $("thinking-who").textContent = who ? `· ${who}` : "";
-  $("t-depth").textContent = info.depth ? `depth ${info.depth}${info.seldepth ? "/" + info.seldepth : ""}` : "–";
-  $("t-score").textContent = info.score ? formatScore(info.score) + (info.bound ? (info.bound === "lower" ? " ≥" : " ≤") : "") : "–";
-  $("t-nodes").textContent = info.nodes !== null && info.nodes !== undefined ? `${info.nodes.toLocaleString("en")} nodes` : "–";
-  $("t-nps").textContent = info.nps ? `${Math.round(info.nps / 1000).toLocaleString("en")} kn/s` : "–";
-  $("t-pv").textContent = info.pv && info.pv.length ? info.pv.join(" ") : "";
+  const texts = lineTexts(info);
+  for (const part of ["depth", "score", "nodes", "nps", "time"]) $(`t-${part}`).textContent = texts[part] || "–";
+  $("t-pov").textContent = POV_NOTE;
+  $("t-pv").textContent = texts.pv;
 }
 
 function showPgnGames(games) {

@@ -5,6 +5,7 @@
 // Everything from the server (engine names, reasons, lines) is put in as text, never as markup.
 
 import {drawBoard} from "./board.js";
+import {POV_NOTE, lineTexts} from "./searchline.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -38,19 +39,6 @@ function clockText(seconds) {
   if (seconds < 10) return seconds.toFixed(1);
   const m = Math.floor(seconds / 60), s = Math.floor(seconds % 60);
   return `${m}:${String(s).padStart(2, "0")}`;
-}
-
-function scoreText(line) {
-  if (line.score_mate !== null && line.score_mate !== undefined) return `${line.score_mate > 0 ? "+" : "-"}M${Math.abs(line.score_mate)}`;
-  if (line.score_cp !== null && line.score_cp !== undefined) return `${line.score_cp >= 0 ? "+" : ""}${(line.score_cp / 100).toFixed(2)}`;
-  return "";
-}
-
-function count(value) {
-  if (value === null || value === undefined) return "";
-  if (value >= 1e6) return `${(value / 1e6).toFixed(1)}M`;
-  if (value >= 1e3) return `${(value / 1e3).toFixed(0)}k`;
-  return String(value);
 }
 
 // -- connection -----------------------------------------------------------------------------
@@ -171,6 +159,7 @@ function showGames(games) {
 // -- games in progress ------------------------------------------------------------------------
 function showLive(message) {
   live = {games: message.games, offset: Date.now() / 1000 - message.now};
+  $("live-pov").textContent = POV_NOTE;
   const container = $("live");
   $("no-live").hidden = message.games.length > 0;
   $("no-live").textContent = state === "running" ? "No game in progress."
@@ -203,12 +192,10 @@ function engineLine(game, side) {
   const line = game.lines[side];
   const element = node("div", {class: "line", "data-side": side});
   if (line) {
-    const parts = [];
-    if (line.depth !== null) parts.push(`d${line.depth}`);
-    if (line.nodes !== null) parts.push(`${count(line.nodes)} nodes`);
-    if (line.nps !== null) parts.push(`${count(line.nps)}/s`);
-    element.append(node("span", {class: "score"}, scoreText(line)), ` ${parts.join(" ")}  ${line.pv.join(" ")}`);
-    element.title = `${scoreText(line)} ${parts.join(" ")} pv ${line.pv.join(" ")}`;
+    const texts = lineTexts(line);
+    const parts = [texts.depth, texts.nodes, texts.nps].filter(Boolean).join(" · ");
+    element.append(node("span", {class: "score", title: POV_NOTE}, texts.score), ` ${parts}  ${texts.pv}`);
+    element.title = `${texts.score} (${POV_NOTE}) ${parts} pv ${texts.pv}`;
   }
   return element;
 }
