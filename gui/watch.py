@@ -42,7 +42,6 @@ import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +59,7 @@ from arbiter.records import GameOutcome
 from dipole_engine.rules import Board, RulesError, new_board
 
 from .boardjson import board_json
+from .outbox import Outbox
 
 STATIC_DIR = Path(__file__).parent / "static"
 POLL_INTERVAL = 0.25  # seconds between two looks at the files while someone watches
@@ -74,7 +74,7 @@ class EventFeed:
         # A match has no database: its live file (``dipole-arbiter match --live FILE.json``) is all there is.
         self.match = self.path.endswith(".json")
         self.live_file = self.path if self.match else live_path(self.path)
-        self.viewers: set[Viewer] = set()
+        self.viewers: set[Outbox] = set()
         self.latest: dict[str, dict[str, Any]] = {}
         self._task: asyncio.Task[None] | None = None
         self._store: EventStore | None = None  # open read-only while the feed watches
@@ -94,14 +94,14 @@ class EventFeed:
         self._looking = threading.Lock()
 
     # -- viewers --------------------------------------------------------------------------
-    def join(self, viewer: Viewer) -> None:
+    def join(self, viewer: Outbox) -> None:
         self.viewers.add(viewer)
         for message in self.latest.values():
             viewer.post(message)
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._watch())
 
-    def leave(self, viewer: Viewer) -> None:
+    def leave(self, viewer: Outbox) -> None:
         self.viewers.discard(viewer)
         if not self.viewers and self._task is not None:
             self._task.cancel()
@@ -263,14 +263,7 @@ class EventFeed:
             table = _ratings(self._finished, names, config.anchor)
             self._rated = (done, _ratings_json(table) if table is not None else None)
         terminations = Counter(game.termination.label for game in self._finished)
-        settings = [
-            ("Format", f"{config.format}, {config.rounds} round(s) of {config.games_per_pairing} game(s) per pairing"),
-            ("Variant", config.variant), ("Games", f"{total} scheduled, concurrency {config.concurrency}"),
-            ("Openings", config.openings_note), ("Date", config.referee.date),
-            *((f"Engine {spec.name}", spec.limits.summary()) for spec in config.engines),
-        ]
-        if config.sprt is not None:
-            settings.append(("SPRT", config.sprt.text()))
+        settings = config.settings(f"{total} scheduled, concurrency {config.concurrency}", commands=False)
         return {
             "type": "event", "name": config.name, "settings": settings, "total": total, "done": done,
             "eta": eta, "engines": names,
@@ -386,22 +379,9 @@ def _ratings_json(table: RatingTable) -> dict[str, Any]:
     }
 
 
-class Viewer:
-    """One page's socket: the newest message of each kind waits here until it is sent."""
-
-    def __init__(self) -> None:
-        self.pending: dict[str, dict[str, Any]] = {}
-        self.ready = asyncio.Event()
-
-    def post(self, message: dict[str, Any]) -> None:
-        self.pending[message["type"]] = message
-        self.ready.set()
-
-    async def next_batch(self) -> Iterable[dict[str, Any]]:
-        await self.ready.wait()
-        self.ready.clear()
-        batch, self.pending = self.pending, {}
-        return batch.values()
+def _message_type(message: dict[str, Any]) -> str:
+    """A viewer waits for the newest message of each type only (an event, the live games ...)."""
+    return str(message["type"])
 
 
 def check_watch_path(path: str) -> None:
@@ -478,12 +458,12 @@ async def watch_socket(websocket: WebSocket) -> None:
                                               "text": "No such event on this server"}))
         await websocket.close()
         return
-    viewer = Viewer()
+    viewer = Outbox(_message_type)
     feed.join(viewer)
 
     async def send_updates() -> None:
         while True:
-            for message in await viewer.next_batch():
+            for message in await viewer.take():
                 await websocket.send_text(json.dumps(message))
 
     sender = asyncio.get_running_loop().create_task(send_updates())
