@@ -192,6 +192,25 @@ class EventConfig:
     def with_concurrency(self, concurrency: int) -> EventConfig:
         return dataclasses.replace(self, concurrency=concurrency)
 
+    def settings(self, games: str, *, commands: bool = True) -> list[tuple[str, str]]:
+        """The event described, as (label, text) pairs, for every place that shows it: the
+        tournament's header, its HTML report and the watch page.  ``games`` says how many (as
+        of the caller); ``commands=False`` leaves out the engines' commands and options (the
+        watch page, which any viewer may open, shows no command line)."""
+        count = len(self.engines)
+        shape = (f"{self.format}, {count} engine{'s' if count != 1 else ''}, {self.rounds} "
+                 f"round{'s' if self.rounds != 1 else ''} of {self.games_per_pairing} "
+                 f"game{'s' if self.games_per_pairing != 1 else ''} per pairing")
+        settings = [("Format", shape), ("Variant", self.variant), ("Games", games),
+                    ("Openings", self.openings_note), ("Date", self.referee.date)]
+        settings += [(f"Engine {spec.name}", spec.describe().partition(": ")[2] if commands else spec.limits.summary())
+                     for spec in self.engines]
+        if self.sprt is not None:
+            first, second = (spec.name for spec in self.engines[:2])
+            settings.append(("SPRT", f"{self.sprt.text()}, testing {first} against {second} "
+                                     "on colour-reversed pairs in schedule order"))
+        return settings
+
 
 def _limits_settings(limits: SearchLimits) -> dict[str, str]:
     """The ``tc``/``st``/``depth``/``nodes``/``timemargin`` settings that give ``limits`` back."""

@@ -182,22 +182,16 @@ class Tournament(RecordedRun):
     def header(self) -> list[str]:
         config = self.config
         total = len(self.store.schedule)
-        rounds = f"{config.rounds} round{'s' if config.rounds != 1 else ''}"
-        games = f"{config.games_per_pairing} game{'s' if config.games_per_pairing != 1 else ''}"
         recover = "" if config.recover else ", no recover"
         resume = f"dipole-arbiter resume {shlex.quote(self.store.path)}"
         count = f"{total} games" if config.format not in DYNAMIC_FORMATS else f"{total} games planned so far"
-        lines = [
-            (f"Tournament: {config.format}, {len(self.names)} engines, {rounds} of {games} per pairing, "
-             f"{count}, variant {config.variant}, {self.where(config.concurrency)}{recover}"),
-            *(f"Engine {spec.describe()}" for spec in config.engines),
-            f"Openings: {config.openings_note}",
-            f"Event database: {self.store.path} (continue an interrupted run with: {resume})",
-        ]
+        settings = config.settings(count)
+        lines = [f"Tournament: {dict(settings)['Format']}, {count}, variant {config.variant}, "
+                 f"{self.where(config.concurrency)}{recover}"]
+        lines += [f"{label}: {text}" for label, text in settings if label.startswith("Engine ") or label == "Openings"]
+        lines.append(f"Event database: {self.store.path} (continue an interrupted run with: {resume})")
         lines += self.files_lines()
-        if self.sprt is not None:
-            lines.append(f"SPRT: {self.sprt.state.params.text()}, testing {self.names[0]} against {self.names[1]} "
-                         f"on colour-reversed pairs in schedule order")
+        lines += [f"SPRT: {text}" for label, text in settings if label == "SPRT"]
         if self.finished_before:
             lines.append(f"Resuming: {self.finished_before} of {total} games already finished")
         return lines
@@ -319,14 +313,9 @@ class Tournament(RecordedRun):
 
     def write_report(self, table: RatingTable) -> str:
         config = self.config
-        shape = f"{config.format}, {config.rounds} round(s) of {config.games_per_pairing} game(s) per pairing"
-        details = [("Format", shape),
-                   ("Variant", config.variant), ("Date", config.referee.date),
-                   ("Games", f"{self.done} of {len(self.store.schedule)} finished"),
-                   ("Openings", config.openings_note),
-                   *((f"Engine {spec.name}", spec.describe().partition(": ")[2]) for spec in config.engines)]
+        details = config.settings(f"{self.done} of {len(self.store.schedule)} finished")
         if self.sprt is not None:
-            details.append(("SPRT", self.sprt.state.summary()))
+            details.append(("SPRT result", self.sprt.state.summary()))
         path = config.report
         assert path is not None
         try:
