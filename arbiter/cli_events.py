@@ -267,7 +267,7 @@ def ratings_command(inputs: tuple[str, ...], anchor: tuple[str, float] | None, r
         details = [("Games from", ", ".join(inputs)), ("Games", str(len(records)))]
         try:
             write_report(report_path, table, terminations, title="Ratings", details=details,
-                         sections=[part for _, section in plans for part in section])
+                         sections=[section for _, section in plans if section is not None])
         except OSError as error:
             raise ArbiterError(f"report {report_path}: {error.strerror or error}") from None
         print(f"Report: {report_path}")

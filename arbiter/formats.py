@@ -41,9 +41,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from html import escape
+
+from markupsafe import Markup
 
 from .event import EventStore, ScheduledGame
+from .pages import render
 from .records import BLACK_WINS, WHITE_WINS
 
 DYNAMIC_FORMATS = ("knockout", "swiss")
@@ -358,60 +360,38 @@ def plan_lines(shape: EventShape, plan: Plan) -> list[str]:
     return lines
 
 
-def plan_html(shape: EventShape, plan: Plan) -> list[str]:
-    """The same as an HTML section for the report (every name escaped)."""
+def plan_html(shape: EventShape, plan: Plan) -> Markup:
+    """The same as an HTML section for the report (``templates/plan.html``, every name escaped)."""
     names = shape.names
     title = "Knockout bracket" if shape.format == "knockout" else "Swiss pairings by round"
-    parts = [f'<section id="{shape.format}">', f"<h2>{title}</h2>"]
-    if shape.format == "knockout":
-        # one row per first-round encounter; an encounter of round r spans the 2^(r-1) rows it comes from
-        total = knockout_rounds(len(names))
-        slots = 2 ** (total - 1)
-        parts += ['<div class="scroll"><table class="bracket">', "<thead><tr>"]
-        parts += [f"<th>Round {number}</th>" for number in range(1, total + 1)]
-        parts += ["</tr></thead>", "<tbody>"]
-        for row in range(slots):
-            cells = []
-            for index in range(total):
-                span = 2 ** index
-                if row % span:
-                    continue
-                encounters = plan.rounds[index] if index < len(plan.rounds) else []
-                text = _encounter_text(encounters[row // span], names) if encounters else "to be played"
-                cells.append(f'<td rowspan="{span}">{escape(text)}</td>')
-            parts.append(f"<tr>{''.join(cells)}</tr>")
-        parts += ["</tbody>", "</table></div>"]
-        if plan.champion is not None:
-            parts.append(f"<p>Winner: <strong>{escape(names[plan.champion])}</strong></p>")
-    else:
-        parts += ['<table class="pairings">',
-                  '<thead><tr><th>Round</th><th>Board</th><th class="name">Pairing and score</th></tr></thead>',
-                  "<tbody>"]
-        for encounters in plan.rounds:
-            for encounter in encounters:
-                parts.append(f"<tr><td>{encounter.round}</td><td>{encounter.board + 1}</td>"
-                             f'<td class="name">{escape(_encounter_text(encounter, names))}</td></tr>')
-        parts += ["</tbody>", "</table>"]
-        if plan.standings:
-            parts += ['<table class="swiss-standings">',
-                      '<thead><tr><th>#</th><th class="name">Engine</th><th>Points</th><th>Buchholz</th></tr>'
-                      "</thead>", "<tbody>"]
-            for place, (engine, points, buchholz) in enumerate(plan.standings, 1):
-                parts.append(f'<tr><td>{place}</td><td class="name">{escape(names[engine])}</td>'
-                             f"<td>{points:g}</td><td>{buchholz:g}</td></tr>")
-            parts += ["</tbody>", "</table>"]
-    parts.append("</section>")
-    return parts
+    # knockout: one row per first-round encounter; an encounter of round r spans the 2^(r-1) rows it comes from
+    total = knockout_rounds(len(names)) if shape.format == "knockout" else 0
+    bracket = []
+    for row in range(2 ** (total - 1) if total else 0):
+        cells = []
+        for index in range(total):
+            span = 2 ** index
+            if row % span:
+                continue
+            encounters = plan.rounds[index] if index < len(plan.rounds) else []
+            cells.append((span, _encounter_text(encounters[row // span], names) if encounters else "to be played"))
+        bracket.append(cells)
+    pairings = [(e.round, e.board + 1, _encounter_text(e, names)) for encounters in plan.rounds for e in encounters]
+    standings = [(place, names[engine], points, buchholz)
+                 for place, (engine, points, buchholz) in enumerate(plan.standings, 1)]
+    champion = names[plan.champion] if plan.champion is not None else None
+    return render("plan.html", format=shape.format, title=title, rounds=total, bracket=bracket,
+                  champion=champion, pairings=pairings, standings=standings)
 
 
-def event_file_plan(path: str) -> tuple[list[str], list[str]]:
-    """The text lines and the report section of a knockout or Swiss event database (both empty
-    for another format), for ``dipole-arbiter ratings``."""
+def event_file_plan(path: str) -> tuple[list[str], Markup | None]:
+    """The text lines and the report section of a knockout or Swiss event database (no lines
+    and no section for another format), for ``dipole-arbiter ratings``."""
     store = EventStore.open(path, write=False)
     try:
         config = store.config
         if config.format not in DYNAMIC_FORMATS:
-            return [], []
+            return [], None
         shape = EventShape(config.format, tuple(spec.name for spec in config.engines), config.rounds,
                            config.games_per_pairing, len(config.openings))
         results = {game.number: game.result for game in store.outcomes()}  # no move is read

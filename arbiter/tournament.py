@@ -319,7 +319,7 @@ class Tournament(RecordedRun):
         path = config.report
         assert path is not None
         try:
-            sections = (plan_html(self.shape, plan_event(self.shape, self.store.schedule, dict(self.results)))
+            sections = ([plan_html(self.shape, plan_event(self.shape, self.store.schedule, dict(self.results)))]
                         if config.format in DYNAMIC_FORMATS else [])
             write_report(path, table, self.stats.terminations, title=config.name, details=details,
                          sections=sections)

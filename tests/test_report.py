@@ -12,6 +12,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from arbiter.formats import EventShape, knockout_rounds, plan_event, plan_html
 from arbiter.ratings import DRAW, RatingTable, fit_ratings
 from arbiter.records import BLACK_WINS, WHITE_WINS, GameRecord, Termination
 from arbiter.report import render_report, write_report
@@ -178,6 +179,37 @@ def test_self_contained_and_escaped():
     assert any(e.attrs.get("data-name") == HOSTILE for e in everything)
     assert any(e.attrs.get("data-name") == 'quote"&amp' for e in everything)
     assert "<script>" not in html
+
+
+def test_markup_from_every_outside_text_is_shown_as_text():
+    """Engine names, details, termination labels, a knockout's and a Swiss event's sections: all
+    text, never markup; and a section that is not rendered markup (a plain string) is text too."""
+    names = (HOSTILE, "<b>bold</b>", 'quote"&amp', "plain", "<i>")
+    ratings = fit_ratings([game(HOSTILE, "<b>bold</b>", WHITE_WINS), game("<b>bold</b>", HOSTILE, DRAW)])
+    sections = []
+    for format_ in ("knockout", "swiss"):
+        shape = EventShape(format_, names, knockout_rounds(len(names)) if format_ == "knockout" else 2, 1, 4)
+        schedule = plan_event(shape, [], {}).next_games
+        plan = plan_event(shape, schedule, {g.number: WHITE_WINS for g in schedule})
+        sections.append(plan_html(shape, plan))
+    sections.append('<em id="raw">not rendered</em>')  # type: ignore[arg-type]  # a str: shown as text
+    html = render_report(ratings, {HOSTILE: 1, "normal": 1}, "<h1>title</h1>", ((HOSTILE, "<u>text</u>"),),
+                         sections)
+    tree = parse(html)
+    everything = _walk(tree.root)
+    assert not [e for e in everything if e.tag in ("script", "b", "i", "u", "em")]
+    assert not [e for e in everything if e.tag == "h1" and e.all_text() != "<h1>title</h1>"]
+    text = tree.root.all_text()
+    for shown in (HOSTILE, "<u>text</u>", '<em id="raw">not rendered</em>', "<b>bold</b> bye", "<i> bye"):
+        assert shown in text, shown
+    assert [e.text for e in tree.root.all("dt")] == [HOSTILE]
+    bracket = tree.root.all("table", "bracket")[0]
+    assert any(HOSTILE in cell.text for cell in bracket.all("td"))
+    pairings = tree.root.all("table", "pairings")[0]
+    assert any(HOSTILE in cell.text for cell in pairings.all("td", "name"))
+    terminations = tree.root.all("table", "terminations")[0]
+    assert HOSTILE in [cell.text for cell in terminations.all("td")]
+    assert "<script>" not in html and "<b>" not in html and "<em" not in html
 
 
 def _walk(element: Element) -> list[Element]:
