@@ -79,7 +79,7 @@ def test_watch_a_tournament_through_a_kill_and_a_resume(browser: Browser, tmp_pa
                 "(before) => [...document.querySelectorAll('.live-game')].some(card =>"
                 " Number(card.dataset.plies) > (before[card.dataset.number] ?? 2))",  # or a later game (2 book plies)
                 arg={str(number): plies for number, plies in before.items()}, timeout=TIMEOUT)
-            expect(page.locator(".live-game .line .score").first).to_have_text(re.compile(r"^[+-]"), timeout=TIMEOUT)
+            expect(page.locator(".live-game .line .score").first).to_have_text(re.compile(r"^-?[+#-]"), timeout=TIMEOUT)
             expect(page.locator(".live-game .clock").first).to_have_text(re.compile(r"^\d+:\d\d$"))
 
             # A second viewer sees the same event.
