@@ -74,7 +74,7 @@ def test_positions_variants_and_a_bad_move_keep_the_moves_before_it() -> None:
     out = session(["position startpos moves c1-c3 d8-d6 zz e1-e3", "go depth 1",
                    "setoption name UCI_Variant value impasse", "position startpos", "go depth 1",
                    "position fen W:W1a1:B2b2 moves xa1", "go depth 1"])
-    assert out[0].startswith("info string error position: move 3 of 4, 'zz': ")
+    assert out[0].startswith("info string error position: move 3 of 4, 'zz' is not a Dipole move: ")
     assert out[0].endswith("kept the position after move 2")
     bestmoves = [line for line in out if line.startswith("bestmove")]
     board = new_board("dipole")

@@ -23,7 +23,7 @@ from pexpect.popen_spawn import PopenSpawn
 
 from dipole_engine.engine import Engine
 from dipole_engine.rules import divide, new_board
-from dipole_engine.uci import ProtocolLoop
+from dipole_engine.uci import engine_loop
 from protocol import BestMove, Info, OptionSpec, ProtocolError, parse_response
 
 SPEC = Path(__file__).parent.parent / "protocol" / "SPEC.md"
@@ -513,7 +513,8 @@ def _cheap(line: str) -> bool:
 @given(st.lists(FUZZ_LINE.filter(_cheap), max_size=12))
 def test_random_input_never_breaks_the_loop(lines: list[str]) -> None:
     output = io.StringIO()
-    loop = ProtocolLoop(io.BytesIO(), output, Engine(hash_mb=1))
+    loop = engine_loop(Engine(hash_mb=1))
+    loop.output = output
     accepted_goes = 0
     for line in [*lines, "stop", "isready"]:
         before = len(output.getvalue())
@@ -521,8 +522,6 @@ def test_random_input_never_breaks_the_loop(lines: list[str]) -> None:
         refused = "info string error" in output.getvalue()[before:]  # the search writes none
         if line.split()[:1] == ["go"] and "perft" not in line.split() and not refused:
             accepted_goes += 1
-    loop.engine.stop()
-    loop.engine.wait()
     written = output.getvalue().splitlines()
     for line in written:
         response = parse_response(line)  # every line written is a valid response

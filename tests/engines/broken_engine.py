@@ -122,7 +122,7 @@ class BrokenLoop(EngineLoop[Board]):
         elif fault == "refuse-impasse" and word == "setoption" and line.split()[-1] == "impasse":
             line = "setoption name UCI_Variant value impasse-is-refused"
         elif fault == "go-restarts" and word == "go" and self._busy:
-            self._end_search()
+            self.end_search()
         elif fault == "blocking-search" and word == "go":
             keep_going = super().handle(line)
             if self._thread is not None:
@@ -141,7 +141,7 @@ class BrokenLoop(EngineLoop[Board]):
             responses = tuple(r for r in responses if r not in errors)
         if self.fault == "bad-option-line" and responses and isinstance(responses[-1], UciOk):
             with self._output:
-                self._stdout.write("option name Broken type spin default lots\n")
+                self.output.write("option name Broken type spin default lots\n")
         super()._send(*responses)
 
     def answer_query(self, board: Board, item: str) -> str:
@@ -164,7 +164,7 @@ class BrokenLoop(EngineLoop[Board]):
         if self.fault == "flood-perft":
             with self._output:
                 for number in itertools.count():
-                    self._stdout.write(f"m{number}: 1\n")
+                    self.output.write(f"m{number}: 1\n")
         counts = divide(self.position.copy(), command.depth) if command.depth else []
         extra = 1 if self.fault == "wrong-perft" else 0
         total = sum(count for _, count in counts) if command.depth else 1
