@@ -72,7 +72,7 @@ class BrokenLoop(EngineLoop[Board]):
         self.fault = fault
         self.errors_sent = 0
         self.isready_count = 0
-        self._handlers[GoPerft] = self.perft
+        self._handlers[GoPerft] = self.perft_command
         if fault == "no-reset-on-newgame":
             self._handlers[UciNewGame] = lambda _: None
         if fault == "ignore-stop":
@@ -160,7 +160,7 @@ class BrokenLoop(EngineLoop[Board]):
         winner = board.winner()
         return "none" if winner is None else ("p1win" if winner > 0 else "p2win")
 
-    def perft(self, command: GoPerft) -> None:
+    def perft_command(self, command: GoPerft) -> None:
         if self.fault == "flood-perft":
             with self._output:
                 for number in itertools.count():
