@@ -67,12 +67,12 @@ class Engine:
         game is over.  A bug in the search costs its depth, not the move: the first legal move."""
         board = job.position
         with self._lock:
-            self._searching = True
             game = (board.variant.geometry, board.game)
             if game != self._last_board:
                 self._pending_clear = True
                 self._last_board = game
             self._apply_pending()
+            self._searching = True
         searcher = Searcher(self._tt)
         job.on_stop(searcher.stop)
 

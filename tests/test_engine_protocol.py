@@ -23,6 +23,7 @@ from pexpect.popen_spawn import PopenSpawn
 
 from dipole_engine.engine import Engine
 from dipole_engine.rules import divide, new_board
+from dipole_engine.tt import entries_for
 from dipole_engine.uci import engine_loop
 from protocol import BestMove, Info, OptionSpec, ProtocolError, parse_response
 
@@ -484,6 +485,22 @@ def test_a_person_at_a_terminal_can_talk_to_it() -> None:
     finally:
         if child.isalive():
             child.terminate(force=True)
+
+
+def test_hash_and_ucinewgame_reach_the_transposition_table() -> None:
+    engine = Engine(hash_mb=1)
+    loop = engine_loop(engine)
+    loop.output = output = io.StringIO()
+    loop.handle("setoption name Hash value 2")
+    assert engine._tt.size == entries_for(2)
+    loop.handle("go depth 2")
+    deadline = time.monotonic() + 20
+    while "bestmove" not in output.getvalue():
+        assert time.monotonic() < deadline, output.getvalue()
+        time.sleep(0.01)
+    assert any(entry is not None for entry in engine._tt.table)
+    loop.handle("ucinewgame")
+    assert not any(entry is not None for entry in engine._tt.table)
 
 
 # -- random input, in process ------------------------------------------------------------------------------
