@@ -18,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from dipole_engine.rules import Board, all_variants, divide, new_board
+from dipole_engine.uci import answer
 from protocol import (
     BestMove,
     GoPerft,
@@ -145,20 +146,9 @@ class BrokenLoop(EngineLoop[Board]):
         super()._send(*responses)
 
     def answer_query(self, board: Board, item: str) -> str:
-        if item == "fen":
-            return board.variant.start_fen if self.fault == "wrong-query" else board.fen()
-        if item == "moves":
-            return " ".join(str(move) for move in board.legal_moves()) or "(none)"
-        if item == "size":
-            return f"{board.variant.width}x{board.variant.height}"
-        if item == "startpos":
+        if item == "fen" and self.fault == "wrong-query":
             return board.variant.start_fen
-        if item == "p1turn":
-            return "true" if board.turn > 0 else "false"
-        if item == "gameover":
-            return "true" if board.is_game_over() else "false"
-        winner = board.winner()
-        return "none" if winner is None else ("p1win" if winner > 0 else "p2win")
+        return answer(board, item)
 
     def perft_command(self, command: GoPerft) -> None:
         if self.fault == "flood-perft":
