@@ -19,8 +19,9 @@ import time
 from dipole_engine.bench import BENCH_POSITIONS, DEFAULT_DEPTH
 from dipole_engine.build_info import build_name
 from dipole_engine.rules import new_board
-from dipole_engine.search import Limits, Searcher
+from dipole_engine.search import Searcher
 from dipole_engine.tt import TranspositionTable
+from protocol import Limit
 
 
 def one_run(depth: int) -> dict[str, tuple[int, float, float]]:
@@ -30,7 +31,7 @@ def one_run(depth: int) -> dict[str, tuple[int, float, float]]:
         board = new_board(variant, fen)
         searcher = Searcher(TranspositionTable(16))
         wall_start, cpu_start = time.perf_counter(), time.process_time()
-        nodes = searcher.search(board, Limits(depth=depth)).nodes
+        nodes = searcher.search(board, Limit(depth=depth)).nodes
         wall = time.perf_counter() - wall_start
         cpu = time.process_time() - cpu_start
         before = totals.get(board.game, (0, 0.0, 0.0))

@@ -12,8 +12,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from protocol import Limit
+
 from .rules import new_board
-from .search import Limits, Searcher, mate_moves
+from .search import Searcher, mate_moves
 from .tt import TranspositionTable
 
 DEFAULT_DEPTH = 6
@@ -56,7 +58,7 @@ def run_bench(depth: int = DEFAULT_DEPTH, out: Callable[[str], None] = print) ->
         board = new_board(variant, fen)
         searcher = Searcher(TranspositionTable(BENCH_HASH_MB))
         started = time.perf_counter()
-        result = searcher.search(board, Limits(depth=depth))
+        result = searcher.search(board, Limit(depth=depth))
         seconds = time.perf_counter() - started
         total_nodes += result.nodes
         total_seconds += seconds

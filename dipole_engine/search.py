@@ -37,9 +37,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from protocol.codec import Limit
+from protocol.timeman import UNTIMED, TimePlan
+
 from .evaluate import hooks_for
 from .rules import Board
-from .timeman import UNTIMED, Limits, TimePlan
 from .tt import (
     EXACT,
     INFINITE,
@@ -158,7 +160,7 @@ class Searcher:
         self._stop_requested = True
         self._next_check = 0
 
-    def search(self, board: Board[Any], limits: Limits, time_plan: TimePlan = UNTIMED,
+    def search(self, board: Board[Any], limits: Limit, time_plan: TimePlan = UNTIMED,
                start: float | None = None,
                on_info: Callable[[SearchInfo], None] | None = None) -> SearchResult:
         """Search ``board``'s position (the board itself is not touched) and return the result.

@@ -4,9 +4,9 @@ An engine written with :func:`serve` is only its search; the loop does the rest:
 ``ugi`` handshake, ``id`` and ``option`` lines (``UCI_Variant`` from the variants the engine
 plays, ``MoveOverhead``, and the engine's own options), checking ``setoption`` values,
 ``position`` (through the engine's ``new_position`` and ``play`` functions), the search on a
-background thread, ``isready`` and ``stop`` answered during it, exactly one ``bestmove`` per
-``go`` (held back until ``stop`` in ``go infinite``), ``info string error`` for every bad line,
-and ``quit`` / end of input::
+background thread with its time budget (:mod:`protocol.timeman`), ``isready`` and ``stop``
+answered during it, exactly one ``bestmove`` per ``go`` (held back until ``stop`` in ``go
+infinite``), ``info string error`` for every bad line, and ``quit`` / end of input::
 
     from protocol.loop import serve
 
@@ -23,17 +23,33 @@ it in place, and both raise ``ValueError`` (the reason is sent as the error line
 input.  A ``moves`` list is played up to its first bad move, as SPEC.md 4.5 says.  Every
 ``position`` command builds a new position, so a ``position`` during a search never touches
 the searched one; but the search must leave its position as it found it (push, then pop), as
-the next ``go`` may search it again, and an ``answer`` during the search reads it too (search
-a copy where that matters).  The search callback gets a :class:`SearchJob` and returns a move text, or None for
-``bestmove (none)`` (no legal move); it should return soon after :meth:`SearchJob.stopped`
-turns true, and may report progress with :meth:`SearchJob.info`.  ``query`` (optional in
-SPEC.md) is answered by ``answer(position, item)`` when the engine gives one: the value of the
-``response`` line, or None for an item it does not answer; ``go perft`` (optional too) and
-the queries not answered get an error line.
+the next ``go`` may search it again, and an ``answer`` or ``perft`` during the search reads
+it too (search a copy where that matters).  The search callback gets a :class:`SearchJob` and
+returns a move text, or None for ``bestmove (none)`` (no legal move); it should return soon
+after :meth:`SearchJob.stopped` turns true (or after the callback it gave
+:meth:`SearchJob.on_stop` is called), and may report progress with :meth:`SearchJob.info`.
+
+The optional hooks, each None when the engine does not offer it:
+
+* ``answer(position, item)`` answers ``query <item>`` (optional in SPEC.md): the value of the
+  ``response`` line, or None for an item it does not answer (an error line);
+* ``perft(position, depth)`` answers ``go perft <depth>`` (optional too): the count below each
+  legal move, as ``(move, count)`` pairs (the loop writes them and the total);
+* ``new_game()`` is called on ``ucinewgame`` / ``uginewgame`` (forget what earlier searches
+  learnt); the loop resets the position to the variant's start itself;
+* ``on_option(name, value)`` is called for every valid ``setoption`` (the spec's name, the
+  value parsed as in :attr:`SearchJob.options`), before the value is kept; a ``ValueError``
+  refuses it.  Both may come while a search runs, on the loop's thread.
+
+The handshake lists ``UCI_Variant``, ``MoveOverhead`` and then the engine's ``options``; an
+engine that names either of the first two among its ``options`` puts it there instead
+(``MoveOverhead`` with the engine's default and range; ``UCI_Variant`` always with ``variants``
+as its values).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -52,6 +68,8 @@ from .codec import (
     IsReady,
     Limit,
     OptionSpec,
+    PerftMove,
+    PerftTotal,
     Position,
     ProtocolError,
     Query,
@@ -72,13 +90,13 @@ from .codec import (
     parse_command,
     parse_int,
 )
+from .timeman import MOVE_OVERHEAD, TimePlan, plan
 
 __all__ = ["EngineLoop", "SearchJob", "serve"]
 
 P = TypeVar("P")
 OptionValue = str | int | bool
-MOVE_OVERHEAD = OptionSpec("MoveOverhead", "spin", 30, 0, 5000)
-DEFAULT_MOVES_TO_GO = 30  # a clock without movestogo: plan as if this many moves were left
+VARIANT = "UCI_Variant"
 
 
 @dataclass
@@ -100,6 +118,8 @@ class SearchJob(Generic[P]):
     nodes: int = 0
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
     _emit: Callable[[Info], None] = field(default=lambda info: None, repr=False)
+    _on_stop: Callable[[], object] | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def stopped(self) -> bool:
         """True once the search must end: ``stop``, ``quit``, the time budget is spent, or (for
@@ -110,42 +130,57 @@ class SearchJob(Generic[P]):
         budget = self.time_budget()
         return budget is not None and time.monotonic() - self.started >= budget
 
+    def on_stop(self, callback: Callable[[], object]) -> None:
+        """Have ``callback`` called once, on the loop's thread, when ``stop`` or ``quit`` ends
+        this search (at once if one already has): for a search that polls a flag of its own
+        rather than :meth:`stopped`.  A later call replaces the callback."""
+        with self._lock:
+            if not self._stop.is_set():
+                self._on_stop = callback
+                return
+        callback()
+
     def info(self, **fields: Any) -> None:
         """Send an ``info`` line, e.g. ``job.info(depth=3, score_cp=25, pv=("e1-e3",))``; the
         fields are those of :class:`protocol.codec.Info`."""
         self._emit(Info(**fields))
 
+    def time_plan(self) -> TimePlan:
+        """This search's budgets (:func:`protocol.timeman.plan`) from the ``go`` limits, the
+        mover's clock (``white_to_move`` says whose) and ``MoveOverhead``: a target and a
+        deadline, for a search that decides between iterations."""
+        overhead = self.options.get(MOVE_OVERHEAD.name, MOVE_OVERHEAD.default)
+        return plan(self.limit, self.white_to_move, int(overhead))  # type: ignore[arg-type]
+
     def time_budget(self) -> float | None:
-        """Seconds this search may take (None: no time limit): ``movetime``, or a share of the
-        mover's clock (``white_to_move`` says whose) plus most of its increment; both less
-        ``MoveOverhead``.  ``infinite`` has none."""
-        limit = self.limit
-        if limit.infinite:
-            return None
-        overhead = int(self.options.get(MOVE_OVERHEAD.name, MOVE_OVERHEAD.default))  # type: ignore[arg-type]
-        budgets: list[float] = []
-        if limit.movetime is not None:
-            budgets.append(max(0, limit.movetime - overhead))
-        left = limit.wtime if self.white_to_move else limit.btime
-        if left is not None:
-            increment = (limit.winc if self.white_to_move else limit.binc) or 0
-            usable = max(0, left - overhead)
-            budgets.append(min(usable / (limit.movestogo or DEFAULT_MOVES_TO_GO) + increment * 0.75, usable / 2))
-        return min(budgets) / 1000 if budgets else None
+        """Seconds this search may take (None: no time limit), what :meth:`stopped` keeps
+        to: the target of :meth:`time_plan`."""
+        soft_ms = self.time_plan().soft_ms
+        return None if soft_ms is None else soft_ms / 1000
+
+    def _request_stop(self) -> None:
+        with self._lock:
+            self._stop.set()
+            callback, self._on_stop = self._on_stop, None
+        if callback is not None:
+            callback()
 
 
 class EngineLoop(Generic[P]):
     """One protocol session for an engine that is only its search (see the module docstring).
 
-    ``turn(position)`` says whether White is to move (for :meth:`SearchJob.time_budget`);
-    without it the budget assumes White.  ``answer(position, item)`` answers ``query <item>``.
+    ``turn(position)`` says whether White is to move (for :meth:`SearchJob.time_plan`);
+    without it the budget assumes White.  ``output`` is where responses go (``run`` sets it).
     """
 
     def __init__(self, search: Callable[[SearchJob[P]], str | None], *, name: str,
                  new_position: Callable[[str, str | None], P], play: Callable[[P, str], object],
                  variants: Sequence[str] = ("dipole",), author: str = "",
                  options: Iterable[OptionSpec] = (), turn: Callable[[P], bool] | None = None,
-                 answer: Callable[[P, str], str | None] | None = None) -> None:
+                 answer: Callable[[P, str], str | None] | None = None,
+                 perft: Callable[[P, int], Iterable[tuple[object, int]]] | None = None,
+                 new_game: Callable[[], object] | None = None,
+                 on_option: Callable[[str, OptionValue], object] | None = None) -> None:
         if not variants:
             raise ValueError("an engine plays at least one variant")
         self.search = search
@@ -155,37 +190,44 @@ class EngineLoop(Generic[P]):
         self.play = play
         self.turn = turn
         self.answer = answer
+        self.perft = perft
+        self.new_game = new_game
+        self.on_option = on_option
         self.variants = list(variants)
+        variant_spec = OptionSpec(VARIANT, "combo", self.variants[0], vars=tuple(self.variants))
+        own = [variant_spec if spec.name == VARIANT else spec for spec in options]
+        named = {spec.name for spec in own}
         self.option_specs: list[OptionSpec] = [
-            OptionSpec("UCI_Variant", "combo", self.variants[0], vars=tuple(self.variants)),
-            MOVE_OVERHEAD, *options]
+            *(spec for spec in (variant_spec, MOVE_OVERHEAD) if spec.name not in named), *own]
         self.values: dict[str, OptionValue] = {
             spec.name: spec.default for spec in self.option_specs if spec.default is not None}
         self.variant = self.variants[0]
         self.position: P = new_position(self.variant, None)
+        self.output: TextIO = sys.stdout
         self._output = threading.Lock()
+        self._output_broken = False
         self._thread: threading.Thread | None = None
+        self._job: SearchJob[P] | None = None
         # True from a go until its bestmove is written; changed only under the output lock, so a
         # host that has read the bestmove finds the engine idle (SPEC.md 6.2).
         self._busy = False
-        self._stop = threading.Event()
         self._handlers: dict[type, Callable[[Any], None]] = {
             Uci: lambda _: self._handshake(UciOk()), Ugi: lambda _: self._handshake(UgiOk()),
             IsReady: lambda _: self._send(ReadyOk()), SetOption: self._set_option,
             UciNewGame: self._new_game, UgiNewGame: self._new_game, Position: self._position,
-            Go: self._go, Stop: lambda _: self._end_search(),
-            GoPerft: self._unsupported("go perft"), Query: self._query,
+            Go: self._go, Stop: lambda _: self.end_search(), GoPerft: self._perft, Query: self._query,
         }
 
     # -- the loop --------------------------------------------------------------------------
     def run(self, stdin: BinaryIO, stdout: TextIO) -> int:
-        """Answer commands from ``stdin`` until ``quit`` or end of input; the exit status, 0."""
-        self._stdout = stdout
+        """Answer commands from ``stdin`` until ``quit``, end of input or a closed ``stdout``;
+        then end the search.  The exit status, 0."""
+        self.output = stdout
         for raw in stdin:
             line = raw.decode("utf-8", "replace")
-            if line.strip() and not self.handle(line):
+            if (line.strip() and not self.handle(line)) or self._output_broken:
                 break
-        self._end_search()
+        self.end_search()
         return 0
 
     def handle(self, line: str) -> bool:
@@ -197,7 +239,17 @@ class EngineLoop(Generic[P]):
             self._handlers[type(command)](command)
         except (ProtocolError, ValueError) as error:
             self._send(error_info(str(error)))
+        except Exception as error:  # a bug in the engine's hooks: report it and keep serving
+            traceback.print_exc(file=sys.stderr)
+            self._send(error_info(f"internal error on {line.strip()[:40]!r}: {type(error).__name__}: {error}"))
         return True
+
+    def end_search(self) -> None:
+        """Stop the running search, if any, and wait until its ``bestmove`` is out."""
+        if self._job is not None:
+            self._job._request_stop()
+        if self._thread is not None:
+            self._thread.join()
 
     def _send(self, *responses: Response) -> None:
         text = "".join(format_response(response) + "\n" for response in responses)
@@ -206,16 +258,14 @@ class EngineLoop(Generic[P]):
 
     def _write(self, text: str) -> None:
         """Write and flush; the caller holds the output lock."""
+        if self._output_broken:
+            return
         try:
-            self._stdout.write(text)
-            self._stdout.flush()
-        except (OSError, ValueError):  # the host has gone; the end of input follows
-            pass
-
-    def _unsupported(self, what: str) -> Callable[[Any], None]:
-        def refuse(_: Any) -> None:
-            raise ProtocolError(f"{what} is not supported by this engine")
-        return refuse
+            self.output.write(text)
+            self.output.flush()
+        except (OSError, ValueError):  # the host has gone: stop writing, and let the loop end
+            self._output_broken = True
+            _silence(self.output)
 
     # -- commands --------------------------------------------------------------------------
     def _query(self, command: Query) -> None:
@@ -223,6 +273,15 @@ class EngineLoop(Generic[P]):
         if value is None:
             raise ProtocolError(f"query {command.item} is not supported by this engine")
         self._send(QueryResponse(value))
+
+    def _perft(self, command: GoPerft) -> None:
+        if self.perft is None:
+            raise ProtocolError("go perft is not supported by this engine")
+        if self._busy:
+            raise ProtocolError("go perft: a search is running; send stop first")
+        counts = list(self.perft(self.position, command.depth)) if command.depth > 0 else []
+        total = sum(count for _, count in counts) if command.depth > 0 else 1
+        self._send(*(PerftMove(str(move), count) for move, count in counts), PerftTotal(total))
 
     def _handshake(self, done: UciOk | UgiOk) -> None:
         ids = [Id("name", self.name)] + ([Id("author", self.author)] if self.author else [])
@@ -234,6 +293,8 @@ class EngineLoop(Generic[P]):
             known = ", ".join(s.name for s in self.option_specs)
             raise ProtocolError(f"setoption: unknown option {command.name!r}; the options are {known}")
         text = command.value or ""
+        if not text and spec.type in ("spin", "check", "combo"):
+            raise ProtocolError(f"setoption: option {spec.name!r} needs a value")
         value: OptionValue = text
         if spec.type == "spin":
             value = parse_int(text, f"setoption {spec.name}", spec.min, spec.max)
@@ -246,12 +307,16 @@ class EngineLoop(Generic[P]):
             if match is None:
                 raise ProtocolError(f"setoption: {spec.name} must be one of {', '.join(spec.vars)}, found {text!r}")
             value = match
-        if spec.name == "UCI_Variant":
+        if self.on_option is not None:
+            self.on_option(spec.name, value)
+        if spec.name == VARIANT:
             self.position = self.new_position(str(value), None)
             self.variant = str(value)
         self.values[spec.name] = value
 
     def _new_game(self, _: UciNewGame | UgiNewGame) -> None:
+        if self.new_game is not None:
+            self.new_game()
         self.position = self.new_position(self.variant, None)
 
     def _position(self, command: Position) -> None:
@@ -265,7 +330,8 @@ class EngineLoop(Generic[P]):
             except ValueError as error:
                 self.position = position
                 kept = f"after move {number - 1}" if number > 1 else "before it"
-                raise ProtocolError(f"position: move {number} of {len(command.moves)}, {move!r}: {error}; "
+                reason = str(error) if str(error).startswith(repr(move)) else f"{move!r}: {error}"
+                raise ProtocolError(f"position: move {number} of {len(command.moves)}, {reason}; "
                                     f"kept the position {kept}") from None
         self.position = position
 
@@ -275,9 +341,9 @@ class EngineLoop(Generic[P]):
             if self._busy:
                 raise ProtocolError("go: a search is already running; send stop first")
             self._busy = True
-        self._stop = threading.Event()
         job = SearchJob(self.position, command.limit, self.variant, dict(self.values), time.monotonic(),
-                        white_to_move=white, _stop=self._stop, _emit=lambda info: self._send(info))
+                        white_to_move=white, _emit=lambda info: self._send(info))
+        self._job = job
         self._thread = threading.Thread(target=self._run, args=(job,), name="search", daemon=True)
         self._thread.start()
 
@@ -296,18 +362,26 @@ class EngineLoop(Generic[P]):
             self._busy = False
             self._write(text)
 
-    def _end_search(self) -> None:
-        """Stop the running search and wait until its ``bestmove`` is out."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
+
+def _silence(stream: TextIO) -> None:
+    """Point a broken output at /dev/null, so that flushing it at exit cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def serve(search: Callable[[SearchJob[P]], str | None], *, name: str,
           new_position: Callable[[str, str | None], P], play: Callable[[P, str], object],
           variants: Sequence[str] = ("dipole",), author: str = "", options: Iterable[OptionSpec] = (),
-          turn: Callable[[P], bool] | None = None, answer: Callable[[P, str], str | None] | None = None) -> int:
+          turn: Callable[[P], bool] | None = None, answer: Callable[[P, str], str | None] | None = None,
+          perft: Callable[[P, int], Iterable[tuple[object, int]]] | None = None,
+          new_game: Callable[[], object] | None = None,
+          on_option: Callable[[str, OptionValue], object] | None = None) -> int:
     """Run an :class:`EngineLoop` on this process's stdin and stdout; the exit status."""
     loop = EngineLoop(search, name=name, new_position=new_position, play=play, variants=variants,
-                      author=author, options=options, turn=turn, answer=answer)
+                      author=author, options=options, turn=turn, answer=answer, perft=perft,
+                      new_game=new_game, on_option=on_option)
     return loop.run(sys.stdin.buffer, sys.stdout)

@@ -12,9 +12,10 @@ import time
 from pathlib import Path
 
 from arbiter.compliance import CheckSettings, check_engine
-from dipole_engine.rules import Board, new_board
-from protocol import OptionSpec
+from dipole_engine.rules import Board, divide, new_board
+from protocol import Limit, OptionSpec
 from protocol.loop import EngineLoop, SearchJob
+from protocol.timeman import plan
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "minimal_engine.py"
@@ -74,7 +75,7 @@ def test_positions_variants_and_a_bad_move_keep_the_moves_before_it() -> None:
     out = session(["position startpos moves c1-c3 d8-d6 zz e1-e3", "go depth 1",
                    "setoption name UCI_Variant value impasse", "position startpos", "go depth 1",
                    "position fen W:W1a1:B2b2 moves xa1", "go depth 1"])
-    assert out[0].startswith("info string error position: move 3 of 4, 'zz': ")
+    assert out[0].startswith("info string error position: move 3 of 4, 'zz' is not a Dipole move: ")
     assert out[0].endswith("kept the position after move 2")
     bestmoves = [line for line in out if line.startswith("bestmove")]
     board = new_board("dipole")
@@ -203,3 +204,81 @@ def test_queries_are_answered_by_the_engines_answer_function_or_refused() -> Non
     out = session(["position startpos moves c1-c3", "query fen", "query moves"], make_loop(answer=answer))
     assert out == ["response B:W10c1,2c3:B12d8", "info string error query moves is not supported by this engine"]
     assert session(["query fen"]) == ["info string error query fen is not supported by this engine"]
+
+
+def test_perft_new_game_and_option_hooks_reach_the_engine_and_options_keep_their_place() -> None:
+    calls: list[object] = []
+
+    def on_option(name: str, value: object) -> None:
+        if value == 9:
+            raise ValueError("Level 9 needs more memory")
+        calls.append((name, value))
+
+    loop = make_loop(perft=lambda board, depth: divide(board.copy(), depth), new_game=lambda: calls.append("new"),
+                     on_option=on_option, options=[OptionSpec("Level", "spin", 3, 1, 9), OptionSpec("UCI_Variant", "combo"),
+                                                   OptionSpec("MoveOverhead", "spin", 100, 0, 1000)])
+    out = session(["uci", "position startpos moves c1-c3", "go perft 2", "go perft 0", "setoption name level value 5",
+                   "setoption name Level value 9", "setoption name moveoverhead value 0", "ucinewgame", "go perft 1"], loop)
+    board = new_board()
+    board.push_text("c1-c3")
+    assert out[2:5] == ["option name Level type spin default 3 min 1 max 9",
+                        "option name UCI_Variant type combo default dipole var dipole var impasse",
+                        "option name MoveOverhead type spin default 100 min 0 max 1000"]
+    perft_2 = [f"{move} {count}" for move, count in divide(board, 2)]
+    assert out[6:] == [*perft_2, f"Nodes searched: {sum(count for _, count in divide(board, 2))}", "Nodes searched: 1",
+                       "info string error Level 9 needs more memory",
+                       *(f"{move} 1" for move in new_board().legal_moves()), "Nodes searched: 20"]
+    assert calls == [("Level", 5), ("MoveOverhead", 0), "new"]
+    assert loop.values["Level"] == 5 and loop.values["MoveOverhead"] == 0
+
+
+def test_a_search_polling_its_own_flag_is_stopped_through_on_stop() -> None:
+    def own_flag(job: SearchJob[Board]) -> str | None:
+        stop = threading.Event()
+        job.on_stop(stop.set)
+        stop.wait()  # never asks job.stopped()
+        late = threading.Event()
+        job.on_stop(late.set)  # registered after the stop: called at once
+        assert late.is_set()
+        return first_move(job)
+
+    engine = Running(make_loop(own_flag))
+    engine.send("go wtime 100000 btime 100000")
+    time.sleep(0.3)
+    assert not [line for line in engine.lines() if line.startswith("bestmove")]
+    engine.send("stop", "isready")
+    engine.wait_for("readyok")
+    engine.close()
+    assert engine.lines()[-2:] == [f"bestmove {new_board().legal_moves()[0]}", "readyok"]
+
+
+def test_a_bug_in_a_hook_is_reported_and_the_loop_serves_on() -> None:
+    def answer(board: Board, item: str) -> str | None:
+        return {"p1turn": "true"}[item]
+
+    out = session(["query fen", "query p1turn", "isready"], make_loop(answer=answer))
+    assert out == ["info string error internal error on 'query fen': KeyError: 'fen'", "response true", "readyok"]
+
+
+def test_a_closed_output_ends_the_session() -> None:
+    class Gone(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError("the host has gone")
+
+    stdin = io.BytesIO(b"isready\n" * 1000)
+    assert make_loop().run(stdin, Gone()) == 0
+    assert stdin.tell() < len(b"isready\n") * 10  # it stopped reading at the first failed write
+
+
+def test_the_time_budget_is_the_engines_time_plan() -> None:
+    def job(limit: Limit, overhead: int = 0) -> SearchJob[Board]:
+        return SearchJob(new_board(), limit, "dipole", {"MoveOverhead": overhead}, time.monotonic())
+
+    for limit in [Limit(wtime=10_000, movestogo=1), Limit(wtime=60_000, winc=1000), Limit(movetime=500),
+                  Limit(wtime=100_000, movestogo=90), Limit(wtime=20), Limit(depth=3), Limit(infinite=True, wtime=5)]:
+        for overhead in (0, 30):
+            expected = plan(limit, True, overhead)
+            assert job(limit, overhead).time_plan() == expected
+            budget = job(limit, overhead).time_budget()
+            assert budget == (None if expected.soft_ms is None else expected.soft_ms / 1000)
+    assert job(Limit(wtime=10_000, movestogo=1)).time_budget() == 6.0  # the last move before the control

@@ -23,7 +23,8 @@ from pexpect.popen_spawn import PopenSpawn
 
 from dipole_engine.engine import Engine
 from dipole_engine.rules import divide, new_board
-from dipole_engine.uci import ProtocolLoop
+from dipole_engine.tt import entries_for
+from dipole_engine.uci import engine_loop
 from protocol import BestMove, Info, OptionSpec, ProtocolError, parse_response
 
 SPEC = Path(__file__).parent.parent / "protocol" / "SPEC.md"
@@ -486,6 +487,22 @@ def test_a_person_at_a_terminal_can_talk_to_it() -> None:
             child.terminate(force=True)
 
 
+def test_hash_and_ucinewgame_reach_the_transposition_table() -> None:
+    engine = Engine(hash_mb=1)
+    loop = engine_loop(engine)
+    loop.output = output = io.StringIO()
+    loop.handle("setoption name Hash value 2")
+    assert engine._tt.size == entries_for(2)
+    loop.handle("go depth 2")
+    deadline = time.monotonic() + 20
+    while "bestmove" not in output.getvalue():
+        assert time.monotonic() < deadline, output.getvalue()
+        time.sleep(0.01)
+    assert any(entry is not None for entry in engine._tt.table)
+    loop.handle("ucinewgame")
+    assert not any(entry is not None for entry in engine._tt.table)
+
+
 # -- random input, in process ------------------------------------------------------------------------------
 FUZZ_WORDS = [
     "uci", "ugi", "isready", "setoption", "name", "value", "Hash", "MoveOverhead", "UCI_Variant",
@@ -513,7 +530,8 @@ def _cheap(line: str) -> bool:
 @given(st.lists(FUZZ_LINE.filter(_cheap), max_size=12))
 def test_random_input_never_breaks_the_loop(lines: list[str]) -> None:
     output = io.StringIO()
-    loop = ProtocolLoop(io.BytesIO(), output, Engine(hash_mb=1))
+    loop = engine_loop(Engine(hash_mb=1))
+    loop.output = output
     accepted_goes = 0
     for line in [*lines, "stop", "isready"]:
         before = len(output.getvalue())
@@ -521,8 +539,6 @@ def test_random_input_never_breaks_the_loop(lines: list[str]) -> None:
         refused = "info string error" in output.getvalue()[before:]  # the search writes none
         if line.split()[:1] == ["go"] and "perft" not in line.split() and not refused:
             accepted_goes += 1
-    loop.engine.stop()
-    loop.engine.wait()
     written = output.getvalue().splitlines()
     for line in written:
         response = parse_response(line)  # every line written is a valid response

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dipole_engine.bench import DEFAULT_DEPTH, run_bench
-from dipole_engine.engine import Engine, Limits, SearchInfo
+from dipole_engine.engine import Engine
 from dipole_engine.evaluate import evaluate, hooks_for
 from dipole_engine.rules import (
     BLACK,
@@ -24,8 +24,7 @@ from dipole_engine.rules import (
     all_variants,
     new_board,
 )
-from dipole_engine.search import Searcher, mate_moves
-from dipole_engine.timeman import plan
+from dipole_engine.search import Searcher, SearchInfo, mate_moves
 from dipole_engine.tt import (
     EXACT,
     LOWER,
@@ -35,6 +34,9 @@ from dipole_engine.tt import (
     TranspositionTable,
     entries_for,
 )
+from protocol import Limit
+from protocol.loop import SearchJob
+from protocol.timeman import plan
 
 BENCH_NODES = 332212
 """`dipole-engine bench` at its default depth: changes exactly when the search's behaviour does."""
@@ -56,7 +58,7 @@ def playout_positions(variant: str, seed: int, games: int = 6) -> list[Board]:
 
 def search(board: Board, **limits: int) -> tuple[object, list[SearchInfo], int]:
     infos: list[SearchInfo] = []
-    result = Searcher(TranspositionTable(4)).search(board, Limits(**limits), on_info=infos.append)
+    result = Searcher(TranspositionTable(4)).search(board, Limit(**limits), on_info=infos.append)
     return result.best_move, infos, result.nodes
 
 
@@ -268,7 +270,7 @@ def test_tt_hashfull_counts_the_current_search() -> None:
        overhead=st.integers(0, 1000), white=st.booleans())
 def test_timeman_never_plans_beyond_the_clock(time_left: int, inc: int, mtg: int | None, overhead: int,
                                               white: bool) -> None:
-    limits = Limits(wtime=time_left, btime=time_left, winc=inc, binc=inc, movestogo=mtg)
+    limits = Limit(wtime=time_left, btime=time_left, winc=inc, binc=inc, movestogo=mtg)
     budget = plan(limits, white, overhead)
     assert budget.soft_ms is not None and budget.hard_ms is not None
     assert 0 <= budget.soft_ms <= budget.hard_ms
@@ -278,22 +280,22 @@ def test_timeman_never_plans_beyond_the_clock(time_left: int, inc: int, mtg: int
 
 
 def test_timeman_budgets() -> None:
-    assert plan(Limits(movetime=500), True, 30).hard_ms == 470
-    assert plan(Limits(movetime=500), True, 30).soft_ms == 470
-    assert plan(Limits(movetime=10), True, 30).hard_ms == 0
-    assert not plan(Limits(depth=5), True, 30).timed
-    assert not plan(Limits(infinite=True, wtime=1000), True, 30).timed
+    assert plan(Limit(movetime=500), True, 30).hard_ms == 470
+    assert plan(Limit(movetime=500), True, 30).soft_ms == 470
+    assert plan(Limit(movetime=10), True, 30).hard_ms == 0
+    assert not plan(Limit(depth=5), True, 30).timed
+    assert not plan(Limit(infinite=True, wtime=1000), True, 30).timed
     # Each side's own clock: White has a minute, Black a second.
-    white = plan(Limits(wtime=60_000, btime=1000), True, 0)
-    black = plan(Limits(wtime=60_000, btime=1000), False, 0)
+    white = plan(Limit(wtime=60_000, btime=1000), True, 0)
+    black = plan(Limit(wtime=60_000, btime=1000), False, 0)
     assert white.soft_ms > 1000 > black.hard_ms
     # A minute, sudden death: about 2 s a move; the increment adds most of itself.
-    base = plan(Limits(wtime=60_000), True, 0)
+    base = plan(Limit(wtime=60_000), True, 0)
     assert 1000 < base.soft_ms < 4000 < base.hard_ms <= 48_000
-    assert plan(Limits(wtime=60_000, winc=1000), True, 0).soft_ms >= base.soft_ms + 700
+    assert plan(Limit(wtime=60_000, winc=1000), True, 0).soft_ms >= base.soft_ms + 700
     # movestogo 1: most of what is left; movetime and clock together: the tighter wins.
-    assert 5000 < plan(Limits(wtime=10_000, movestogo=1), True, 0).soft_ms < 9000
-    assert plan(Limits(wtime=60_000, movetime=100), True, 0).hard_ms == 100
+    assert 5000 < plan(Limit(wtime=10_000, movestogo=1), True, 0).soft_ms < 9000
+    assert plan(Limit(wtime=60_000, movetime=100), True, 0).hard_ms == 100
 
 
 # -- search ------------------------------------------------------------------------------------
@@ -356,9 +358,9 @@ def test_respects_depth_and_node_limits() -> None:
         assert move in board.legal_moves()
 
 
-@pytest.mark.parametrize("limits", [Limits(nodes=1), Limits(movetime=0), Limits(wtime=20, btime=20)],
+@pytest.mark.parametrize("limits", [Limit(nodes=1), Limit(movetime=0), Limit(wtime=20, btime=20)],
                          ids=["nodes 1", "movetime 0", "wtime 20"])
-def test_no_time_or_nodes_still_plays_the_depth_1_move(limits: Limits) -> None:
+def test_no_time_or_nodes_still_plays_the_depth_1_move(limits: Limit) -> None:
     # A colleague saw c1-off:3 (three checkers thrown off) here when nothing completed.
     board = new_board("dipole")
     result = Searcher(TranspositionTable(4)).search(board, limits, plan(limits, True, 30))
@@ -382,7 +384,7 @@ def test_stop_before_depth_1_plays_the_best_move_one_ply_on() -> None:
             continue
         searcher = Searcher(TranspositionTable(4))
         searcher.stop()  # stopped before it starts: nothing is searched
-        result = searcher.search(board, Limits(depth=5))
+        result = searcher.search(board, Limit(depth=5))
         assert result.depth == 0 and not result.infos
         best = max(one_ply_score(board, move) for move in board.legal_moves())
         assert one_ply_score(board, result.best_move) == best, board.fen()
@@ -420,87 +422,35 @@ def test_beats_a_random_mover_with_both_colours(variant: str) -> None:
             tt = TranspositionTable(2)
             while board.winner() is None:
                 if board.turn == color:
-                    move = Searcher(tt).search(board, Limits(depth=2)).best_move
+                    move = Searcher(tt).search(board, Limit(depth=2)).best_move
                 else:
                     move = rng.choice(board.legal_moves())
                 board.push(move)
             assert board.winner() == color, f"lost as {color} in game {game}: {board.fen()}"
 
 
-# -- the Engine facade -------------------------------------------------------------------------
-class Recorder:
-    def __init__(self) -> None:
-        self.infos: list[SearchInfo] = []
-        self.bestmoves: list[str | None] = []
-        self.reported = threading.Event()
-        self.at: float | None = None
-
-    def info(self, info: SearchInfo) -> None:
-        assert not self.bestmoves, "info after bestmove"
-        self.infos.append(info)
-
-    def bestmove(self, move: str | None) -> None:
-        self.at = time.monotonic()
-        self.bestmoves.append(move)
-        self.reported.set()
+# -- the engine, as protocol.loop's search callback -------------------------------------------------
+def job(board: Board, limit: Limit) -> SearchJob[Board]:
+    return SearchJob(board, limit, board.variant.name, {"MoveOverhead": 30}, time.monotonic(), board.turn == WHITE)
 
 
-def go(engine: Engine, limits: Limits) -> Recorder:
-    recorder = Recorder()
-    engine.go(limits, recorder.info, recorder.bestmove)
-    return recorder
-
-
-def test_engine_reports_once_and_infinite_waits_for_stop() -> None:
+def test_engine_answers_none_when_the_game_is_over_and_defers_hash_and_new_game_past_a_search() -> None:
     engine = Engine(hash_mb=4)
-    engine.set_position(new_board("dipole", "W:W1b8:B1a1"))  # a tiny tree: finished quickly
-    recorder = go(engine, Limits(infinite=True))
-    assert not recorder.reported.wait(0.3)  # done searching, but holds bestmove back
-    assert engine.searching
-    engine.stop()
-    engine.wait()
-    assert recorder.bestmoves == ["b8-off:1"] and not engine.searching
-    engine.stop()  # harmless when idle
-    engine.set_position(new_board())
-    recorder = go(engine, Limits(infinite=True))
+    assert engine.search(job(new_board("dipole", "B:W1c3:B"), Limit(depth=3))) is None
+    running = job(new_board("dipole"), Limit(infinite=True))
+    thread = threading.Thread(target=engine.search, args=(running,))
+    thread.start()
     time.sleep(0.2)
-    stopped = time.monotonic()
-    engine.stop()
-    assert recorder.reported.wait(2.0)
-    engine.wait()
-    assert recorder.at - stopped < 1.0 and len(recorder.bestmoves) == 1
-    assert recorder.bestmoves[0] in {str(m) for m in new_board().legal_moves()}
-    assert recorder.infos and recorder.infos[-1].depth >= 2
-
-
-def test_engine_movetime_and_clock_are_respected() -> None:
-    engine = Engine(hash_mb=4, move_overhead_ms=50)
-    engine.set_position(new_board("dipole-10s"))
-    started = time.monotonic()
-    recorder = go(engine, Limits(movetime=300))
-    engine.wait()
-    assert recorder.at - started < 0.3 + 0.5 and len(recorder.bestmoves) == 1
-    started = time.monotonic()
-    recorder = go(engine, Limits(wtime=600, btime=600))
-    engine.wait()
-    assert recorder.at - started < 0.6 and len(recorder.bestmoves) == 1
-
-
-def test_engine_game_over_new_game_hash_and_go_while_searching() -> None:
-    engine = Engine(hash_mb=4)
-    engine.set_position(new_board("dipole", "B:W1c3:B"))
-    recorder = go(engine, Limits(depth=3))
-    engine.wait()
-    assert recorder.bestmoves == [None]
-    engine.set_position(new_board("dipole"))
-    first = go(engine, Limits(infinite=True))
-    engine.set_hash(8)  # deferred until the search ends
-    second = go(engine, Limits(depth=2))  # stops the first search, which still reports
-    engine.wait()
-    assert len(first.bestmoves) == 1 and len(second.bestmoves) == 1
-    assert engine._tt.size == entries_for(8)
+    engine.set_option("Hash", 8)  # the search holds the table: deferred until it ends
     engine.new_game()
-    assert engine._tt.probe(new_board().key) is None
+    assert engine._tt.size == entries_for(4)
+    running._request_stop()  # what the loop does on stop: the searcher's own flag is raised
+    thread.join(5)
+    assert not thread.is_alive() and engine._tt.size == entries_for(8)
+    assert engine.search(job(new_board(), Limit(depth=2))) in {str(m) for m in new_board().legal_moves()}
+    assert any(entry is not None for entry in engine._tt.table)
+    engine.new_game()
+    assert not any(entry is not None for entry in engine._tt.table)
     with pytest.raises(ValueError):
         engine.set_hash(0)
 

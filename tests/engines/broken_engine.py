@@ -18,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from dipole_engine.rules import Board, all_variants, divide, new_board
+from dipole_engine.uci import answer
 from protocol import (
     BestMove,
     GoPerft,
@@ -72,7 +73,7 @@ class BrokenLoop(EngineLoop[Board]):
         self.fault = fault
         self.errors_sent = 0
         self.isready_count = 0
-        self._handlers[GoPerft] = self.perft
+        self._handlers[GoPerft] = self.perft_command
         if fault == "no-reset-on-newgame":
             self._handlers[UciNewGame] = lambda _: None
         if fault == "ignore-stop":
@@ -122,7 +123,7 @@ class BrokenLoop(EngineLoop[Board]):
         elif fault == "refuse-impasse" and word == "setoption" and line.split()[-1] == "impasse":
             line = "setoption name UCI_Variant value impasse-is-refused"
         elif fault == "go-restarts" and word == "go" and self._busy:
-            self._end_search()
+            self.end_search()
         elif fault == "blocking-search" and word == "go":
             keep_going = super().handle(line)
             if self._thread is not None:
@@ -141,30 +142,19 @@ class BrokenLoop(EngineLoop[Board]):
             responses = tuple(r for r in responses if r not in errors)
         if self.fault == "bad-option-line" and responses and isinstance(responses[-1], UciOk):
             with self._output:
-                self._stdout.write("option name Broken type spin default lots\n")
+                self.output.write("option name Broken type spin default lots\n")
         super()._send(*responses)
 
     def answer_query(self, board: Board, item: str) -> str:
-        if item == "fen":
-            return board.variant.start_fen if self.fault == "wrong-query" else board.fen()
-        if item == "moves":
-            return " ".join(str(move) for move in board.legal_moves()) or "(none)"
-        if item == "size":
-            return f"{board.variant.width}x{board.variant.height}"
-        if item == "startpos":
+        if item == "fen" and self.fault == "wrong-query":
             return board.variant.start_fen
-        if item == "p1turn":
-            return "true" if board.turn > 0 else "false"
-        if item == "gameover":
-            return "true" if board.is_game_over() else "false"
-        winner = board.winner()
-        return "none" if winner is None else ("p1win" if winner > 0 else "p2win")
+        return answer(board, item)
 
-    def perft(self, command: GoPerft) -> None:
+    def perft_command(self, command: GoPerft) -> None:
         if self.fault == "flood-perft":
             with self._output:
                 for number in itertools.count():
-                    self._stdout.write(f"m{number}: 1\n")
+                    self.output.write(f"m{number}: 1\n")
         counts = divide(self.position.copy(), command.depth) if command.depth else []
         extra = 1 if self.fault == "wrong-perft" else 0
         total = sum(count for _, count in counts) if command.depth else 1

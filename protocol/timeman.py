@@ -1,25 +1,32 @@
 """Time management: how long one search may take, from the ``go`` limits and the clock.
 
-:func:`plan` turns the limits (:class:`Limits`, what ``go`` asks for) into a :class:`TimePlan`
-of two budgets, both in milliseconds from the moment ``go`` arrived:
+One plan for every engine on :mod:`protocol.loop` (``dipole-engine`` and the example engine
+alike): :func:`plan` turns the :class:`~protocol.codec.Limit` of a ``go`` into a
+:class:`TimePlan` of two budgets, both in milliseconds from the moment ``go`` arrived:
 
-* ``soft_ms``: the target.  Iterative deepening starts no new iteration that would probably
-  not finish by then, and stops after an iteration that ended past it.
-* ``hard_ms``: the deadline.  Once depth 1 is complete, the search aborts as soon as it
-  notices it is past it (it looks at the clock every few hundred nodes) and answers with its
-  best move so far.
+* ``soft_ms``: the target.  A search that deepens iteratively starts no new iteration that
+  would probably not finish by then, and stops after an iteration that ended past it; a
+  search that only asks :meth:`protocol.loop.SearchJob.stopped` stops there.
+* ``hard_ms``: the deadline.  A search that keeps its best move so far may run on to it (the
+  engine's search aborts as soon as it notices it is past it, once depth 1 is complete).
 
 Invariants: ``0 <= soft_ms <= hard_ms``, and with a clock ``hard_ms <= time_left -
-move_overhead`` whenever that is positive (the overhead covers the pipe and the host between
-the engine's ``bestmove`` and the clock being stopped), so the engine never loses on time by
-its own doing.  With nothing left beyond the overhead both budgets are 0: move at once, that
-is once depth 1 is complete (the search always completes it first; it takes milliseconds,
-which the overhead covers).
+move_overhead`` whenever that is positive (the overhead, the ``MoveOverhead`` option, covers
+the pipe and the host between the engine's ``bestmove`` and the clock being stopped), so the
+engine never loses on time by its own doing.  With nothing left beyond the overhead both
+budgets are 0: move at once (the engine's search completes depth 1 first; it takes
+milliseconds, which the overhead covers).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .codec import Limit, OptionSpec
+
+MOVE_OVERHEAD = OptionSpec("MoveOverhead", "spin", 30, 0, 5000)
+"""The option every engine on :mod:`protocol.loop` offers: milliseconds kept back on every timed
+move for the pipe and the host."""
 
 DEFAULT_MOVES_TO_GO = 30
 """Sudden death: assume the game lasts this many more moves of ours (Dipole games are short)."""
@@ -31,22 +38,6 @@ HARD_FACTOR = 5.0
 MAX_SHARE = 0.5
 """Never plan to spend more than this share of the usable time on one move (unless it is the
 last move before the time control)."""
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What ``go`` asks for; times in milliseconds, every field optional.  The search stops at
-    whichever limit it reaches first; ``infinite`` searches until stopped."""
-
-    wtime: int | None = None
-    btime: int | None = None
-    winc: int | None = None
-    binc: int | None = None
-    movestogo: int | None = None
-    movetime: int | None = None
-    depth: int | None = None
-    nodes: int | None = None
-    infinite: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,7 +55,7 @@ class TimePlan:
 UNTIMED = TimePlan(None, None)
 
 
-def plan(limits: Limits, white_to_move: bool, move_overhead_ms: int) -> TimePlan:
+def plan(limits: Limit, white_to_move: bool, move_overhead_ms: int) -> TimePlan:
     """The budgets for one search under ``limits`` (``wtime``/``winc`` when White moves).
 
     ``movetime`` means exactly that long, less the overhead; a clock gives a share of what is
