@@ -1,8 +1,10 @@
-"""Playing one game between two engine processes, refereed by the arbiter.
+"""Playing one game between two seats, refereed by the arbiter: the one referee of the project.
 
 :func:`play_game` takes a :class:`GameJob` (who plays which colour, from which opening) and two
-:class:`EngineSlot` values (running engines, reused from game to game) and returns the
-finished :class:`GameRecord`.  The arbiter alone decides everything:
+seats, each an :class:`EngineSlot` (a running engine, reused from game to game) or a
+:class:`HumanSeat` (a player whose moves the host submits), and returns the finished
+:class:`GameRecord`.  The match and tournament pool, the cluster's workers and ``dipole-gui``
+all play through it.  The arbiter alone decides everything:
 
 - it keeps both clocks itself (monotonic time from writing ``go`` to reading ``bestmove``);
 - it checks every move with the rules core's strict ``parse_move``;
@@ -14,6 +16,10 @@ finished :class:`GameRecord`.  The arbiter alone decides everything:
   overruns its time (by more than its margin), crashes, stalls (no answer by the deadline, nor
   within a short grace after ``stop``, or does not take a command within
   ``handshake_timeout``: then it is killed), or fails to start;
+- a human's move is taken when the host submits it (:class:`GameControl`), checked and charged
+  the same way; a human whose clock runs out while waiting loses on time at that moment;
+- the host may end a game from outside (:class:`GameControl`): a resignation (recorded with the
+  termination ``resignation``), or abandoning it (``*``, the record not meant to be kept);
 - it listens: every ``info string error`` an engine writes is passed on as a warning naming
   the engine, and one written in answer to the set-up (a refused option or ``UCI_Variant``)
   stops the event with the engine's own reason (:class:`SetupError`).
@@ -24,9 +30,11 @@ restart it (``--recover``) or to stop the match.
 
 from __future__ import annotations
 
+import queue
 import threading
-from dataclasses import dataclass, field
-from typing import Callable, Protocol
+import time
+from dataclasses import dataclass
+from typing import Callable, Mapping, Protocol, Sequence
 
 from dipole_engine.rules import BLACK, WHITE, Board, Color, RulesError, color_name
 from protocol import Limit, parse_response
@@ -56,7 +64,7 @@ from .records import (
     Termination,
 )
 from .text import visible
-from .timecontrol import Clock
+from .timecontrol import Clock, SearchLimits
 
 MAX_RECORDED_NUMBER = 2**31 - 1
 SHOWN_MOVE = 200  # characters of an unreadable bestmove line a result sentence quotes
@@ -93,7 +101,10 @@ REASONS = {  # the result sentence of each way to lose that is not the rules' ow
     Termination.STALL: "{side}'s connection stalls",
     Termination.HANDSHAKE: "{side} fails to start",
     Termination.PROTOCOL_VIOLATION: "{side} violates the protocol",
+    Termination.RESIGNATION: "{side} resigns",
 }
+ABANDONED = "game abandoned"  # the reason of a game the host abandoned (result *)
+STOP_WRITE = 0.05  # seconds the host waits for a thinking engine to take the stop of an end from outside
 
 
 class SetupError(ArbiterError):
@@ -250,16 +261,86 @@ class EngineSlot:
             self.client = None
 
 
+class HumanSeat:
+    """A player who is not an engine: its moves are what the host submits to the game's
+    :class:`GameControl`.  ``spec`` gives its name and its limits in the record (only
+    ``limits.clock`` and ``limits.margin`` bind a human); its command is empty."""
+
+    def __init__(self, name: str, limits: SearchLimits) -> None:
+        self.spec = EngineSpec(name, (), limits)
+
+
+Seat = EngineSlot | HumanSeat
+
+
+class GameControl:
+    """The host's hold on one game while it is played, from any thread: the human seats' moves
+    (:meth:`submit`), and ending the game from outside (:meth:`resign`, :meth:`abandon`).
+
+    An end from outside is taken at the referee's next look: at once while a human is to move,
+    and while an engine thinks by a ``stop`` (the engine's answer is then not played)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._moves: queue.Queue[tuple[int, str] | None] = queue.Queue()
+        self._ending: _GameOver | None = None
+        self._thinking: EngineClient | None = None
+
+    def submit(self, ply: int, text: str) -> None:
+        """A human's move ``text`` as ply ``ply`` of the game (counted from the start position,
+        book moves included): a move submitted for another ply than the one to play is dropped."""
+        self._moves.put((ply, text))
+
+    def resign(self, color: Color) -> None:
+        """``color`` resigns (on either side's turn)."""
+        self._end(_loss(color, Termination.RESIGNATION, REASONS[Termination.RESIGNATION].format(side=color_name(color))))
+
+    def abandon(self) -> None:
+        """End the game without a result (``*``): the host will not keep it."""
+        self._end(_GameOver(UNFINISHED, Termination.UNTERMINATED, ABANDONED))
+
+    @property
+    def ended(self) -> bool:
+        return self._ending is not None
+
+    def _end(self, over: _GameOver) -> None:
+        with self._lock:
+            if self._ending is not None:
+                return
+            self._ending = over
+            client = self._thinking
+        self._moves.put(None)  # wakes a referee waiting for a human's move
+        if client is not None:
+            client.stop(write_timeout=STOP_WRITE)
+
+    def _check(self) -> None:
+        """Raise the end from outside, if there is one."""
+        if self._ending is not None:
+            raise self._ending
+
+    def _think(self, client: EngineClient | None) -> None:
+        """``client`` is about to search (None: the search is over); an end already asked for
+        ends the game before the search starts."""
+        with self._lock:
+            self._thinking = client
+        if client is not None:
+            self._check()
+
+    def _next_move(self, timeout: float | None) -> tuple[int, str] | None:
+        """The next submitted move; None when woken by an end; queue.Empty after ``timeout``."""
+        self._check()
+        entry = self._moves.get(timeout=timeout)
+        self._check()
+        return entry
+
+
 @dataclass
 class _Side:
-    """One side of a game in progress: its engine, its clock, its colour."""
+    """One side of a game in progress: its seat, its clock, its colour."""
 
-    slot: EngineSlot
+    seat: Seat
     color: Color
-    clock: Clock = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.clock = Clock(self.slot.spec.limits.clock)
+    clock: Clock
 
     @property
     def name(self) -> str:
@@ -293,27 +374,34 @@ def _ms(seconds: float) -> int:
 class _Game:
     """The state of one game while it is played (see :func:`play_game`)."""
 
-    def __init__(self, job: GameJob, white: EngineSlot, black: EngineSlot,
-                 settings: RefereeSettings, notify: Notify, live: GameWatcher | None = None) -> None:
+    def __init__(self, job: GameJob, white: Seat, black: Seat, settings: RefereeSettings, notify: Notify,
+                 live: GameWatcher | None, control: GameControl | None, played: Sequence[MoveRecord],
+                 clocks: Mapping[Color, Clock] | None) -> None:
         self.job = job
         self.settings = settings
         self.notify = notify
-        self.sides = {WHITE: _Side(white, WHITE), BLACK: _Side(black, BLACK)}
+        self.control = control
+        self.sides = {color: _Side(seat, color, clocks[color] if clocks is not None else Clock(seat.spec.limits.clock))
+                      for color, seat in ((WHITE, white), (BLACK, black))}
         self.board: Board = job.opening.board(job.variant)
         self.start_fen = job.opening.fen
         self.move_texts: list[str] = list(job.opening.moves)
         self.records: list[MoveRecord] = [MoveRecord(text, MoveSource.BOOK) for text in job.opening.moves]
+        for record in played:  # plies played before this referee took the game over, kept as recorded
+            self.board.push_text(record.text)
+            self.move_texts.append(record.text)
+            self.records.append(record)
         self.resign = ResignWatch(settings.resign) if settings.resign is not None else None
         self.live = None if live is None else live.open_game(
             job, self.start_fen, self.records, {color: side.clock for color, side in self.sides.items()},
             self.board.turn)
 
     def warn(self, side: _Side, message: str) -> None:
-        self.notify(visible(f"game {self.job.number}: {side.slot.spec.name} ({side.name}): {message}"))
+        self.notify(visible(f"game {self.job.number}: {side.seat.spec.name} ({side.name}): {message}"))
 
-    def pass_on_errors(self, side: _Side) -> None:
+    def pass_on_errors(self, side: _Side, slot: EngineSlot) -> None:
         """Warn of each error report the engine wrote since the last look."""
-        for reason in side.slot.take_errors():
+        for reason in slot.take_errors():
             self.warn(side, f"the engine reports an error: {reason}")
 
     # -- starting ------------------------------------------------------------------------
@@ -332,7 +420,9 @@ class _Game:
             raise failed[0]
 
     def prepare_side(self, side: _Side) -> None:
-        slot = side.slot
+        slot = side.seat
+        if isinstance(slot, HumanSeat):
+            return
         if slot.client is None or slot.broken or not slot.running:
             try:
                 slot.start()
@@ -349,21 +439,22 @@ class _Game:
         except EngineError as error:
             raise self.engine_lost(side, Termination.STALL, str(error)) from None
         finally:
-            self.pass_on_errors(side)
+            self.pass_on_errors(side, slot)
 
     def lost_on_time(self, side: _Side) -> _GameOver:
         return _loss(side.color, Termination.TIME_FORFEIT, REASONS[Termination.TIME_FORFEIT].format(side=side.name))
 
     def engine_lost(self, side: _Side, termination: Termination, detail: str) -> _GameOver:
         """``side``'s engine failed (``detail`` says how): kill it, warn, and lose the game."""
-        side.slot.mark_broken(detail)
+        assert isinstance(side.seat, EngineSlot)
+        side.seat.mark_broken(detail)
         self.warn(side, detail)
         return _loss(side.color, termination, REASONS[termination].format(side=side.name))
 
     # -- playing ---------------------------------------------------------------------------
     def limit_for(self, side: _Side) -> tuple[Limit, float]:
         """The ``go`` parameters for ``side`` and the seconds it has before it stalls."""
-        limits = side.slot.spec.limits
+        limits = side.seat.spec.limits
         # Clock fields go only to a side that has a clock (one playing to a depth must not
         # start managing time because it sees its opponent's clock).
         timed = side.clock.control is not None
@@ -385,14 +476,18 @@ class _Game:
         )
         return limit, (self.settings.stall_timeout if deadline is None else deadline)
 
-    def play_move(self, side: _Side) -> None:
+    def play_move(self, side: _Side, slot: EngineSlot) -> None:
         """Ask ``side``'s engine for a move, check it, charge the time, and play it."""
-        slot = side.slot
         client = slot.client
         assert client is not None
         limit, deadline = self.limit_for(side)
         limits = slot.spec.limits
         timed = limits.clock is not None or limits.movetime is not None
+        control = self.control
+        on_info: Callable[[Info], None] | None = None if self.live is None else self.live.info
+        if control is not None:
+            on_info = _stopping_when_ended(control, client, on_info)
+            control._think(client)
         stopper = None
         if limits.stopped_by_host:  # the move is what the engine found when stopped at the deadline
             stopper = threading.Timer(deadline, client.stop)
@@ -400,24 +495,20 @@ class _Game:
             stopper.start()
         try:
             client.set_position(self.start_fen, self.move_texts)
-            answer = client.go(limit, timeout=deadline, on_info=None if self.live is None else self.live.info)
-        except EngineTimeout:
-            raise self.overrun(side, timed) from None
-        except EngineStalled as error:
-            raise self.engine_lost(side, Termination.STALL, str(error)) from None
-        except ProtocolViolation as error:
-            raise self.engine_lost(side, Termination.PROTOCOL_VIOLATION, str(error)) from None
-        except UnreadableMove as error:  # the engine is sound (its search ended) and stays running
-            self.warn(side, str(error))
-            reason = f"{side.name} makes an illegal move: {visible(error.line[:SHOWN_MOVE])}"
-            raise _loss(side.color, Termination.ILLEGAL_MOVE, reason) from None
-        except EngineError as error:  # EngineCrashed, or any other failure to talk to it
-            raise self.engine_lost(side, Termination.CRASH, str(error)) from None
+            answer = client.go(limit, timeout=deadline, on_info=on_info)
+        except EngineError as error:
+            if control is not None:  # the host ended the game: its stop or kill ended the search
+                control._check()
+            raise self.engine_failed(side, slot, error, timed) from None
         finally:
+            if control is not None:
+                control._think(None)
             if stopper is not None:
                 stopper.cancel()
                 stopper.join()  # a stop already on its way is sent before the next go
-            self.pass_on_errors(side)
+            self.pass_on_errors(side, slot)
+        if control is not None:  # an answer to the host's stop is not played
+            control._check()
         elapsed = answer.elapsed
         over_time = limits.movetime is not None and elapsed > limits.movetime + limits.margin
         if not side.clock.spend(elapsed, limits.margin) or over_time:
@@ -443,13 +534,27 @@ class _Game:
             loser, reason = verdict
             raise _loss(loser, Termination.ADJUDICATION, reason)
 
-    def overrun(self, side: _Side, timed: bool) -> _GameOver:
+    def engine_failed(self, side: _Side, slot: EngineSlot, error: EngineError, timed: bool) -> _GameOver:
+        """How ``side`` loses when talking to its engine failed with ``error``."""
+        if isinstance(error, EngineTimeout):
+            return self.overrun(side, slot, timed)
+        if isinstance(error, EngineStalled):
+            return self.engine_lost(side, Termination.STALL, str(error))
+        if isinstance(error, ProtocolViolation):
+            return self.engine_lost(side, Termination.PROTOCOL_VIOLATION, str(error))
+        if isinstance(error, UnreadableMove):  # the engine is sound (its search ended) and stays running
+            self.warn(side, str(error))
+            reason = f"{side.name} makes an illegal move: {visible(error.line[:SHOWN_MOVE])}"
+            return _loss(side.color, Termination.ILLEGAL_MOVE, reason)
+        return self.engine_lost(side, Termination.CRASH, str(error))  # EngineCrashed, or any other failure
+
+    def overrun(self, side: _Side, slot: EngineSlot, timed: bool) -> _GameOver:
         """No answer by the deadline: ``stop``, then a short grace for the late ``bestmove``.
 
         An engine that answers in the grace has lost on time and stays usable; one that does
         not (or has no clock to overrun) has stalled and is killed.
         """
-        client = side.slot.client
+        client = slot.client
         assert client is not None
         if timed:
             try:
@@ -461,6 +566,37 @@ class _Game:
             except EngineError:
                 pass
         return self.engine_lost(side, Termination.STALL, "no answer in time; the engine was killed")
+
+    def play_human_move(self, side: _Side, control: GameControl) -> None:
+        """Wait for the human's move (the host submits it), on the human's clock: no move by the
+        time the clock (plus margin) runs out loses on time then."""
+        margin = side.seat.spec.limits.margin
+        timed = side.clock.control is not None
+        started = time.monotonic()
+        while True:
+            left = side.clock.remaining + margin - (time.monotonic() - started) if timed else None
+            try:
+                entry = control._next_move(None if left is None else max(0.0, left))
+            except queue.Empty:
+                side.clock.spend(time.monotonic() - started, margin)  # the flag falls: the clock shows the overrun
+                raise self.lost_on_time(side) from None
+            if entry is None or entry[0] != len(self.move_texts):
+                continue  # a wake-up, or a move the host submitted for another ply
+            try:
+                move = self.board.parse_move(entry[1])
+            except RulesError as error:  # the host checks moves first; one it let through is refused here
+                self.warn(side, f"illegal move {visible(entry[1][:SHOWN_MOVE])!r} refused: {error}")
+                continue
+            break
+        elapsed = time.monotonic() - started
+        if not side.clock.spend(elapsed, margin):
+            raise self.lost_on_time(side)
+        self.board.push(move)
+        text = str(move)
+        self.move_texts.append(text)
+        self.records.append(MoveRecord(text, MoveSource.ENGINE, time=elapsed))
+        if self.live is not None:
+            self.live.moved(self.board.turn)
 
     def play_forced_pass(self, side: _Side) -> None:
         move = self.board.parse_move(PASS_TEXT)
@@ -482,10 +618,15 @@ class _Game:
                                     self.normal_reason(winner))
                 side = self.sides[board.turn]
                 legal = board.legal_moves()
+                if self.control is not None:
+                    self.control._check()
                 if len(legal) == 1 and str(legal[0]) == PASS_TEXT:
                     self.play_forced_pass(side)
+                elif isinstance(side.seat, HumanSeat):
+                    assert self.control is not None, "a game with a human seat needs a GameControl"
+                    self.play_human_move(side, self.control)
                 else:
-                    self.play_move(side)
+                    self.play_move(side, side.seat)
         except _GameOver as over:
             return self.record(over)
 
@@ -529,13 +670,30 @@ def normal_reason(board: Board, winner: Color) -> str:
     return f"{color_name(winner)} wins"
 
 
-def play_game(job: GameJob, white: EngineSlot, black: EngineSlot, settings: RefereeSettings,
-              notify: Notify = lambda message: None, live: GameWatcher | None = None) -> GameRecord:
-    """Play ``job`` with the engines in ``white`` and ``black`` and return its record.
+def _stopping_when_ended(control: GameControl, client: EngineClient,
+                         watched: Callable[[Info], None] | None) -> Callable[[Info], None]:
+    """An ``info`` listener that also stops a search begun after the host ended the game."""
+    def on_info(info: Info) -> None:
+        if control.ended:
+            client.stop()
+        if watched is not None:
+            watched(info)
+    return on_info
+
+
+def play_game(job: GameJob, white: Seat, black: Seat, settings: RefereeSettings,
+              notify: Notify = lambda message: None, live: GameWatcher | None = None, *,
+              control: GameControl | None = None, played: Sequence[MoveRecord] = (),
+              clocks: Mapping[Color, Clock] | None = None) -> GameRecord:
+    """Play ``job`` with the seats ``white`` and ``black`` and return its record.
 
     Never raises for anything an engine does; ``notify`` receives one line per incident
     (the details behind an illegal move, a crash or a stall).  ``live``, when given, is told
     of the game, each ply and each ``info`` line (see :mod:`arbiter.live`); the caller tells
-    it when the game is over.
+    it when the game is over.  ``control`` (needed when a seat is human) lets the host submit
+    the humans' moves and end the game from outside.  A game taken over part-way (the GUI's
+    take-back) starts after the opening with the plies ``played`` (kept as recorded) and the
+    ``clocks`` as they stand (the referee charges them); by default each side's clock starts
+    from its seat's time control.
     """
-    return _Game(job, white, black, settings, notify, live).run()
+    return _Game(job, white, black, settings, notify, live, control, played, clocks).run()

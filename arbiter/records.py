@@ -26,6 +26,7 @@ class Termination(Enum):
     CRASH = ("abandoned", "crash")
     HANDSHAKE = ("abandoned", "failed start")
     ADJUDICATION = ("adjudication", "adjudication")  # the resign rule (arbiter/adjudication.py)
+    RESIGNATION = ("resignation", "resignation")  # a player (a human seat) resigned
     PROTOCOL_VIOLATION = ("rules infraction", "protocol violation")
     UNTERMINATED = ("unterminated", "unterminated")
 

@@ -8,7 +8,8 @@ result fits how the game ended:
 - a game that is not over cannot have ended normally; after a time forfeit or an illegal
   move the side to move (the one that was thinking) must be the loser; a crash or stall may
   have been either side's; an adjudication must follow from the recorded scores by the rule
-  its closing comment names; ``*`` is only for a game that is not over.
+  its closing comment names; a resignation's closing comment names the loser (who may resign
+  on either side's turn); ``*`` is only for a game that is not over.
 """
 
 from __future__ import annotations
@@ -96,6 +97,11 @@ def _check_result(game: PgnGame, winner: int | None, turn: int, plies: int) -> P
         wrong = check_adjudication(game.reason(), moves, first, WHITE if result == BLACK_WINS else BLACK)
         if wrong is not None:
             return Problem(game, None, f"adjudication: {wrong}")
+    if termination is Termination.RESIGNATION:
+        loser = color_name(WHITE if result == BLACK_WINS else BLACK)
+        if game.reason() != f"{loser} resigns":
+            return Problem(game, None, f"a resignation that {result} records must say {loser + ' resigns'!r}, "
+                                       f"not {game.reason()!r}")
     if termination.mover_loses:
         mover_lost = BLACK_WINS if turn == WHITE else WHITE_WINS
         if result != mover_lost:

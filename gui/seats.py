@@ -1,13 +1,16 @@
-"""One engine process for one seat (a colour in a game, or the analysis), on its own thread.
+"""Engines on their own threads: a page's game (:class:`GameTable`) and its analysis (:class:`EngineSeat`).
 
-Each :class:`EngineSeat` owns a single-worker thread that starts the engine and runs every
-blocking call to it; the event loop awaits the results.  The engine is started from that thread
-and the thread lives until the seat is closed, after the engine has been killed: the engine's
+A :class:`GameTable` owns a single-worker thread that starts the game's engines and runs the
+arbiter's referee (:func:`arbiter.game.play_game`) on it, one refereed game after another (a
+take-back abandons the game and referees it again from the position before).  An
+:class:`EngineSeat` owns one for the analysis's engine and runs every blocking call to it.  The
+event loop awaits the results.  Engines are started from that thread and the thread lives
+until the table or seat is closed, after its engines have been killed: an engine's
 parent-death signal (see :mod:`protocol.transport`) fires when the *thread* that started it
 exits, so a short-lived thread would kill its engine too early, and a SIGKILLed server takes
 every engine with it.
 
-The seat reuses the arbiter's :class:`~arbiter.game.EngineSlot` for the start-up (handshake,
+Both use the arbiter's :class:`~arbiter.game.EngineSlot` for the start-up (handshake,
 ``UCI_Variant``, the configured ``option.X`` values), so an engine is set up exactly as a match
 would set it up.
 """
@@ -15,17 +18,54 @@ would set it up.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from arbiter.engines import EngineSpec
-from arbiter.game import EngineSlot, RefereeSettings
+from arbiter.game import EngineSlot, GameControl, GameJob, GameWatcher, Notify, RefereeSettings, Seat, play_game
+from arbiter.records import GameRecord, MoveRecord
+from arbiter.timecontrol import Clock
+from dipole_engine.rules import BLACK, WHITE, Color
 from protocol import Info, Limit, SearchResult
 from protocol.client import EngineClient, EngineError
 
 STOP_WRITE = 0.05
 """Seconds :meth:`EngineSeat.stop` may wait for the engine to take ``stop`` (or for another
 thread's line to it to be written): the event loop of every page waits meanwhile."""
+
+
+class GameTable:
+    """The thread a page's game is refereed on and the engine slots of its engine seats (see
+    the module docstring); :meth:`close` kills the engines (and ends the thread)."""
+
+    def __init__(self, engines: Mapping[Color, EngineSpec], variant: str, settings: RefereeSettings) -> None:
+        self.slots = {color: EngineSlot(spec, variant, settings) for color, spec in engines.items()}
+        self.settings = settings
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="game-table")
+        self.closed = False
+
+    async def start(self) -> None:
+        """Start the engines and set them up for the variant (raises EngineError, SetupError)."""
+        def start() -> None:
+            for slot in self.slots.values():
+                slot.start()
+        await asyncio.wrap_future(self._worker.submit(start))
+
+    def play(self, job: GameJob, seats: Mapping[Color, Seat], control: GameControl, live: GameWatcher,
+             notify: Notify, played: Sequence[MoveRecord], clocks: Mapping[Color, Clock]) -> Future[GameRecord]:
+        """Referee ``job`` on the table's thread, after any game still being ended there."""
+        return self._worker.submit(play_game, job, seats[WHITE], seats[BLACK], self.settings, notify, live,
+                                   control=control, played=played, clocks=clocks)
+
+    def close(self) -> None:
+        """Kill the engines now; the thread ends once its game has seen its end (abandon it first)."""
+        if self.closed:
+            return
+        self.closed = True
+        for slot in self.slots.values():
+            if slot.client is not None:
+                slot.client.kill()
+        self._worker.shutdown(wait=False, cancel_futures=True)
 
 
 class EngineSeat:

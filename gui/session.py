@@ -1,17 +1,23 @@
 """One page's game: the position and its history, the players, the clocks, the engines.
 
 A :class:`Session` lives as long as its page's WebSocket.  Everything it does is driven by the
-page's messages (JSON objects with a ``type``) and by its engines' answers, all on the event
-loop; engines run on their seats' threads (:mod:`.seats`).  After every change the session
-pushes a ``state`` message: the board at the viewed ply (:mod:`.boardjson`), the move list,
-the players and clocks, the legal moves when a human is to move, and the result.  Engine
-thinking goes out as ``thinking`` messages as each ``info`` line arrives.
+page's messages (JSON objects with a ``type``) and by the referee's news, all on the event
+loop.  After every change the session pushes a ``state`` message: the board at the viewed ply
+(:mod:`.boardjson`), the move list, the players and clocks, the legal moves when a human is to
+move, and the result.  Engine thinking goes out as ``thinking`` messages as each ``info`` line
+arrives.
 
-The rules decide everything: a human move is the strict ``parse_move`` of its text (the page
-only offers the moves the server listed), a forced pass is played for whoever must pass, and
-the game ends when the rules say so, or by time, resignation, an illegal engine move or an
-engine that crashed.  A session's search results carry the ``generation`` they were asked in;
-a take-back, a new game or the end of the game bumps it, so a late answer is dropped.
+The page's games are refereed by the arbiter's own referee (:func:`arbiter.game.play_game`),
+run on the game's thread (:class:`~gui.seats.GameTable`), with a human as one more kind of seat
+(:class:`~arbiter.game.HumanSeat`): the referee plays forced passes, keeps the clocks (a human's
+flag falls while it waits), asks the engines, checks every move and ends the game with the
+arbiter's terminations, a human's resignation included (:class:`~arbiter.game.GameControl`).
+The session only mirrors the game: the page's moves are checked here for a clear error line,
+then submitted to the referee, whose plies, clocks and result come back here.  Each refereed
+game carries the ``generation`` it was started in; a take-back, a new game or a move on an
+earlier ply of a game without engines abandons it and bumps the generation, so its late news
+is dropped.  A take-back, or such a move, hands the game to a new referee from that position,
+with the clocks as they stand.
 
 Messages from the page::
 
@@ -37,17 +43,30 @@ pages are not held up; and its games and analyses with engines take permits of t
 from __future__ import annotations
 
 import asyncio
+import copy
+import dataclasses
 import datetime
 import json
 import re
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
 from typing import Any
 
 from starlette.websockets import WebSocketDisconnect
 
 from arbiter.errors import ArbiterError
-from arbiter.game import PASS_TEXT, REASONS, engine_move_record, normal_reason
+from arbiter.game import (
+    PASS_TEXT,
+    GameControl,
+    GameJob,
+    HumanSeat,
+    RefereeSettings,
+    Seat,
+    WatchedGame,
+    normal_reason,
+)
+from arbiter.openings import Opening
 from arbiter.pgn import PgnGame, format_game, read_pgn
 from arbiter.records import (
     BLACK_WINS,
@@ -71,13 +90,13 @@ from dipole_engine.rules import (
     variant_by_name,
 )
 from protocol import Info, Limit
-from protocol.client import EngineCrashed, EngineError, EngineStalled, EngineTimeout, UnreadableMove
+from protocol.client import EngineError
 
 from .boardjson import board_json, move_ends, side_letter
 from .config import GuiConfig, engine_list, variant_list
 from .limits import LimitReached, Permit
 from .outbox import Outbox
-from .seats import EngineSeat
+from .seats import EngineSeat, GameTable
 from .timesetting import FREE, PageError, TimeSetting
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -88,10 +107,9 @@ MAX_PGN = 2_000_000              # characters of a PGN file opened on the page
 MAX_DEPTH = 16                   # nesting of arrays and objects in a message (the page's need 2)
 MAX_CONTAINERS = 100             # arrays and objects in a message (the page's need 2)
 INLINE_MESSAGE = 65_536          # characters: a longer message is decoded on a worker thread
-MOVETIME_GRACE = 1.0             # seconds an engine may overrun a fixed time per move
-CLOCK_GRACE = 0.2                # seconds an engine may overrun its clock (a GUI, not a referee)
 STALL_TIMEOUT = 120.0            # longest wait for a depth-limited move
 HUMAN_NAME = "Human"
+STARTING = "the game's engines are starting; try again in a moment"
 EVENT = "dipole-gui"
 KIND_WORDS = {  # the move kinds of both games, as the page's target markers name them
     "BASIC": "move", "MERGE": "merge", "CAPTURE": "capture", "EXIT": "exit", "PASS": "pass",
@@ -114,14 +132,13 @@ class Session:
         self._writer: asyncio.Task[None] | None = None
         self._loop = asyncio.get_running_loop()
         self.generation = 0
-        self.seats: dict[Color, EngineSeat | None] = {WHITE: None, BLACK: None}
+        self.table: GameTable | None = None  # the game's thread and engines, while its game is refereed
+        self.control: GameControl | None = None  # the game being refereed now
         self.players: dict[Color, int | None] = {WHITE: None, BLACK: None}
         self.tc = FREE
         self.clocks: dict[Color, Clock] = {WHITE: Clock(None), BLACK: Clock(None)}
         self.turn_started = time.monotonic()
         self.result: tuple[str, Termination, str] | None = None
-        self.search: asyncio.Task[None] | None = None
-        self.flag_timer: asyncio.TimerHandle | None = None
         self.analysis: EngineSeat | None = None
         self.analysis_task: asyncio.Task[None] | None = None
         self.analysis_ply = 0
@@ -219,9 +236,7 @@ class Session:
         """Kill every engine of this session and stop its writer (idempotent)."""
         if self.closed:
             return
-        self.generation += 1
-        self._stop_analysis()
-        self._end_seats()
+        self._abandon(keep_result=True)
         self.closed = True
         self._outbox.close()
         if self._writer is not None:
@@ -280,8 +295,9 @@ class Session:
             self._restart_analysis()  # the analysis follows the position shown
 
     def _thinker(self) -> str | None:
-        if self.search is not None and not self.search.done():
-            return side_letter(self.board.turn)
+        turn = self.board.turn
+        if self.control is not None and self.in_progress() and self.players[turn] is not None:
+            return side_letter(turn)
         return None
 
     def _human_may_move(self, board: Board) -> bool:
@@ -338,11 +354,9 @@ class Session:
         self.tc = tc
         self.clocks = {WHITE: Clock(tc.control()), BLACK: Clock(tc.control())}
         self.push_state()
-        started = await self._start_seats()
-        if not started:
-            return
-        self.turn_started = time.monotonic()
-        self._advance()
+        if await self._open_table():
+            self._referee()
+            self.push_state()
 
     def _player(self, value: Any, side: str) -> int | None:
         if value == HUMAN or value is None:
@@ -351,46 +365,46 @@ class Session:
             raise PageError(f"new game: {side}: no such engine (choose one of the list)")
         return value
 
-    async def _start_seats(self) -> bool:
-        """Start the engines of the game (with a permit of the server's limits); when refused
-        or on failure say so and leave the game without them."""
-        if not self.engine_game():
-            return True
+    async def _open_table(self) -> bool:
+        """Start the game's thread and its engines (with a permit of the server's limits); when
+        refused or on failure say so and leave the game without them."""
         generation = self.generation
+        engines = {color: dataclasses.replace(self.config.engines[engine],
+                                              limits=self.tc.limits(self.config.engines[engine].limits))
+                   for color, engine in self.players.items() if engine is not None}
+        permit = None
+        if engines:
+            try:
+                permit = self.config.jobs.take(self.client, "the game")
+            except LimitReached as refusal:
+                self.players = {WHITE: None, BLACK: None}
+                self.error(str(refusal))
+                self.push_state()
+                return False
+            self.game_permit = permit
+        table = GameTable(engines, self.variant, self._settings())
+        self.table = table
         try:
-            permit = self.config.jobs.take(self.client, "the game")
-        except LimitReached as refusal:
-            self.players = {WHITE: None, BLACK: None}
-            self.error(str(refusal))
-            self.push_state()
-            return False
-        self.game_permit = permit
-        seats: dict[Color, EngineSeat] = {}
-        try:
-            for color in (WHITE, BLACK):
-                engine = self.players[color]
-                if engine is None:
-                    continue
-                seat = EngineSeat(self.config.engines[engine], self.variant)
-                seats[color] = seat
-                self.seats[color] = seat
-                await seat.start()
+            await table.start()
         except (EngineError, ArbiterError) as error:
-            for seat in seats.values():
-                seat.close()
-            self.seats = {WHITE: None, BLACK: None}
-            self._release_game_permit()
+            table.close()
+            if permit is not None:
+                permit.release()
             if generation == self.generation:
+                self.table = None
                 self.players = {WHITE: None, BLACK: None}
                 self.error(f"the engine could not start: {error}")
                 self.push_state()
             return False
         if generation != self.generation or self.closed:
-            for seat in seats.values():
-                seat.close()
-            permit.release()
+            table.close()
+            if permit is not None:
+                permit.release()
             return False
         return True
+
+    def _settings(self) -> RefereeSettings:
+        return RefereeSettings(stall_timeout=STALL_TIMEOUT, event=EVENT, site=EVENT, date=_today())
 
     async def on_move(self, message: dict[str, Any]) -> None:
         text = message.get("move")
@@ -401,21 +415,28 @@ class Session:
                 raise PageError("the game is over; start a new game or set up a position")
             if self.view != len(self.moves):
                 raise PageError("go to the last move to play on")
-        elif self.view != len(self.moves) or self.result is not None:
-            self._truncate(self.view)  # a free game branches off here
+            if self.control is None:
+                raise PageError(STARTING)
+        elif self.view != len(self.moves) or self.control is None:
+            try:  # a game without engines branches off here: checked before anything changes
+                self.board_at(self.view).parse_move(text)
+            except RulesError as error:
+                raise PageError(f"illegal move: {error}") from None
+            self._abandon_referee()
+            self._truncate(self.view)
             self.result = None
+            if self.table is None and not await self._open_table():
+                return
+            self._referee()
         color = self.board.turn
         if self.players[color] is not None:
             raise PageError(f"it is {self.player_name(color)}'s move")
         try:
-            move = self.board.parse_move(text)
+            self.board.parse_move(text)
         except RulesError as error:
             raise PageError(f"illegal move: {error}") from None
-        elapsed = time.monotonic() - self.turn_started
-        if not self.clocks[color].spend(elapsed, 0.0):
-            self._lose(color, Termination.TIME_FORFEIT)
-            return
-        self._play(move, MoveRecord(str(move), MoveSource.ENGINE, time=elapsed), None)
+        assert self.control is not None
+        self.control.submit(len(self.moves), text)  # the referee plays it, on the human's clock
 
     async def on_view(self, message: dict[str, Any]) -> None:
         ply = message.get("ply")
@@ -432,13 +453,13 @@ class Session:
             raise PageError("take back is for a game with a human player")
         if not self.moves:
             raise PageError("no move to take back")
-        self._cancel_search()
+        self._abandon_referee()
         self._truncate(len(self.moves) - 1)
         while self.moves and (self.players[self.board.turn] is not None or str(self.moves[-1]) == PASS_TEXT):
             self._truncate(len(self.moves) - 1)
-        self.turn_started = time.monotonic()
+        if self.table is not None:
+            self._referee()  # from the position before, with the clocks as they stand
         self.push_state()
-        self._advance()
 
     async def on_resign(self, message: dict[str, Any]) -> None:
         if not self.in_progress():
@@ -448,9 +469,18 @@ class Session:
             if not humans:
                 raise PageError("only a human player can resign")
             loser = humans[0]
+            if self.control is None:
+                raise PageError(STARTING)
         else:
             loser = self.board.turn
-        self._finish(-loser, Termination.CRASH, f"{color_name(loser)} resigns")
+        if self.control is None:  # a game nobody referees yet (an opened record): the referee takes it
+            if self.view != len(self.moves) and not self.engine_game():
+                self._truncate(self.view)
+            if self.table is None and not await self._open_table():
+                return
+            self._referee()
+        assert self.control is not None
+        self.control.resign(loser)  # the referee ends the game and records it
 
     async def on_setup(self, message: dict[str, Any]) -> None:
         variant, fen = message.get("variant"), message.get("fen")
@@ -465,7 +495,8 @@ class Session:
         self._free_game()
         self.post({"type": "notice", "message": f"position set up ({variant})"})
         self.push_state()
-        self._advance()
+        if await self._open_table():
+            self._referee()  # which plays a forced pass, or ends a game already over
 
     def _free_game(self) -> None:
         self.players = {WHITE: None, BLACK: None}
@@ -570,134 +601,70 @@ class Session:
         self.push_state()
 
     # -- playing --------------------------------------------------------------------------
-    def _advance(self) -> None:
-        """After any change: play forced passes, end the game if it is over, or start the
-        engine to move (or the human's flag timer)."""
-        if self.closed or self.result is not None:
-            return
-        while True:
-            winner = self.board.winner()
-            if winner is not None:
-                self._finish(winner, Termination.NORMAL, normal_reason(self.board, winner))
-                return
-            legal = self.board.legal_moves()
-            if len(legal) == 1 and str(legal[0]) == PASS_TEXT:
-                color = self.board.turn
-                self.clocks[color].credit_forced_move()
-                self.board.push(legal[0])
-                self.moves.append(legal[0])
-                self.records.append(MoveRecord(PASS_TEXT, MoveSource.FORCED))
-                self.scores.append(None)
-                self.view = len(self.moves)
-                self.post({"type": "notice", "message": f"{color_name(color)} has no move and passes"})
-                continue
-            break
-        color = self.board.turn
-        seat = self.seats[color]
-        if seat is not None:
-            if self.search is None or self.search.done():
-                self.search = asyncio.create_task(self._engine_move(color, seat, self.generation))
-        elif self.clocks[color].control is not None:
-            self._arm_flag(color)
-        self.push_state()
-
-    def _arm_flag(self, color: Color) -> None:
-        if self.flag_timer is not None:
-            self.flag_timer.cancel()
-        generation, ply = self.generation, len(self.moves)
-        delay = max(0.0, self.clocks[color].remaining - (time.monotonic() - self.turn_started)) + 0.05
-
-        def flag() -> None:
-            if generation != self.generation or ply != len(self.moves) or not self.in_progress():
-                return
-            elapsed = time.monotonic() - self.turn_started
-            if elapsed > self.clocks[color].remaining:
-                self.clocks[color].remaining = 0.0
-                self._lose(color, Termination.TIME_FORFEIT)
-            else:
-                self._arm_flag(color)
-
-        self.flag_timer = self._loop.call_later(delay, flag)
-
-    def _limit_for(self, color: Color, seat: EngineSeat) -> tuple[Limit, float]:
-        caps = seat.spec.limits
-        tc = self.tc
-        if tc.kind == "clock":
-            white, black = self.clocks[WHITE], self.clocks[BLACK]
-            limit = Limit(wtime=_ms(white.remaining), btime=_ms(black.remaining),
-                          winc=_ms(tc.increment), binc=_ms(tc.increment), depth=caps.depth, nodes=caps.nodes)
-            return limit, self.clocks[color].remaining + max(CLOCK_GRACE, caps.margin)
-        if tc.kind == "movetime":
-            limit = Limit(movetime=_ms(tc.seconds), depth=caps.depth, nodes=caps.nodes)
-            return limit, tc.seconds + max(MOVETIME_GRACE, caps.margin)
-        depth = tc.depth if caps.depth is None else min(tc.depth, caps.depth)
-        return Limit(depth=depth, nodes=caps.nodes), STALL_TIMEOUT
-
-    async def _engine_move(self, color: Color, seat: EngineSeat, generation: int) -> None:
-        limit, deadline = self._limit_for(color, seat)
-        texts = [str(move) for move in self.moves]
-        mover = self.board.turn
-        loop = self._loop
-
-        def on_info(info: Info) -> None:
-            if generation != self.generation:  # a stop sent just before this search began
-                seat.stop()
-            loop.call_soon_threadsafe(self._thinking, generation, side_letter(color), mover, info)
-
+    def _referee(self) -> None:
+        """Hand the game as it stands to the arbiter's referee, on the table's thread."""
+        table = self.table
+        assert table is not None
+        self._abandon_referee()
+        generation = self.generation
+        control = GameControl()
+        self.control = control
+        seats: dict[Color, Seat] = {color: table.slots.get(color) or HumanSeat(HUMAN_NAME, self.tc.limits(None))
+                                    for color in (WHITE, BLACK)}
+        job = GameJob(1, seats[WHITE].spec, seats[BLACK].spec, self._opening(), self.variant)
+        watcher = _Watcher(self, generation)
+        clocks = {color: copy.copy(clock) for color, clock in self.clocks.items()}
+        future = table.play(job, seats, control, watcher, watcher.incident, tuple(self.records), clocks)
         self.turn_started = time.monotonic()
-        try:
-            answer = await seat.go(self.start_fen, texts, limit, deadline, on_info)
-        except EngineTimeout:
-            if generation != self.generation:
-                return
-            try:
-                await seat.ready_after_stop(1.0)
-            except EngineError:
-                seat.close()
-                self._lose(color, Termination.STALL)
-                self.error(f"engine {seat.name!r} gave no move in time and was killed")
-                return
-            self._lose(color, Termination.TIME_FORFEIT)
-            return
-        except UnreadableMove as error:  # as the arbiter's referee: an illegal move, at once
-            if generation != self.generation:
-                return
-            self.error(f"engine {seat.name!r} played an illegal move: {error}")
-            self._finish(-color, Termination.ILLEGAL_MOVE, f"{color_name(color)} makes an illegal move: {error.line}")
-            return
-        except EngineStalled as error:  # it stopped reading its input, and was killed
-            if generation != self.generation:
-                return
-            seat.close()
-            self._lose(color, Termination.STALL)
-            self.error(f"engine {seat.name!r} stalled: {error}")
-            return
-        except EngineError as error:
-            if generation != self.generation:
-                return
-            seat.close()
-            crashed = "crashed" if isinstance(error, EngineCrashed) else "failed"
-            self.error(f"the engine {crashed}: {error}; the game so far is kept")
-            self._lose(color, Termination.CRASH)
-            return
+        future.add_done_callback(lambda done: self._loop.call_soon_threadsafe(self._refereed, generation, done, watcher))
+
+    def _moved(self, generation: int, record: MoveRecord, mover: Color, clocks: dict[Color, Clock]) -> None:
+        """The referee played a ply (``mover``'s; ``clocks`` as they stand after it)."""
         if generation != self.generation or self.closed:
             return
-        self.search = None  # this search is done: the next one may start from _play
-        clock = self.clocks[color]
-        if clock.control is not None and not clock.spend(answer.elapsed, max(CLOCK_GRACE, seat.spec.limits.margin)):
-            self._lose(color, Termination.TIME_FORFEIT)
+        move = self.board.parse_move(record.text)
+        following = self.view == len(self.moves)
+        self.board.push(move)
+        self.moves.append(move)
+        self.records.append(record)
+        self.scores.append(white_score(record.score_cp, record.score_mate, mover))
+        if following:
+            self.view = len(self.moves)
+        self.clocks = clocks
+        self.turn_started = time.monotonic()
+        if record.source is MoveSource.FORCED:
+            self.post({"type": "notice", "message": f"{color_name(mover)} has no move and passes"})
+        self.push_state()
+
+    def _refereed(self, generation: int, done: Future[GameRecord], watcher: _Watcher) -> None:
+        """The refereed game is over: its result, and an engine's failure said on the page."""
+        if generation != self.generation or self.closed or done.cancelled():
             return
-        token = answer.bestmove
-        try:
-            if token is None:
-                raise RulesError("the engine answered bestmove (none) but the game is not over")
-            move = self.board.parse_move(token)
-        except RulesError as error:
-            self.error(f"engine {seat.name!r} played an illegal move {token!r}: {error}")
-            self._finish(-color, Termination.ILLEGAL_MOVE, f"{color_name(color)} makes an illegal move: {token}")
+        self.control = None
+        failure = done.exception()
+        if failure is not None:  # a fault of the referee itself: said, and the game left unfinished
+            self.error(f"the game stopped: {failure}")
+        else:
+            record = done.result()
+            self.result = (record.result, record.termination, record.reason)
+            self.clocks = watcher.clocks_now()
+            self._report_failure(record, watcher.incidents)
+        self._close_table()
+        self.push_state()
+
+    def _report_failure(self, record: GameRecord, incidents: list[str]) -> None:
+        """One line on the page for an engine that lost by failing (the referee's details)."""
+        loser = WHITE if record.result == BLACK_WINS else BLACK
+        table = self.table
+        slot = None if table is None else table.slots.get(loser)
+        if slot is None or record.result == UNFINISHED:
             return
-        record = engine_move_record(str(move), answer)
-        self._play(move, record, white_score(record.score_cp, record.score_mate, mover))
+        if record.termination is Termination.ILLEGAL_MOVE:
+            detail = incidents[-1].split("): ", 1)[-1] if incidents else record.reason
+            self.error(f"engine {slot.spec.name!r} played an illegal move: {detail}")
+        elif record.termination in FAILURES:
+            self.error(f"the engine {slot.spec.name!r} {FAILURES[record.termination]}: {slot.failure}; "
+                       f"the game so far is kept")
 
     def _thinking(self, generation: int, source: str, mover: Color, info: Info) -> None:
         if generation != self.generation or self.closed:
@@ -708,17 +675,6 @@ class Session:
             return
         self.post(_thinking_message(source, mover, info))
 
-    def _play(self, move: Any, record: MoveRecord, score: dict[str, int] | None) -> None:
-        following = self.view == len(self.moves)
-        self.board.push(move)
-        self.moves.append(move)
-        self.records.append(record)
-        self.scores.append(score)
-        if following:
-            self.view = len(self.moves)
-        self.turn_started = time.monotonic()
-        self._advance()
-
     def _truncate(self, ply: int) -> None:
         while len(self.moves) > ply:
             self.board.pop()
@@ -727,31 +683,18 @@ class Session:
             self.scores.pop()
         self.view = ply
 
-    def _lose(self, color: Color, termination: Termination) -> None:
-        """``color`` loses by ``termination``, in the arbiter's words."""
-        self._finish(-color, termination, REASONS[termination].format(side=color_name(color)))
-
-    def _finish(self, winner: Color, termination: Termination, reason: str) -> None:
-        self.result = (WHITE_WINS if winner == WHITE else BLACK_WINS, termination, reason)
-        self._abandon(keep_result=True)
-        self.push_state()
-
-    def _cancel_search(self) -> None:
-        """Drop the search in progress (its answer will be ignored) and the human's flag timer."""
+    def _abandon_referee(self) -> None:
+        """Abandon the refereed game (its engines stay): its late news is dropped."""
         self.generation += 1
-        self.search = None
-        for seat in self.seats.values():
-            if seat is not None:
-                seat.stop()
-        if self.flag_timer is not None:
-            self.flag_timer.cancel()
-            self.flag_timer = None
+        if self.control is not None:
+            self.control.abandon()
+            self.control = None
 
-    def _end_seats(self) -> None:
-        for seat in self.seats.values():
-            if seat is not None:
-                seat.close()
-        self.seats = {WHITE: None, BLACK: None}
+    def _close_table(self) -> None:
+        """Kill the game's engines, end its thread and give back its permit."""
+        if self.table is not None:
+            self.table.close()
+            self.table = None
         self._release_game_permit()
 
     def _release_game_permit(self) -> None:
@@ -760,9 +703,9 @@ class Session:
             self.game_permit = None
 
     def _abandon(self, keep_result: bool = False) -> None:
-        """Stop the game in progress: drop pending answers, kill its engines and the analysis."""
-        self._cancel_search()
-        self._end_seats()
+        """Stop the game in progress: drop its pending news, kill its engines and the analysis."""
+        self._abandon_referee()
+        self._close_table()
         self._stop_analysis()
         if not keep_result:
             self.result = None
@@ -831,13 +774,49 @@ class Session:
             reason = normal_reason(self.board, winner)
         else:
             result, termination, reason = UNFINISHED, Termination.UNTERMINATED, "game in progress"
-        tc = self.tc.describe()
+        tc = self.tc.limits(None).describe()  # every seat's, as the referee writes it
         return GameRecord(
             number=1, white=self.player_name(WHITE), black=self.player_name(BLACK), variant=self.variant,
             fen=self.start_fen, moves=tuple(self.records), result=result, termination=termination,
-            reason=reason, white_tc=tc, black_tc=tc, event=EVENT, site=EVENT,
-            date=datetime.date.today().strftime("%Y.%m.%d"),
+            reason=reason, white_tc=tc, black_tc=tc, opening=self._opening().source, event=EVENT, site=EVENT,
+            date=_today(),
         )
+
+    def _opening(self) -> Opening:
+        return Opening(self.start_fen, (), "start position" if self.start_fen is None else "set-up position")
+
+
+class _Watcher:
+    """The referee's view of a page's game, on the table's thread: hands each ply with the
+    clocks, each ``info`` line and each incident to the event loop (:class:`~arbiter.game.GameWatcher`)."""
+
+    def __init__(self, session: Session, generation: int) -> None:
+        self.session = session
+        self.generation = generation
+        self.turn = WHITE
+        self.moves: list[MoveRecord] = []
+        self.clocks: dict[Color, Clock] = {}
+        self.incidents: list[str] = []  # the referee's lines about the engines (the last few)
+
+    def open_game(self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Color, Clock],
+                  turn: Color) -> WatchedGame:
+        self.moves, self.clocks, self.turn = moves, clocks, turn
+        return self
+
+    def clocks_now(self) -> dict[Color, Clock]:
+        return {color: copy.copy(clock) for color, clock in self.clocks.items()}
+
+    def moved(self, turn: Color) -> None:
+        mover, self.turn = self.turn, turn
+        self.session._loop.call_soon_threadsafe(self.session._moved, self.generation, self.moves[-1], mover,
+                                                self.clocks_now())
+
+    def info(self, info: Info) -> None:
+        self.session._loop.call_soon_threadsafe(self.session._thinking, self.generation, side_letter(self.turn),
+                                                self.turn, info)
+
+    def incident(self, line: str) -> None:
+        self.incidents = [*self.incidents[-3:], line]
 
 
 # Three passes, each linear: escapes out (so no quote is escaped), then strings, then all but brackets.
@@ -880,14 +859,19 @@ def _coalescing_key(message: dict[str, Any]) -> str | None:
     return None
 
 
-def _ms(seconds: float) -> int:
-    return max(0, round(seconds * 1000))
+def _today() -> str:
+    return datetime.date.today().strftime("%Y.%m.%d")
 
 
 def _thinking_message(source: str, mover: Color, info: Info) -> dict[str, Any]:
     """A ``thinking`` message: the search line as every page gets it (scores from White's side)."""
     return {"type": "thinking", "source": source, **search_line(info, mover)}
 
+
+FAILURES = {  # how an engine that lost by failing is said to have failed (the referee's terminations)
+    Termination.CRASH: "crashed", Termination.STALL: "stalled", Termination.HANDSHAKE: "failed to start",
+    Termination.PROTOCOL_VIOLATION: "broke the protocol",
+}
 
 HANDLERS: dict[str, Callable[[Session, dict[str, Any]], Awaitable[None]]] = {
     "new": Session.on_new, "move": Session.on_move, "view": Session.on_view,

@@ -6,7 +6,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from arbiter.timecontrol import TimeControl
+from arbiter.timecontrol import SearchLimits, TimeControl
+
+MOVETIME_GRACE = 1.0  # seconds an engine may overrun a fixed time per move
+CLOCK_GRACE = 0.2     # seconds an engine may overrun its clock (a GUI, not a tournament)
 
 
 class PageError(Exception):
@@ -46,13 +49,21 @@ class TimeSetting:
     def control(self) -> TimeControl | None:
         return TimeControl(0, self.base, self.increment) if self.kind == "clock" else None
 
-    def describe(self) -> str:
-        """The PGN ``TimeControl`` value (as the arbiter writes it)."""
+    def limits(self, caps: SearchLimits | None) -> SearchLimits:
+        """What binds a seat in the referee: for an engine (``caps``: its configured limits, of
+        which ``depth``, ``nodes`` and the margin cap it in every game) the page's setting with
+        the GUI's grace, for a human (None) its clock alone, without grace (a time per move is
+        only written in the record)."""
+        if caps is None:
+            return SearchLimits(clock=self.control(), movetime=self.seconds if self.kind == "movetime" else None)
         if self.kind == "clock":
-            return str(self.control())
+            return SearchLimits(clock=self.control(), depth=caps.depth, nodes=caps.nodes,
+                                margin=max(CLOCK_GRACE, caps.margin))
         if self.kind == "movetime":
-            return f"{self.seconds:g}/move"
-        return "-"
+            return SearchLimits(movetime=self.seconds, depth=caps.depth, nodes=caps.nodes,
+                                margin=max(MOVETIME_GRACE, caps.margin))
+        depth = self.depth if caps.depth is None else min(self.depth, caps.depth)
+        return SearchLimits(depth=depth, nodes=caps.nodes)
 
     def to_page(self) -> dict[str, Any]:
         return {"kind": self.kind, "base": self.base, "increment": self.increment,
