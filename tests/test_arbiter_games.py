@@ -9,20 +9,22 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from arbiter.engines import EngineSpec
-from arbiter.game import EngineSlot, GameJob, RefereeSettings, SetupError, play_game
+from arbiter.game import EngineSlot, GameControl, GameJob, HumanSeat, RefereeSettings, SetupError, play_game
 from arbiter.match import schedule
 from arbiter.openings import START, Opening, generate_openings
 from arbiter.pgn import format_game, read_pgn
-from arbiter.records import GameRecord, MoveSource, Termination
+from arbiter.records import GameRecord, MoveRecord, MoveSource, Termination
 from arbiter.replay import check_game
 from arbiter.runner import EngineLogs, GamePool
-from arbiter.timecontrol import SearchLimits, TimeControl
+from arbiter.timecontrol import Clock, SearchLimits, TimeControl
+from dipole_engine.rules import BLACK, WHITE
 
 TOY = str(Path(__file__).parent / "engines" / "toy_engine.py")
 FAST = RefereeSettings(handshake_timeout=2.0, stall_timeout=5.0, stop_grace=1.5, quit_grace=0.3)
@@ -209,3 +211,78 @@ def test_engine_logs_keep_every_line_timestamped(tmp_path: Path) -> None:
     stamp = lines[0].split()[0]
     assert len(stamp) == 26 and stamp[10] == "T"   # 2026-01-02T12:34:56.123456
     assert os.path.exists(tmp_path / "logs" / "b.log")
+
+
+# -- human seats (dipole-gui's players): the same referee --------------------------------------
+PATIENT = RefereeSettings(handshake_timeout=30.0, stall_timeout=60.0, stop_grace=5.0, quit_grace=1.0)
+
+
+def test_a_human_seat_plays_what_is_submitted_and_resigns_while_the_engine_thinks() -> None:
+    """The human's move is the one submitted for the ply to play (one for another ply is
+    dropped); a resignation while the engine thinks stops it, and its answer is not played."""
+    engine = EngineSpec("engine", (sys.executable, "-m", "dipole_engine"), SearchLimits(movetime=60.0, margin=1.0))
+    human = HumanSeat("Human", SearchLimits(clock=TimeControl(0, 300)))
+    slot = EngineSlot(engine, "dipole", PATIENT)
+    control = GameControl()
+    control.submit(3, "c1-c2")  # not this ply's: dropped
+    control.submit(0, "c1-c3")
+    records: list[GameRecord] = []
+    thinking = threading.Event()
+
+    class Watcher:  # told when the engine thinks (its info lines)
+        def open_game(self, *game: object) -> Watcher:
+            return self
+
+        def moved(self, turn: int) -> None:
+            pass
+
+        def info(self, info: object) -> None:
+            thinking.set()
+
+    game = threading.Thread(target=lambda: records.append(play_game(
+        GameJob(1, human.spec, engine, START, "dipole"), human, slot, PATIENT, live=Watcher(), control=control)))
+    game.start()
+    try:
+        assert thinking.wait(60)
+        time.sleep(0.5)  # well into its minute
+        resigned = time.monotonic()
+        control.resign(WHITE)
+        game.join(30)
+        assert not game.is_alive() and time.monotonic() - resigned < 5
+    finally:
+        slot.quit()
+    record = records[0]
+    assert (record.result, record.termination, record.reason) == ("0-1", Termination.RESIGNATION, "White resigns")
+    assert [move.text for move in record.moves] == ["c1-c3"]
+    assert not slot.broken  # the engine answered the stop and stays usable
+    assert replays(record) and '[Termination "resignation"]' in format_game(record)
+
+
+def test_a_game_taken_over_part_way_keeps_its_plies_and_clocks_and_a_human_flag_falls() -> None:
+    """A take-over (the GUI's take-back) starts from the plies played, as recorded, with the
+    clocks as they stand: White's last 0.3 s run out while the referee waits for its move."""
+    control = TimeControl(0, 300)
+    human = HumanSeat("Human", SearchLimits(clock=control))
+    engine = EngineSpec("engine", (sys.executable, TOY), SearchLimits(clock=control))
+    slot = EngineSlot(engine, "dipole", PATIENT)
+    played = (MoveRecord("c1-c3", time=12.0), MoveRecord("d8-d6", score_cp=15, depth=3, time=1.5))
+    clocks = {WHITE: Clock(control), BLACK: Clock(control)}
+    clocks[WHITE].remaining = 0.3
+    started = time.monotonic()
+    try:
+        record = play_game(GameJob(1, human.spec, engine, START, "dipole"), human, slot, PATIENT,
+                           control=GameControl(), played=played, clocks=clocks)
+    finally:
+        slot.quit()
+    assert 0.3 <= time.monotonic() - started < 10
+    assert (record.result, record.termination, record.reason) == ("0-1", Termination.TIME_FORFEIT, "White loses on time")
+    assert record.moves == played and clocks[WHITE].remaining < 0
+    assert replays(record)
+
+
+def test_an_abandoned_game_ends_unfinished_at_once() -> None:
+    human = HumanSeat("Human", SearchLimits())
+    control = GameControl()
+    threading.Timer(0.3, control.abandon).start()
+    record = play_game(GameJob(1, human.spec, human.spec, START, "dipole"), human, human, PATIENT, control=control)
+    assert (record.result, record.termination, record.reason) == ("*", Termination.UNTERMINATED, "game abandoned")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -18,10 +19,11 @@ from socket import create_connection
 from typing import Any
 
 import pytest
-from gui_support import GuiServer, big_pgn, gui_server
+from gui_support import ROOT, GuiServer, big_pgn, gui_server
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from arbiter.pgn import read_pgn
 from gui.session import MAX_CONTAINERS, MAX_DEPTH, MAX_MESSAGE, MAX_PGN
 
 
@@ -256,3 +258,50 @@ def test_an_unreadable_answer_or_a_deaf_engine_ends_the_game_as_the_arbiter_ends
         assert state["result"]["termination"] == termination, state["result"]
         assert re.fullmatch(reason, state["result"]["reason"]), state["result"]
         assert time.monotonic() - started < within
+
+
+ENGINE_COMMENT = re.compile(r"[+-](?:\d+\.\d\d|M\d+)/\d+ \d+\.\d{3}s")  # an engine's move, as the arbiter writes it
+
+
+def arbiter(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", "from arbiter.cli import main; main()", *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=False)
+
+
+def test_a_resigned_gui_game_is_recorded_as_a_refereed_match_records_its_games(url: str, tmp_path: Path) -> None:
+    """A game against an engine, played and resigned through the socket, saves the PGN of a
+    ``dipole-arbiter match`` game: the same tags in the same order, the same time control, the
+    engine's moves annotated alike, and a resignation of its own that ``replay`` checks."""
+    with connect(url) as socket:
+        until(socket, "state")
+        socket.send(json.dumps({"type": "new", "variant": "dipole", "white": "human", "black": 0,
+                                "tc": {"kind": "clock", "base": 60, "increment": 1}}))
+        for ply in (0, 2):
+            while not ((state := until(socket, "state"))["legal"] and len(state["moves"]) == ply):
+                pass
+            socket.send(json.dumps({"type": "move", "move": state["legal"][0]["text"]}))
+        while len((state := until(socket, "state"))["moves"]) < 4:
+            pass
+        socket.send(json.dumps({"type": "resign"}))
+        while not (state := until(socket, "state"))["result"]:
+            pass
+        assert state["result"] == {"result": "0-1", "reason": "White resigns", "termination": "resignation"}
+        socket.send(json.dumps({"type": "pgn-save"}))
+        saved = tmp_path / "gui.pgn"
+        saved.write_text(until(socket, "pgn")["text"])
+    replay = arbiter("replay", str(saved))
+    assert replay.returncode == 0 and "1 game replayed, all hold" in replay.stdout, replay.stdout + replay.stderr
+    matched = tmp_path / "match.pgn"
+    engine = f"cmd={sys.executable} -m dipole_engine"
+    match = arbiter("match", "--games", "1", "--tc", "60+1", "--depth", "1", "--engine", engine, "name=a",
+                    "--engine", engine, "name=b", "--pgn", str(matched))
+    assert match.returncode == 0, match.stdout + match.stderr
+    (gui,), (refereed,) = read_pgn(saved.read_text()), read_pgn(matched.read_text())
+    assert list(gui.tags) == list(refereed.tags)
+    assert gui.tags["TimeControl"] == refereed.tags["TimeControl"] == "60+1"
+    assert (gui.tags["Termination"], gui.tags["Result"], gui.reason()) == ("resignation", "0-1", "White resigns")
+    assert gui.tags["PlyCount"] == "4" and [len(move.comments) for move in gui.moves] == [1, 1, 1, 2]
+    for move in gui.moves[1::2] + refereed.moves[:4]:  # the engine's moves in both
+        assert ENGINE_COMMENT.fullmatch(move.comments[0]), move.comments
+    for move in gui.moves[::2]:  # the human's: the time charged
+        assert re.fullmatch(r"\d+\.\d{3}s", move.comments[0]), move.comments
