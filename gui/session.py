@@ -108,7 +108,9 @@ MAX_DEPTH = 16                   # nesting of arrays and objects in a message (t
 MAX_CONTAINERS = 100             # arrays and objects in a message (the page's need 2)
 INLINE_MESSAGE = 65_536          # characters: a longer message is decoded on a worker thread
 STALL_TIMEOUT = 120.0            # longest wait for a depth-limited move
+MOVE_LANDS = 30.0                # longest wait for the referee to play a human's move
 HUMAN_NAME = "Human"
+GAME_NUMBER = 1  # a page's game in its record (the PGN's Round)
 STARTING = "the game's engines are starting; try again in a moment"
 EVENT = "dipole-gui"
 KIND_WORDS = {  # the move kinds of both games, as the page's target markers name them
@@ -134,6 +136,7 @@ class Session:
         self.generation = 0
         self.table: GameTable | None = None  # the game's thread and engines, while its game is refereed
         self.control: GameControl | None = None  # the game being refereed now
+        self._landed: asyncio.Future[None] | None = None  # done when the referee's news of a human's move is in
         self.players: dict[Color, int | None] = {WHITE: None, BLACK: None}
         self.tc = FREE
         self.clocks: dict[Color, Clock] = {WHITE: Clock(None), BLACK: Clock(None)}
@@ -392,6 +395,7 @@ class Session:
                 permit.release()
             if generation == self.generation:
                 self.table = None
+                self.game_permit = None
                 self.players = {WHITE: None, BLACK: None}
                 self.error(f"the engine could not start: {error}")
                 self.push_state()
@@ -436,7 +440,11 @@ class Session:
         except RulesError as error:
             raise PageError(f"illegal move: {error}") from None
         assert self.control is not None
+        landed = self._landed = self._loop.create_future()
         self.control.submit(len(self.moves), text)  # the referee plays it, on the human's clock
+        # So that the page's next message meets the game with this move in it.  The referee takes
+        # it at once unless still ending an abandoned game, which its own timeouts bound.
+        await asyncio.wait({landed}, timeout=MOVE_LANDS)
 
     async def on_view(self, message: dict[str, Any]) -> None:
         ply = message.get("ply")
@@ -474,8 +482,6 @@ class Session:
         else:
             loser = self.board.turn
         if self.control is None:  # a game nobody referees yet (an opened record): the referee takes it
-            if self.view != len(self.moves) and not self.engine_game():
-                self._truncate(self.view)
             if self.table is None and not await self._open_table():
                 return
             self._referee()
@@ -611,7 +617,7 @@ class Session:
         self.control = control
         seats: dict[Color, Seat] = {color: table.slots.get(color) or HumanSeat(HUMAN_NAME, self.tc.limits(None))
                                     for color in (WHITE, BLACK)}
-        job = GameJob(1, seats[WHITE].spec, seats[BLACK].spec, self._opening(), self.variant)
+        job = GameJob(GAME_NUMBER, seats[WHITE].spec, seats[BLACK].spec, self._opening(), self.variant)
         watcher = _Watcher(self, generation)
         clocks = {color: copy.copy(clock) for color, clock in self.clocks.items()}
         future = table.play(job, seats, control, watcher, watcher.incident, tuple(self.records), clocks)
@@ -622,6 +628,7 @@ class Session:
         """The referee played a ply (``mover``'s; ``clocks`` as they stand after it)."""
         if generation != self.generation or self.closed:
             return
+        self._land()
         move = self.board.parse_move(record.text)
         following = self.view == len(self.moves)
         self.board.push(move)
@@ -640,6 +647,7 @@ class Session:
         """The refereed game is over: its result, and an engine's failure said on the page."""
         if generation != self.generation or self.closed or done.cancelled():
             return
+        self._land()
         self.control = None
         failure = done.exception()
         if failure is not None:  # a fault of the referee itself: said, and the game left unfinished
@@ -660,7 +668,8 @@ class Session:
         if slot is None or record.result == UNFINISHED:
             return
         if record.termination is Termination.ILLEGAL_MOVE:
-            detail = incidents[-1].split("): ", 1)[-1] if incidents else record.reason
+            said = f"game {GAME_NUMBER}: {slot.spec.name} ({color_name(loser)}): "  # the referee's warning's prefix
+            detail = incidents[-1].removeprefix(said) if incidents else record.reason
             self.error(f"engine {slot.spec.name!r} played an illegal move: {detail}")
         elif record.termination in FAILURES:
             self.error(f"the engine {slot.spec.name!r} {FAILURES[record.termination]}: {slot.failure}; "
@@ -683,8 +692,15 @@ class Session:
             self.scores.pop()
         self.view = ply
 
+    def _land(self) -> None:
+        """The human's move waited for is played, or will never be: the page may go on."""
+        if self._landed is not None and not self._landed.done():
+            self._landed.set_result(None)
+        self._landed = None
+
     def _abandon_referee(self) -> None:
         """Abandon the refereed game (its engines stay): its late news is dropped."""
+        self._land()
         self.generation += 1
         if self.control is not None:
             self.control.abandon()
@@ -776,7 +792,7 @@ class Session:
             result, termination, reason = UNFINISHED, Termination.UNTERMINATED, "game in progress"
         tc = self.tc.limits(None).describe()  # every seat's, as the referee writes it
         return GameRecord(
-            number=1, white=self.player_name(WHITE), black=self.player_name(BLACK), variant=self.variant,
+            number=GAME_NUMBER, white=self.player_name(WHITE), black=self.player_name(BLACK), variant=self.variant,
             fen=self.start_fen, moves=tuple(self.records), result=result, termination=termination,
             reason=reason, white_tc=tc, black_tc=tc, opening=self._opening().source, event=EVENT, site=EVENT,
             date=_today(),
