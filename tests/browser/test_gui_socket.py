@@ -305,3 +305,35 @@ def test_a_resigned_gui_game_is_recorded_as_a_refereed_match_records_its_games(u
         assert ENGINE_COMMENT.fullmatch(move.comments[0]), move.comments
     for move in gui.moves[::2]:  # the human's: the time charged
         assert re.fullmatch(r"\d+\.\d{3}s", move.comments[0]), move.comments
+
+
+def test_a_take_back_while_the_engine_thinks_stops_it_and_the_same_engine_plays_on() -> None:
+    """A take-back abandons the refereed game (the engine, thinking for 30 s, is stopped, its
+    answer dropped) and a new referee takes the game from the position before, with the same
+    engine process; a resignation then ends it as the arbiter ends one."""
+    with gui_server() as server, connect(server.base.replace("http:", "ws:") + "ws") as socket:
+        until(socket, "state")
+        socket.send(json.dumps({"type": "new", "variant": "dipole", "white": "human", "black": 3,
+                                "tc": {"kind": "movetime", "seconds": 30}}))
+        for _ in range(2):
+            moved = time.monotonic()
+            socket.send(json.dumps({"type": "move", "move": "c1-c3"}))
+            while not ((state := until(socket, "state"))["thinking"] == "b" and len(state["moves"]) == 1):
+                pass
+            assert time.monotonic() - moved < 10  # the search taken back has ended: its referee is done
+            engines = server.descendants()
+            assert len(engines) == 1
+            taken = time.monotonic()
+            socket.send(json.dumps({"type": "takeback"}))
+            while (state := until(socket, "state"))["moves"]:
+                pass
+            assert state["legal"] and not state["result"] and time.monotonic() - taken < 10
+        socket.send(json.dumps({"type": "move", "move": "c1-c3"}))
+        while not (until(socket, "state"))["thinking"] == "b":
+            pass
+        assert server.descendants() == engines  # never restarted
+        socket.send(json.dumps({"type": "resign"}))
+        while not (state := until(socket, "state"))["result"]:
+            pass
+        assert state["result"] == {"result": "0-1", "reason": "White resigns", "termination": "resignation"}
+        assert [move["text"] for move in state["moves"]] == ["c1-c3"]
