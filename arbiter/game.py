@@ -104,7 +104,10 @@ REASONS = {  # the result sentence of each way to lose that is not the rules' ow
     Termination.RESIGNATION: "{side} resigns",
 }
 ABANDONED = "game abandoned"  # the reason of a game the host abandoned (result *)
-STOP_WRITE = 0.05  # seconds the host waits for a thinking engine to take the stop of an end from outside
+STOP_WRITE = 0.05
+"""Seconds a host's thread (a server's event loop) may wait for an engine to take ``stop`` (or
+for another thread's line to it to be written); an engine whose input has no room for it by
+then has stopped reading, and is killed as stalled."""
 
 
 class SetupError(ArbiterError):

@@ -1,4 +1,4 @@
-"""Engines on their own threads: a page's game (:class:`GameTable`) and its analysis (:class:`EngineSeat`).
+"""Engines on their own threads: a page's game (:class:`GameTable`), its analysis (:class:`EngineSeat`).
 
 A :class:`GameTable` owns a single-worker thread that starts the game's engines and runs the
 arbiter's referee (:func:`arbiter.game.play_game`) on it, one refereed game after another (a
@@ -22,17 +22,22 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from arbiter.engines import EngineSpec
-from arbiter.game import EngineSlot, GameControl, GameJob, GameWatcher, Notify, RefereeSettings, Seat, play_game
+from arbiter.game import (
+    STOP_WRITE,
+    EngineSlot,
+    GameControl,
+    GameJob,
+    GameWatcher,
+    Notify,
+    RefereeSettings,
+    Seat,
+    play_game,
+)
 from arbiter.records import GameRecord, MoveRecord
 from arbiter.timecontrol import Clock
 from dipole_engine.rules import BLACK, WHITE, Color
 from protocol import Info, Limit, SearchResult
 from protocol.client import EngineClient, EngineError
-
-STOP_WRITE = 0.05
-"""Seconds :meth:`EngineSeat.stop` may wait for the engine to take ``stop`` (or for another
-thread's line to it to be written): the event loop of every page waits meanwhile."""
-
 
 class GameTable:
     """The thread a page's game is refereed on and the engine slots of its engine seats (see
@@ -69,23 +74,18 @@ class GameTable:
 
 
 class EngineSeat:
-    """A started engine for one seat; :meth:`close` kills it (and ends its thread)."""
+    """The analysis's started engine; :meth:`close` kills it (and ends its thread)."""
 
-    def __init__(self, spec: EngineSpec, variant: str, settings: RefereeSettings | None = None) -> None:
+    def __init__(self, spec: EngineSpec, variant: str) -> None:
         self.spec = spec
         self.variant = variant
-        self._slot = EngineSlot(spec, variant, settings or RefereeSettings())
+        self._slot = EngineSlot(spec, variant, RefereeSettings())
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"engine-seat-{spec.name[:20]}")
         self.closed = False
 
     @property
     def name(self) -> str:
         return self.spec.name
-
-    @property
-    def pid(self) -> int | None:
-        client = self._slot.client
-        return client.pid if client is not None else None
 
     async def _run(self, call: Callable[[], object]) -> object:
         if self.closed:
@@ -110,20 +110,12 @@ class EngineSeat:
         assert isinstance(result, SearchResult)
         return result
 
-    async def ready_after_stop(self, timeout: float) -> None:
-        """``stop``, then wait for ``readyok`` (an engine that overran its time answers here)."""
-        def ready() -> None:
-            client = self._client()
-            client.stop()
-            client.is_ready(timeout=timeout)
-        await self._run(ready)
-
     def stop(self) -> None:
         """Ask a running search for its move now (safe from any thread; harmless when idle).
-        Waits at most :data:`STOP_WRITE` (it is called on the server's event loop): an engine
-        whose input has no room for ``stop`` by then has stopped reading it (the page writes it
-        a few hundred bytes at most), and is killed as stalled; its search then ends in
-        EngineStalled."""
+        Waits at most :data:`~arbiter.game.STOP_WRITE` (it is called on the server's event
+        loop, which every page waits for meanwhile): an engine whose input has no room for
+        ``stop`` by then has stopped reading it (the page writes it a few hundred bytes at
+        most), and is killed as stalled; its search then ends in EngineStalled."""
         client = self._slot.client
         if client is not None and not self.closed:
             client.stop(write_timeout=STOP_WRITE)
