@@ -9,7 +9,8 @@ It listens on 127.0.0.1 unless ``--host`` says otherwise; any other host needs t
 token, which is then made up (or taken from ``--token``) and printed in the URL.  Listening on
 every address (``0.0.0.0``, ``::``) it prints the loopback URL and one for each address of the
 machine others may use.  ``--max-games`` and ``--max-games-per-client`` bound the games and
-analyses running engines at once (:mod:`gui.limits`).  Bad input ends in one line,
+analyses running engines at once (:mod:`gui.limits`); ``--keep-games`` how long a game lives
+on after its last page went away (:mod:`gui.games`).  Bad input ends in one line,
 ``dipole-gui: error: <reason>``, and status 2.
 """
 
@@ -30,6 +31,7 @@ from arbiter.timecontrol import SearchLimits
 from dipole_engine import clikit
 
 from .addresses import is_loopback, is_wildcard, loopback_for, reachable_addresses, url_host
+from .config import DEFAULT_KEEP
 from .limits import DEFAULT_PER_CLIENT, DEFAULT_PER_SERVER, EngineJobs
 
 PROG = "dipole-gui"
@@ -81,8 +83,11 @@ def access_token(host: str, given: str | None) -> str | None:
               help="Games and analyses running engines at once on the server (a game runs up to 2 engines).")
 @click.option("--max-games-per-client", type=click.IntRange(1, 1000), default=DEFAULT_PER_CLIENT, show_default=True,
               help="Games and analyses running engines at once for one client address.")
+@click.option("--keep-games", type=click.IntRange(0, 86400), default=int(DEFAULT_KEEP), show_default=True,
+              metavar="SECONDS", help="How long a game lives on (its clocks running) after its last page went away.")
 def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, host: str, port: int,
-        token: str | None, open_browser: bool, watch: str | None, max_games: int, max_games_per_client: int) -> int:
+        token: str | None, open_browser: bool, watch: str | None, max_games: int, max_games_per_client: int,
+        keep_games: int) -> int:
     """Play, watch and analyse Dipole and Impasse in the browser, with any protocol engine."""
     import uvicorn  # the web stack is an extra: say so clearly if it is missing
 
@@ -109,7 +114,7 @@ def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, hos
         return f"http://{url_host(address)}:{bound}/" + ("watch" if watch else "") + (f"?token={token}" if token else "")
 
     app = create_app(GuiConfig(specs, token, jobs=EngineJobs(max_games, max_games_per_client)),
-                     [*base_routes(), *watch_routes()])
+                     [*base_routes(), *watch_routes()], keep_games)
     app.state.watching = Watching(watch, os.getcwd())
     # ws_max_size: a longer message is refused from its header, never read.
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", ws="auto", ws_max_size=MAX_MESSAGE))

@@ -10,16 +10,17 @@ from dipole_engine.rules import all_variants
 
 from .limits import EngineJobs
 
+DEFAULT_KEEP = 600.0  # seconds a game lives on after its last page went away (dipole-gui --keep-games)
+
 
 @dataclass
 class GuiConfig:
     """The engines the page may choose (by index, never by command), the access token (None:
-    none needed, loopback only), the sessions open now (closed when the server stops), and the
-    games and analyses running engines now, within the server's limits."""
+    none needed, loopback only), and the games and analyses running engines now, within the
+    server's limits."""
 
     engines: list[EngineSpec]
     token: str | None = None
-    sessions: set[Any] = field(default_factory=set)
     jobs: EngineJobs = field(default_factory=EngineJobs)
 
 

@@ -5,9 +5,9 @@ modules add their own pages by passing more routes (:func:`base_routes` are the 
 
     app = create_app(config, [*base_routes(), Route("/watch", watch_page)])
 
-Each WebSocket is one page's :class:`~gui.session.Session` (its game, its engines); when the
-page goes away the session closes and its engines are killed, and when the server stops every
-session is closed.  With an access token (required when listening beyond loopback) every HTTP
+Each WebSocket is a page attached to a game (:class:`~gui.session.Session`, its engines) that
+belongs to the server: several pages may show one game, and a game lives on for a while after
+its last page went away (:mod:`gui.games`); when the server stops every game is dropped.  With an access token (required when listening beyond loopback) every HTTP
 request and every WebSocket must carry it: ``?token=`` on the first page load (the answer then
 sets a cookie the page's later requests and sockets carry), the cookie, or an
 ``Authorization: Bearer`` header.  The cookie's name holds the server's port (a browser keeps
@@ -38,8 +38,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .addresses import loopback_host
-from .config import GuiConfig, engine_list, variant_list
-from .session import Session
+from .config import DEFAULT_KEEP, GuiConfig, engine_list, variant_list
+from .games import Games
 
 STATIC_DIR = Path(__file__).parent / "static"
 TOKEN_COOKIE = "dipole_gui_token"  # then "_" and the server's port
@@ -63,26 +63,24 @@ async def engines_endpoint(request: Request) -> JSONResponse:
 
 
 async def game_socket(websocket: WebSocket) -> None:
-    """One page's game: JSON messages both ways until the page goes away."""
-    config: GuiConfig = websocket.app.state.config
+    """A page's view of a game (``?game=ID``: the one it shows; else a new one): JSON messages
+    both ways until the page goes away, when the game lives on (:mod:`gui.games`)."""
+    games: Games = websocket.app.state.games
     await websocket.accept()
 
     async def send(message: dict[str, Any]) -> None:
         await websocket.send_text(json.dumps(message))
 
     client = websocket.client.host if websocket.client is not None else ""
-    session = Session(config, send, client)
-    config.sessions.add(session)
+    session, page = games.attach(websocket.query_params.get("game"), send, client)
     try:
-        await session.open()
         while True:
             text = await websocket.receive_text()
-            await session.handle_text(text)
+            await session.handle_text(text, page)
     except WebSocketDisconnect:
         pass
     finally:
-        config.sessions.discard(session)
-        await session.close()
+        games.detach(session, page)
 
 
 def base_routes() -> list[BaseRoute]:
@@ -185,20 +183,22 @@ def _same_origin(scope: Scope) -> bool:
     return urlsplit(origin).netloc == headers.get("host", "")
 
 
-def create_app(config: GuiConfig, routes: Sequence[BaseRoute] | None = None) -> Starlette:
+def create_app(config: GuiConfig, routes: Sequence[BaseRoute] | None = None, keep_games: float = DEFAULT_KEEP) -> Starlette:
     """The GUI's Starlette app: ``routes`` (default :func:`base_routes`) behind the access guard.
 
     ``app.state.config`` (reachable from every request as ``request.app.state.config``) is
-    ``config``.  Stopping the app closes every session.
+    ``config``, and ``app.state.games`` the games (:class:`~gui.games.Games`: one dropped
+    ``keep_games`` seconds after its last page went away).  Stopping the app drops every game.
     """
+    games = Games(config, keep_games)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
-        for session in list(config.sessions):
-            await session.close()
+        games.close()
 
     app = Starlette(routes=list(base_routes() if routes is None else routes), lifespan=lifespan,
                     middleware=[Middleware(AccessGuard, token=config.token)])
     app.state.config = config
+    app.state.games = games
     return app

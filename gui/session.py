@@ -1,8 +1,12 @@
 """One page's game: the position and its history, the players, the clocks, the engines.
 
-A :class:`Session` lives as long as its page's WebSocket.  Everything it does is driven by the
-page's messages (JSON objects with a ``type``) and by the referee's news, all on the event
-loop.  After every change the session pushes a ``state`` message: the board at the viewed ply
+A :class:`Session` belongs to the server, not to a page: it has an unguessable id (a capability:
+whoever has it may see and play the game) and lives in the server's registry
+(:class:`gui.games.Games`), which attaches pages' WebSockets to it and drops it some time after
+its last page went away.  Every attached page gets the same messages and any of them may act;
+the messages of the pages are handled one at a time, in order of arrival.  Everything it does is
+driven by the pages' messages (JSON objects with a ``type``) and by the referee's news, all on
+the event loop.  After every change the session pushes a ``state`` message: the board at the viewed ply
 (:mod:`.boardjson`), the move list, the players and clocks, the legal moves when a human is to
 move, and the result.  Engine thinking goes out as ``thinking`` messages as each ``info`` line
 arrives.
@@ -29,8 +33,9 @@ Messages from the page::
     {"type": "analyse", "engine": <engine id>}   {"type": "analyse-stop"}
     {"type": "pgn-open", "text": "..."}  {"type": "pgn-pick", "index": 0}  {"type": "pgn-save"}
 
-Messages to the page: ``hello`` (engines, variants and the size limits), ``state``,
-``thinking``, ``pgn-games``, ``pgn`` (the text to save), ``error`` and ``notice`` (one line each).
+Messages to the page: ``hello`` (the game's id, engines, variants and the size limits; to the
+page just attached), ``state``, ``thinking``, ``pgn-games``, ``pgn`` (the text to save),
+``error`` and ``notice`` (one line each; an error in a page's own request goes to that page only).
 
 What a page may ask is bounded: a message of at most :data:`MAX_MESSAGE` bytes (the server reads
 no longer one: ``ws_max_size``), at most :data:`MAX_CONTAINERS` arrays and objects nested at most
@@ -48,6 +53,7 @@ import dataclasses
 import datetime
 import json
 import re
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
@@ -121,17 +127,37 @@ KIND_WORDS = {  # the move kinds of both games, as the page's target markers nam
 
 
 
-class Session:
-    """One page's game (see the module docstring)."""
+class Page:
+    """One attached page: the messages waiting for its WebSocket and the task that sends them."""
 
-    def __init__(self, config: GuiConfig, send: Send, client: str = "") -> None:
+    def __init__(self, send: Send) -> None:
+        self.outbox = Outbox(_coalescing_key)
+        self.writer = asyncio.create_task(self._write(send))
+
+    async def _write(self, send: Send) -> None:
+        while batch := await self.outbox.take():
+            for message in batch:
+                try:
+                    await send(message)
+                except (WebSocketDisconnect, RuntimeError, OSError):  # the page went away; its reader detaches it
+                    return
+
+    def close(self) -> None:
+        self.outbox.close()
+        self.writer.cancel()
+
+
+class Session:
+    """One game on the server, shown on every page attached to it (see the module docstring)."""
+
+    def __init__(self, config: GuiConfig, client: str = "") -> None:
         self.config = config
-        self._send = send
-        self.client = client  # the page's address: its permits count against its client's limit
+        self.id = secrets.token_urlsafe(18)
+        self.pages: list[Page] = []
+        self._turns = asyncio.Lock()  # the pages' messages, one at a time
+        self.client = client  # the creating page's address: its permits count against its client's limit
         self.game_permit: Permit | None = None  # held while the game's engines run
         self.analysis_permit: Permit | None = None  # held while the analysis's engine runs
-        self._outbox = Outbox(_coalescing_key)
-        self._writer: asyncio.Task[None] | None = None
         self._loop = asyncio.get_running_loop()
         self.generation = 0
         self.table: GameTable | None = None  # the game's thread and engines, while its game is refereed
@@ -188,62 +214,72 @@ class Session:
     def in_progress(self) -> bool:
         return self.result is None and self.board.winner() is None
 
-    # -- the connection -------------------------------------------------------------------
-    async def open(self) -> None:
-        self._writer = asyncio.create_task(self._write())
-        self.post({"type": "hello", "engines": engine_list(self.config), "variants": variant_list(),
-                   "limits": {"message": MAX_MESSAGE, "pgn": MAX_PGN}})
+    # -- the connections -------------------------------------------------------------------
+    def attach(self, send: Send, notice: str | None = None) -> Page:
+        """A page that shows this game from now on: its ``hello`` (and ``notice``), then the state."""
+        page = Page(send)
+        self.pages.append(page)
+        page.outbox.post({"type": "hello", "game": self.id, "engines": engine_list(self.config),
+                          "variants": variant_list(), "limits": {"message": MAX_MESSAGE, "pgn": MAX_PGN}})
+        if notice is not None:
+            page.outbox.post({"type": "notice", "message": notice})
         self.push_state()
+        return page
+
+    def detach(self, page: Page) -> None:
+        """The page went away; with the last one the analysis stops (the game goes on)."""
+        if page in self.pages:
+            self.pages.remove(page)
+        page.close()
+        if not self.pages and self.analysis is not None:
+            self._stop_analysis()
 
     def post(self, message: dict[str, Any]) -> None:
-        """Queue a message for the page (sent in order by the writer task).
+        """Queue a message for every attached page (each sent in order by its writer task).
 
         A ``state`` or ``thinking`` message still waiting to be sent is replaced by a newer
         one of its kind, so a page that reads slowly gets the latest news, and the queue
         stays short however fast the engines talk (:class:`~gui.outbox.Outbox`)."""
-        self._outbox.post(message)
-
-    async def _write(self) -> None:
-        while batch := await self._outbox.take():
-            for message in batch:
-                try:
-                    await self._send(message)
-                except (WebSocketDisconnect, RuntimeError, OSError):  # the page went away; the reader closes us
-                    return
+        for page in self.pages:
+            page.outbox.post(message)
 
     def error(self, text: str) -> None:
         self.post({"type": "error", "message": text})
 
-    async def handle_text(self, text: str) -> None:
-        """One message from the page; anything wrong with it is answered with an error line."""
+    async def handle_text(self, text: str, page: Page) -> None:
+        """One message from ``page``; anything wrong with it is answered to it with an error line."""
+        def refuse(line: str) -> None:
+            page.outbox.post({"type": "error", "message": line})
+
         if len(text) > MAX_MESSAGE:  # dipole-gui refuses longer ones before reading them (ws_max_size)
-            self.error(f"message too long ({len(text)} characters; at most {MAX_MESSAGE})")
+            refuse(f"message too long ({len(text)} characters; at most {MAX_MESSAGE})")
             return
         decoded = decode_message(text) if len(text) <= INLINE_MESSAGE else await asyncio.to_thread(decode_message, text)
         if isinstance(decoded, str):
-            self.error(decoded)
+            refuse(decoded)
             return
         message = decoded
-        if self.closed:  # the page went away while a long message was decoded
-            return
         handler = HANDLERS.get(message["type"])
         if handler is None:
-            self.error(f"unknown message type {message['type'][:40]!r}")
+            refuse(f"unknown message type {message['type'][:40]!r}")
             return
-        try:
-            await handler(self, message)
-        except PageError as problem:
-            self.error(str(problem))
+        async with self._turns:
+            if self.closed or page not in self.pages:  # dropped, or the page went away, meanwhile
+                return
+            try:
+                await handler(self, message)
+            except PageError as problem:
+                refuse(str(problem))
 
-    async def close(self) -> None:
-        """Kill every engine of this session and stop its writer (idempotent)."""
+    def close(self) -> None:
+        """Kill every engine of this game and stop its pages' writers (idempotent)."""
         if self.closed:
             return
         self._abandon(keep_result=True)
         self.closed = True
-        self._outbox.close()
-        if self._writer is not None:
-            self._writer.cancel()
+        for page in self.pages:
+            page.close()
+        self.pages.clear()
 
     # -- the state the page draws ---------------------------------------------------------
     def push_state(self) -> None:

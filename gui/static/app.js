@@ -19,15 +19,35 @@ function send(message) {
   socket.send(text);
 }
 
+// The game belongs to the server: the page names it in its URL (?game=ID), attaches to it on load
+// and again, with a growing pause, whenever the socket drops (a reload or a lost network shows
+// the same game, clocks run on).
+let gameId = new URLSearchParams(location.search).get("game");
+let retries = 0;
+
 function connect() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  socket = new WebSocket(`${scheme}//${location.host}/ws`);
-  socket.addEventListener("open", () => { $("connection").textContent = "connected"; $("connection").className = "connection ok"; });
+  const query = gameId ? `?game=${encodeURIComponent(gameId)}` : "";
+  socket = new WebSocket(`${scheme}//${location.host}/ws${query}`);
+  socket.addEventListener("open", () => {
+    retries = 0;
+    $("connection").textContent = "connected";
+    $("connection").className = "connection ok";
+  });
   socket.addEventListener("close", () => {
-    $("connection").textContent = "disconnected: reload the page to start again";
+    const pause = Math.min(10000, 500 * 2 ** retries++);
+    $("connection").textContent = `disconnected: trying again in ${Math.round(pause / 1000)} s`;
     $("connection").className = "connection bad";
+    setTimeout(connect, pause);
   });
   socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
+}
+
+function attached(id) {
+  gameId = id;
+  const url = new URL(location.href);
+  url.searchParams.set("game", id);
+  history.replaceState(null, "", url);
 }
 
 function receive(message) {
@@ -51,6 +71,7 @@ function option(value, text) {
 }
 
 function hello(message) {
+  attached(message.game);
   state.engines = message.engines;
   state.variants = message.variants;
   if (message.limits) state.limits = message.limits;

@@ -265,7 +265,7 @@ def test_crashed_engine_reported_and_server_keeps_running(browser: Browser) -> N
 
 
 def test_engines_die_with_the_page_and_with_a_killed_server(browser: Browser) -> None:
-    with gui_server() as server:
+    with gui_server("--keep-games", "0") as server:  # a game is dropped as soon as its last page goes
         page, _ = open_page(browser, server.url)
         start_game(page, variant="dipole", white="3", black="3", tc="clock", base_minutes="10")
         page.wait_for_function("() => document.getElementById('t-depth').textContent.startsWith('depth')")
@@ -403,7 +403,7 @@ def test_two_guis_on_one_host_keep_their_own_token_cookie(browser: Browser) -> N
 
 
 def test_a_game_over_the_servers_limit_is_refused_on_the_page(browser: Browser) -> None:
-    with gui_server("--max-games", "1") as server:
+    with gui_server("--max-games", "1", "--keep-games", "0") as server:
         first, _ = open_page(browser, server.url)
         start_game(first, variant="dipole", white="human", black="0", tc="depth", depth="1")
         deadline = time.monotonic() + 30
@@ -417,7 +417,7 @@ def test_a_game_over_the_servers_limit_is_refused_on_the_page(browser: Browser) 
             "(1: dipole-gui --max-games); try again when one has ended")
         assert "Human" in second.text_content("#player-top")  # the game shown has no engine
         assert server.descendants() == engines and len(engines) == 1
-        first.close()  # the first page's engine ends with it, and its place is free
+        first.close()  # the first page's game ends with it (--keep-games 0), and its place is free
         assert wait_gone(engines) == set()
         start_game(second, variant="dipole", white="human", black="0", tc="depth", depth="1")
         click_move(second, "dipole", second.input_value("#fen"), "c1-c3")

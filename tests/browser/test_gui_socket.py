@@ -202,7 +202,8 @@ def engines_settle(server: GuiServer, count: int) -> None:
 
 
 def test_games_and_analyses_at_once_are_bounded_per_client_and_per_server() -> None:
-    with gui_server("--max-games", "3", "--max-games-per-client", "2") as server, contextlib.ExitStack() as stack:
+    with gui_server("--max-games", "3", "--max-games-per-client", "2", "--keep-games", "0") as server, \
+            contextlib.ExitStack() as stack:
         url = server.base.replace("http:", "ws:") + "ws"
         a1, a2, a3 = (stack.enter_context(connect_from(url, "127.0.0.1")) for _ in range(3))
         b1, b2 = (stack.enter_context(connect_from(url, "127.0.0.2")) for _ in range(2))
@@ -224,7 +225,7 @@ def test_games_and_analyses_at_once_are_bounded_per_client_and_per_server() -> N
             "the game was not started: the server runs as many games and analyses with engines as it may at once "
             "(3: dipole-gui --max-games); try again when one has ended")
         engines_settle(server, 3)
-        a1.close()  # its engine dies, its place is free
+        a1.close()  # its game is dropped at once (--keep-games 0): its engine dies, its place is free
         engines_settle(server, 2)
         assert start_against_engine(a3) is None
         a3.send(json.dumps({"type": "resign"}))  # the game ends: its engine dies, its place is free
