@@ -174,6 +174,7 @@ class Session:
         self.analysis_round = 0  # bumped at each restart; a search of an older round is stale
         self.pgn_games: list[PgnGame] = []
         self.pgn_source: tuple[str, str] | None = None  # (White, Black) names of an opened record
+        self.pgn_origin: GameRecord | None = None  # an opened record: its Event, Site, Date, Round, Opening
         self.closed = False
         self.number = 0  # counts the games shown (each new game, set-up or record opened)
         self._reset_board("dipole", None)
@@ -189,6 +190,7 @@ class Session:
         self.view = 0
         self.result = None
         self.pgn_source = None
+        self.pgn_origin = None
         self.number += 1
 
     @property
@@ -599,6 +601,7 @@ class Session:
         self.board = self.board_at(len(self.moves))
         self.view = 0
         self.pgn_source = (record.white, record.black)
+        self.pgn_origin = record
         if record.result in (WHITE_WINS, BLACK_WINS) and problem is None:
             self.result = (record.result, record.termination, record.reason or "")
             if self.board.winner() is not None:
@@ -827,11 +830,14 @@ class Session:
         else:
             result, termination, reason = UNFINISHED, Termination.UNTERMINATED, "game in progress"
         tc = self.tc.limits(None).describe()  # every seat's, as the referee writes it
+        origin = self.pgn_origin
         return GameRecord(
-            number=GAME_NUMBER, white=self.player_name(WHITE), black=self.player_name(BLACK), variant=self.variant,
-            fen=self.start_fen, moves=tuple(self.records), result=result, termination=termination,
-            reason=reason, white_tc=tc, black_tc=tc, opening=self._opening().source, event=EVENT, site=EVENT,
-            date=_today(),
+            number=GAME_NUMBER if origin is None else origin.number, white=self.player_name(WHITE),
+            black=self.player_name(BLACK), variant=self.variant, fen=self.start_fen, moves=tuple(self.records),
+            result=result, termination=termination, reason=reason, white_tc=tc, black_tc=tc,
+            opening=self._opening().source if origin is None else origin.opening,
+            event=EVENT if origin is None else origin.event, site=EVENT if origin is None else origin.site,
+            date=_today() if origin is None else origin.date,
         )
 
     def _opening(self) -> Opening:

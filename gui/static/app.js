@@ -6,7 +6,9 @@ import { drawBoard } from "./board.js";
 import { POV_NOTE, lineTexts, scoreText } from "./searchline.js";
 
 const $ = (id) => document.getElementById(id);
-const state = { game: null, engines: [], variants: [], flip: false, selected: null, clocksAt: 0, thinking: {},
+// view: the ply the page steps to, at once, ahead of the server's answer (game.view: the board shown).
+const state = { game: null, engines: [], variants: [], flip: false, selected: null, clocksAt: 0, thinking: {}, view: 0,
+                drag: null, swallowClick: false,
                 limits: { message: 4_000_000, pgn: 2_000_000 } };  // the server's, from its hello
 let socket = null;
 
@@ -79,7 +81,6 @@ function hello(message) {
   for (const id of ["white", "black"]) {
     $(id).replaceChildren(option("human", "Human"), ...message.engines.map((e) => option(e.id, e.name)));
   }
-  if (message.engines.length) $("black").value = "0";
   $("analysis-engine").replaceChildren(...message.engines.map((e) => option(e.id, e.name)));
   if (message.engines.length) $("analysis-engine").value = String(message.engines.length - 1);
 }
@@ -104,6 +105,10 @@ function showState(game) {
   }
   if (state.selected && !game.legal.some((m) => m.from === state.selected)) state.selected = null;
   if (!previous || previous.variant !== game.variant) $("variant").value = game.variant;
+  // The form shows the game in force: what a first load finds, and each game started or opened.
+  if (!previous || previous.game !== game.game) showSettings(game);
+  // The server moves the view only when moves come or go; otherwise the page's own step stands.
+  if (!previous || previous.game !== game.game || previous.moves.length !== game.moves.length) state.view = game.view;
   if (document.activeElement !== $("fen")) $("fen").value = game.fen;
   if (previous && game.moves.length < previous.moves.length && !game.analysing) state.thinking = {};
   drawGame();
@@ -117,6 +122,42 @@ function showState(game) {
   const bothEngines = game.players.w.engine !== null && game.players.b.engine !== null;
   $("takeback").disabled = !!game.result || !game.moves.length || bothEngines;
   $("resign").disabled = !!game.result || bothEngines;
+  if ($("resign").disabled || (previous && previous.game !== game.game)) disarmResign();
+}
+
+function showSettings(game) {
+  for (const [id, side] of [["white", "w"], ["black", "b"]]) {
+    const engine = game.players[side].engine;
+    $(id).value = engine === null ? "human" : String(engine);
+  }
+  const tc = game.tc;
+  $("tc-kind").value = tc.kind;
+  $("tc-base").value = String(tc.base / 60);
+  $("tc-inc").value = String(tc.increment);
+  $("tc-movetime").value = String(tc.seconds);
+  $("tc-depth").value = String(tc.depth);
+  showTcFields();
+}
+
+// Resigning takes two clicks: the first arms the button for a few seconds.
+function resignClicked() {
+  const button = $("resign");
+  if (button.dataset.armed) {
+    disarmResign();
+    return send({ type: "resign" });
+  }
+  button.dataset.armed = "1";
+  button.textContent = "Confirm resign?";
+  button.classList.add("armed");
+  resignClicked.timer = setTimeout(disarmResign, 5000);
+}
+
+function disarmResign() {
+  const button = $("resign");
+  clearTimeout(resignClicked.timer);
+  delete button.dataset.armed;
+  button.textContent = "Resign";
+  button.classList.remove("armed");
 }
 
 function targetsFor(square) {
@@ -249,10 +290,10 @@ function drawMoves() {
   const blackFirst = game.firstTurn === "b";
   let row = null;
   const start = document.createElement("li");
-  start.className = "start" + (game.view === 0 ? " current" : "");
+  start.className = "start" + (state.view === 0 ? " current" : "");
   start.textContent = "start";
   start.dataset.ply = "0";
-  start.addEventListener("click", () => send({ type: "view", ply: 0 }));
+  start.addEventListener("click", () => navigate(0));
   list.append(start);
   game.moves.forEach((move, index) => {
     const slot = index + (blackFirst ? 1 : 0);
@@ -273,11 +314,11 @@ function drawMoves() {
     }
     const cell = document.createElement("span");
     const ply = index + 1;
-    cell.className = "move" + (ply === game.view ? " current" : "") + (move.source === "forced" ? " forced" : "");
+    cell.className = "move" + (ply === state.view ? " current" : "") + (move.source === "forced" ? " forced" : "");
     cell.dataset.ply = String(ply);
     cell.textContent = move.text;
     cell.title = [scoreText(move.score), move.source === "forced" ? "forced pass" : ""].filter(Boolean).join(" ");
-    cell.addEventListener("click", () => send({ type: "view", ply }));
+    cell.addEventListener("click", () => navigate(ply));
     row.append(cell);
   });
   // Scrolling needs layout: leave it to the next frame, so the move shows first.
@@ -317,7 +358,7 @@ function drawGraph() {
     svg.append(area, line);
   }
   const marker = document.createElementNS(ns, "line");
-  const x = (game.view / n) * 400;
+  const x = (state.view / n) * 400;
   for (const [k, v] of Object.entries({ x1: x, y1: 0, x2: x, y2: 60, class: "cursor" })) marker.setAttribute(k, v);
   svg.append(marker);
 }
@@ -386,9 +427,16 @@ function showTcFields() {
   for (const label of document.querySelectorAll(".tc")) label.hidden = !label.classList.contains(`tc-${kind}`);
 }
 
+// Steps at once in the move list and the graph; the board follows when the server answers.
+// Each press counts from the page's own view, so presses faster than a round trip add up.
 function navigate(ply) {
   if (!state.game) return;
-  send({ type: "view", ply: Math.max(0, Math.min(ply, state.game.moves.length)) });
+  const view = Math.max(0, Math.min(ply, state.game.moves.length));
+  if (view === state.view) return;
+  state.view = view;
+  drawMoves();
+  drawGraph();
+  send({ type: "view", ply: view });
 }
 
 function flip() {
@@ -408,10 +456,10 @@ function wire() {
   });
   $("tc-kind").addEventListener("change", showTcFields);
   $("takeback").addEventListener("click", () => send({ type: "takeback" }));
-  $("resign").addEventListener("click", () => send({ type: "resign" }));
+  $("resign").addEventListener("click", resignClicked);
   $("nav-first").addEventListener("click", () => navigate(0));
-  $("nav-back").addEventListener("click", () => navigate(state.game.view - 1));
-  $("nav-forward").addEventListener("click", () => navigate(state.game.view + 1));
+  $("nav-back").addEventListener("click", () => navigate(state.view - 1));
+  $("nav-forward").addEventListener("click", () => navigate(state.view + 1));
   $("nav-last").addEventListener("click", () => navigate(state.game.moves.length));
   $("flip").addEventListener("click", flip);
   $("chooser-cancel").addEventListener("click", hideChooser);
@@ -438,13 +486,49 @@ function wire() {
   $("pgn-games").addEventListener("change", () => send({ type: "pgn-pick", index: Number($("pgn-games").value) }));
   document.addEventListener("keydown", (event) => {
     if (!state.game || event.target.closest("input, select, textarea")) return;
-    const view = state.game.view;
+    const view = state.view;
     const keys = { ArrowLeft: view - 1, ArrowRight: view + 1, ArrowUp: 0, Home: 0, ArrowDown: state.game.moves.length, End: state.game.moves.length };
     if (event.key in keys) { event.preventDefault(); navigate(keys[event.key]); }
     else if (event.key === "f") flip();
     else if (event.key === "Escape") { hideChooser(); state.selected = null; drawGame(); }
   });
+  wireDrag();
   setInterval(tickClocks, 100);
+}
+
+// Moving by drag: press on a stack that may move, let go on one of its targets.  The drop is
+// handed to the target's own click handler, so a drag and two clicks are the same move.
+function wireDrag() {
+  const board = $("board");
+  board.addEventListener("pointerdown", (event) => {
+    const stack = event.target.closest("g.stack");
+    if (!state.game || event.button !== 0 || !stack) return;
+    const square = stack.dataset.square;
+    if (!state.game.legal.some((m) => m.from === square)) return;
+    state.drag = { square, x: event.clientX, y: event.clientY, moving: false };
+  });
+  window.addEventListener("pointermove", (event) => {
+    const drag = state.drag;
+    if (!drag || drag.moving || Math.hypot(event.clientX - drag.x, event.clientY - drag.y) < 6) return;
+    drag.moving = true;
+    hideChooser();
+    state.selected = drag.square;
+    drawGame();
+  });
+  window.addEventListener("pointerup", (event) => {
+    const drag = state.drag;
+    state.drag = null;
+    if (!drag || !drag.moving) return;
+    const hit = document.elementFromPoint(event.clientX, event.clientY);
+    if (hit && hit.closest("#board") && hit.classList.contains("target-hit")) hit.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+    // The browser's own click that ends a drag is not a click on the board.
+    state.swallowClick = true;
+    setTimeout(() => { state.swallowClick = false; }, 0);
+  });
+  window.addEventListener("pointercancel", () => { state.drag = null; });
+  board.addEventListener("click", (event) => {
+    if (state.swallowClick) { event.stopPropagation(); state.swallowClick = false; }
+  }, true);
 }
 
 wire();

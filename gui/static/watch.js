@@ -107,7 +107,8 @@ function showStandings(ratings) {
   const x = (value) => 4 + (102 * (value - low)) / span;
   const header = node("tr", {}, node("th", {}, "#"), node("th", {class: "name"}, "Engine"), node("th", {}, "Rating"),
     node("th", {}, "±95%"), node("th", {class: "bar"}, "interval"), node("th", {}, "Games"), node("th", {}, "Points"),
-    node("th", {}, "%"), node("th", {title: "score as White"}, "W%"), node("th", {title: "score as Black"}, "B%"));
+    node("th", {}, "%"), node("th", {class: "side-pct", title: "score as White"}, "W%"),
+    node("th", {class: "side-pct", title: "score as Black"}, "B%"));
   const rows = ratings.rows.map((r) => {
     const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     svg.setAttribute("viewBox", "0 0 110 14");
@@ -122,7 +123,7 @@ function showStandings(ratings) {
       node("td", {class: "rating"}, r.rating_text), node("td", {class: "error"}, r.error_text),
       node("td", {class: "bar", title: `95% interval ${r.low.toFixed(1)} .. ${r.high.toFixed(1)}`}, svg),
       node("td", {class: "games"}, r.games), node("td", {}, r.score), node("td", {}, r.percent.toFixed(1)),
-      node("td", {}, pct(r.white)), node("td", {}, pct(r.black)));
+      node("td", {class: "side-pct"}, pct(r.white)), node("td", {class: "side-pct"}, pct(r.black)));
   });
   table.replaceChildren(header, ...rows);
   const notes = [...(ratings.white_advantage ? [`White advantage: ${ratings.white_advantage}`] : []), ...ratings.notes];
@@ -282,7 +283,9 @@ async function start() {
     connect(name);
     return;
   }
-  $("status").textContent = "Choose an event to watch";
+  // No socket is opened until an event is chosen: nothing is "connecting".
+  $("connection").textContent = "";
+  $("status").textContent = events.length ? "Choose an event to watch" : "No event to watch on this server";
   $("status").className = "status";
   $("picker").hidden = false;
   $("no-events").hidden = events.length > 0;

@@ -119,6 +119,7 @@ def test_game_in_progress_screenshot_clock_thinking_takeback_resign(browser: Bro
         page.keyboard.press("f")
         assert page.get_attribute("#player-bottom", "data-side") == "b"
         page.click("#resign")
+        page.click("#resign")  # "Confirm resign?"
         assert wait_result(page).startswith("0-1 · White resigns")
         text = save_and_replay(page, tmp_path / "resigned.pgn")
         assert '[Result "0-1"]' in text and "{White resigns} 0-1" in text
