@@ -136,28 +136,27 @@ def test_a_saved_pgn_keeps_the_tags_of_the_file_opened(browser: Browser, tmp_pat
         page.close()
 
 
+def drag(page: Page, origin: str, target: str) -> None:
+    """A real mouse drag from the stack on ``origin`` to the square ``target``."""
+    start = page.locator(f'g.stack[data-square="{origin}"]').bounding_box()
+    end = page.locator(f'rect.sq[data-square="{target}"]').bounding_box()
+    assert start is not None and end is not None
+    page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=8)
+    page.mouse.up()
+
+
 def test_a_move_made_by_dragging(browser: Browser) -> None:
     with gui_server() as server:
         page, errors = open_page(browser, server.url)
         start_game(page, variant="dipole", white="human", black="human", tc="depth")
         page.wait_for_function("() => document.body.dataset.awaiting === 'human'")
-        start = page.locator('g.stack[data-square="c1"]').bounding_box()
-        end = page.locator('rect.sq[data-square="c3"]').bounding_box()
-        assert start is not None and end is not None
-        page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
-        page.mouse.down()
-        page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=8)
-        page.mouse.up()
+        drag(page, "c1", "c3")
         page.wait_for_function("() => document.body.dataset.plies === '1'")
         assert page.text_content('#moves .move[data-ply="1"]') == "c1-c3"
         # A drop on no target plays nothing; the stack stays picked up, as after a click.
-        start = page.locator('g.stack[data-square="d8"]').bounding_box()
-        end = page.locator('rect.sq[data-square="e1"]').bounding_box()
-        assert start is not None and end is not None
-        page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
-        page.mouse.down()
-        page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=8)
-        page.mouse.up()
+        drag(page, "d8", "e1")
         time.sleep(0.5)
         assert page.get_attribute("body", "data-plies") == "1"
         assert page.locator(".target-hit").count() > 0
