@@ -50,6 +50,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict, deque
+from concurrent.futures import CancelledError
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator
@@ -655,9 +656,7 @@ class ClusterPool(GamePool):
         """Handle one task's end; a game to submit again, if any."""
         job = submitted.job
         if future.status == "cancelled":
-            if not self.interrupted:
-                self.request_stop(f"lost the Dask scheduler at {self.address} (the connection closed); "
-                                  f"the games in progress were not recorded")
+            self._scheduler_lost()
             return None
         if future.status == "error":
             error = future.exception()
@@ -669,7 +668,11 @@ class ClusterPool(GamePool):
                 raise SetupError(str(error))
             raise ArbiterError(f"the Dask workers at {self.address} cannot play game {job.number}: "
                                f"{type(error).__name__}: {_one_line(error)}")
-        outcome: GameOutcome = future.result()
+        try:
+            outcome: GameOutcome = future.result()
+        except (CancelledError, OSError, TimeoutError):  # finished, but the scheduler went before it was fetched
+            self._scheduler_lost()
+            return None
         future.release()  # taken: a worker that leaves now takes nothing Dask would play again
         if self.logs is not None:
             for name, stamp, direction, line in outcome.log:
@@ -703,6 +706,13 @@ class ClusterPool(GamePool):
                 for name, failure in outcome.broken:
                     self._engine_gone(name, failure)
         return None
+
+    def _scheduler_lost(self) -> None:
+        """Stop: the connection to the scheduler closed, with games handed out (an interrupt
+        already says why the event stops)."""
+        if not self.interrupted:
+            self.request_stop(f"lost the Dask scheduler at {self.address} (the connection closed); "
+                              f"the games in progress were not recorded")
 
     def _engine_gone(self, name: str, failure: str) -> None:
         """Take no new games: engine ``name`` is gone and may not be restarted (as locally)."""

@@ -327,7 +327,10 @@ def test_the_arbiter_stopped_then_resume_reconnects_to_the_cluster(cluster: Clus
     assert games(db) == games(tmp_path / "local.db")
 
 
-def test_the_scheduler_gone_stops_in_one_line_and_resume_finishes_locally(tmp_path: Path) -> None:
+@pytest.mark.parametrize("freeze", [False, True], ids=["running", "results-waiting"])
+def test_the_scheduler_gone_stops_in_one_line_and_resume_finishes_locally(tmp_path: Path, freeze: bool) -> None:
+    """``results-waiting``: the arbiter is frozen while the worker finishes the next games, so the
+    scheduler dies with results the arbiter was told of but has not fetched yet."""
     own_cluster = Cluster(tmp_path)
     try:
         own_cluster.add_worker("solo")
@@ -340,15 +343,20 @@ def test_the_scheduler_gone_stops_in_one_line_and_resume_finishes_locally(tmp_pa
                 lines.append(line)
                 if line.startswith("Finished game 2 "):
                     break
+            if freeze:
+                run.send_signal(signal.SIGSTOP)
+                time.sleep(3)  # a d3-d2 game takes well under a second
             os.killpg(own_cluster.scheduler.pid, signal.SIGKILL)
+            if freeze:
+                run.send_signal(signal.SIGCONT)
             out, err = run.communicate(timeout=60)
     finally:
         own_cluster.stop()
     out = "".join(lines) + out
-    assert run.returncode == 1, err
+    assert run.returncode == 1, out + err
     assert re.search(rf"^Tournament stopped after \d+ of 12 games: lost the Dask scheduler at "
                      rf"{re.escape(own_cluster.address)} \(the connection closed\); the games in progress were not "
-                     rf"recorded; continue with: dipole-arbiter resume {re.escape(str(db))}$", out, re.MULTILINE)
+                     rf"recorded; continue with: dipole-arbiter resume {re.escape(str(db))}$", out, re.MULTILINE), out + err
     assert "Traceback" not in err and "ERROR" not in err, err
     resumed = arbiter("resume", str(db), "--local")
     assert resumed.returncode == 0, resumed.stderr
