@@ -1,29 +1,41 @@
 """The arbiter: refereed matches between engine processes, PGN records, and their checking.
 
 It talks to engines only through :class:`protocol.client.EngineClient` and to the game only
-through the rules core.  The pieces, bottom up:
+through the rules core.  This module is its narrow facade; the sub-packages, bottom up:
 
-- :mod:`.timecontrol` time controls and clocks; :mod:`.engines` engine specs (cutechess-style
-  ``key=value`` settings and JSON configs); :mod:`.openings` openings from files or a seed;
-- :mod:`.records` finished games as values; :mod:`.pgn` writing and reading PGN;
-  :mod:`.replay` checking records against the rules; :mod:`.stats` Elo, confidence, LOS;
-- :mod:`.game` one refereed game (:func:`play_game`); :mod:`.runner` the worker pool that
-  plays any list of games (:class:`GamePool`); :mod:`.cluster` the same on the workers of a
-  Dask cluster (the ``cluster`` extra); :mod:`.recorded` what every event keeps around its
-  pool (PGN, logs, live files, progress); :mod:`.match` a two-engine match;
-- :mod:`.ratings` Bradley-Terry ratings, :mod:`.sprt` the SPRT, :mod:`.sequential` the SPRT
-  during an event, :mod:`.report` the HTML report;
-- :mod:`.event` an event in its SQLite database; :mod:`.tournament` schedules and the run;
-- :mod:`.cli` the ``dipole-arbiter`` command (:mod:`.cli_options` the options shared by
-  ``match`` and ``tournament``, :mod:`.cli_events` ``tournament``/``resume``/``export``/``ratings``).
+- :mod:`.errors` the one error type; :mod:`.text` and :mod:`.files` shared checks of text and files;
+- :mod:`.records` games as values (:mod:`.records.game`: the opening, each move, the end) and
+  their PGN (:mod:`.records.pgn`);
+- :mod:`.play` one game: :mod:`.play.referee` the one referee (:func:`play_game`),
+  :mod:`.play.timecontrol` time controls and clocks, :mod:`.play.engines` engine specs
+  (cutechess-style ``key=value`` settings and JSON configs), :mod:`.play.adjudication` the
+  resign rule, :mod:`.play.replay` checking records against the rules;
+- :mod:`.stats` Elo, confidence and LOS (:mod:`.stats.tallies`), Bradley-Terry ratings, the
+  SPRT and its monitor during an event;
+- :mod:`.openings` openings from files or a seed, the shipped suites and the order an event
+  plays them in, and their generation; :mod:`.live` the live files of the games in progress;
+  :mod:`.report` the HTML pages, from templates;
+- :mod:`.pools` the worker pool that plays any list of games (:class:`GamePool`), locally or
+  on the workers of a Dask cluster (the ``cluster`` extra);
+- :mod:`.events` a two-engine match, tournaments and their pairings, an event in its SQLite
+  database, and what every event keeps around its pool (PGN, logs, live files, progress);
+- :mod:`.cli` the ``dipole-arbiter`` command (also ``python -m arbiter``); :mod:`.compliance`
+  the checks of ``check-engine``.
+
+Each sub-package imports only from those listed before it (and :mod:`.compliance` only from
+:mod:`.errors`), so the imports form no circle.
 """
 
-from .engines import EngineSpec, load_config, resolve_engines
 from .errors import ArbiterError
-from .game import EngineSlot, GameJob, RefereeSettings, SetupError, play_game
-from .match import Match, MatchConfig, MatchOutcome, schedule
-from .openings import Opening, generate_openings, load_openings
-from .pgn import (
+from .events.match import Match, MatchConfig, MatchOutcome, schedule
+from .openings.positions import generate_openings, load_openings
+from .play.engines import EngineSpec, load_config, resolve_engines
+from .play.referee import EngineSlot, GameJob, RefereeSettings, SetupError, play_game
+from .play.replay import Problem, check_game, check_games
+from .play.timecontrol import Clock, SearchLimits, TimeControl
+from .pools.local import EngineLogs, GamePool
+from .records.game import GameRecord, MoveRecord, MoveSource, Opening, Termination
+from .records.pgn import (
     PgnGame,
     PgnSyntaxError,
     PgnWriter,
@@ -31,17 +43,13 @@ from .pgn import (
     read_pgn,
     read_pgn_file,
 )
-from .records import GameRecord, MoveRecord, MoveSource, Termination
-from .replay import Problem, check_game, check_games
-from .runner import EngineLogs, GamePool
-from .stats import (
+from .stats.tallies import (
     EloEstimate,
     MatchStats,
     elo_estimate,
     elo_from_score,
     likelihood_of_superiority,
 )
-from .timecontrol import Clock, SearchLimits, TimeControl
 
 __all__ = [
     "ArbiterError", "Clock", "EloEstimate", "EngineLogs", "EngineSlot", "EngineSpec", "GameJob",

@@ -18,7 +18,7 @@ Three figures:
   ``position``+``go`` write, read to ``bestmove``), with no client, no rules and no clocks.
 
 With ``--live`` (and ``--live-pgn``) the games are published as they are played
-(:mod:`arbiter.live`, files in a temporary directory), so the difference in the arbiter's cost
+(:mod:`arbiter.live.publisher`, files in a temporary directory), so the difference in the arbiter's cost
 per move is what publishing costs.  ``--compare`` measures that difference on a shared,
 noisy machine: rounds of ``--games`` games alternately without and with publishing (the live
 file, plus the live PGN with ``--live-pgn``), then the median cost per move of each.
@@ -40,12 +40,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arbiter.engines import EngineSpec  # noqa: E402
-from arbiter.game import EngineSlot, GameJob, RefereeSettings, play_game  # noqa: E402
-from arbiter.live import LivePublisher  # noqa: E402
-from arbiter.openings import generate_openings  # noqa: E402
-from arbiter.records import GameRecord, MoveSource  # noqa: E402
-from arbiter.timecontrol import SearchLimits  # noqa: E402
+from arbiter.live.publisher import LivePublisher  # noqa: E402
+from arbiter.openings.positions import generate_openings  # noqa: E402
+from arbiter.play.engines import EngineSpec  # noqa: E402
+from arbiter.play.referee import EngineSlot, GameJob, RefereeSettings, play_game  # noqa: E402
+from arbiter.play.timecontrol import SearchLimits  # noqa: E402
+from arbiter.records.game import GameRecord, MoveSource  # noqa: E402
 
 ENGINE = (sys.executable, str(ROOT / "tests" / "engines" / "toy_engine.py"), "--seed", "1")
 

@@ -7,7 +7,7 @@ Starts a real ``dask scheduler`` and ``dask worker`` processes (one thread each)
 random ports, and plays the same games (the toy engine at depth 1: it answers at once, so the
 games cost almost nothing but the refereeing) four ways:
 
-- locally on 1 thread (:class:`~arbiter.runner.GamePool`, concurrency 1) and on the cluster
+- locally on 1 thread (:class:`~arbiter.pools.local.GamePool`, concurrency 1) and on the cluster
   with 1 worker;
 - locally on 2 threads and on the cluster with 2 workers.
 
@@ -35,12 +35,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arbiter.cluster import ClusterPool  # noqa: E402
-from arbiter.engines import EngineSpec  # noqa: E402
-from arbiter.game import GameJob, RefereeSettings  # noqa: E402
-from arbiter.openings import generate_openings  # noqa: E402
-from arbiter.runner import GamePool  # noqa: E402
-from arbiter.timecontrol import SearchLimits  # noqa: E402
+from arbiter.openings.positions import generate_openings  # noqa: E402
+from arbiter.play.engines import EngineSpec  # noqa: E402
+from arbiter.play.referee import GameJob, RefereeSettings  # noqa: E402
+from arbiter.play.timecontrol import SearchLimits  # noqa: E402
+from arbiter.pools.cluster import ClusterPool  # noqa: E402
+from arbiter.pools.local import GamePool  # noqa: E402
 
 TOY = str(ROOT / "tests" / "engines" / "toy_engine.py")
 DASK = [sys.executable, "-m", "dask"]

@@ -30,24 +30,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arbiter.cli_events import export_command
-from arbiter.engines import EngineSpec
-from arbiter.event import EventConfig, EventStore
+from arbiter.cli.events import export_command
+from arbiter.events.store import EventConfig, EventStore
+from arbiter.events.tournament import Tournament, make_schedule
 from arbiter.files import replace_text
-from arbiter.game import RefereeSettings
-from arbiter.openings import START
-from arbiter.pgn import format_game
-from arbiter.records import (
+from arbiter.play.engines import EngineSpec
+from arbiter.play.referee import RefereeSettings
+from arbiter.play.timecontrol import SearchLimits, TimeControl
+from arbiter.records.game import (
     BLACK_WINS,
+    START,
     WHITE_WINS,
     GameRecord,
     MoveRecord,
     MoveSource,
     Termination,
 )
-from arbiter.sprt import SprtParams
-from arbiter.timecontrol import SearchLimits, TimeControl
-from arbiter.tournament import Tournament, make_schedule
+from arbiter.records.pgn import format_game
+from arbiter.stats.sprt import SprtParams
 from dipole_engine.rules import WHITE, new_board
 
 

@@ -5,7 +5,7 @@
     python benchmarks/flood_bench.py --flood stderr     # another of hostile_engine.py's floods
 
 Each round plays ``--games`` games of two well-behaved engines that answer at once
-(``tests/engines/toy_engine.py`` at depth 1) on a :class:`arbiter.runner.GamePool` of
+(``tests/engines/toy_engine.py`` at depth 1) on a :class:`arbiter.pools.local.GamePool` of
 ``--neighbours`` workers, while one more game runs beside them on its own thread, as a third
 worker of the pool would: either the toy engine against the toy engine (the "quiet" rounds) or
 ``tests/engines/hostile_engine.py --flood-info`` against it (the "flood" rounds: the hostile
@@ -33,13 +33,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arbiter.engines import EngineSpec  # noqa: E402
-from arbiter.game import EngineSlot, GameJob, RefereeSettings, play_game  # noqa: E402
-from arbiter.match import schedule  # noqa: E402
-from arbiter.openings import generate_openings  # noqa: E402
-from arbiter.records import GameRecord, MoveSource  # noqa: E402
-from arbiter.runner import GamePool  # noqa: E402
-from arbiter.timecontrol import SearchLimits  # noqa: E402
+from arbiter.events.match import schedule  # noqa: E402
+from arbiter.openings.positions import generate_openings  # noqa: E402
+from arbiter.play.engines import EngineSpec  # noqa: E402
+from arbiter.play.referee import EngineSlot, GameJob, RefereeSettings, play_game  # noqa: E402
+from arbiter.play.timecontrol import SearchLimits  # noqa: E402
+from arbiter.pools.local import GamePool  # noqa: E402
+from arbiter.records.game import GameRecord, MoveSource  # noqa: E402
 
 ENGINES = ROOT / "tests" / "engines"
 TOY = (sys.executable, str(ENGINES / "toy_engine.py"))

@@ -24,10 +24,10 @@ import webbrowser
 
 import click
 
-from arbiter.cli_options import SEPARATOR, EngineWordsCommand, engine_help
-from arbiter.engines import EngineSpec, load_config, own_engine_command, resolve_engines
+from arbiter.cli.options import SEPARATOR, EngineWordsCommand, engine_help
+from arbiter.play.engines import EngineSpec, load_config, own_engine_command, resolve_engines
 from arbiter.errors import ArbiterError
-from arbiter.timecontrol import SearchLimits
+from arbiter.play.timecontrol import SearchLimits
 from dipole_engine import clikit
 
 from .addresses import is_loopback, is_wildcard, loopback_for, reachable_addresses, url_host

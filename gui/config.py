@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from arbiter.engines import EngineSpec
+from arbiter.play.engines import EngineSpec
 from dipole_engine.rules import all_variants
 
 from .limits import EngineJobs

@@ -1,7 +1,7 @@
 """Engines on their own threads: a page's game (:class:`GameTable`), its analysis (:class:`EngineSeat`).
 
 A :class:`GameTable` owns a single-worker thread that starts the game's engines and runs the
-arbiter's referee (:func:`arbiter.game.play_game`) on it, one refereed game after another (a
+arbiter's referee (:func:`arbiter.play.referee.play_game`) on it, one refereed game after another (a
 take-back abandons the game and referees it again from the position before).  An
 :class:`EngineSeat` owns one for the analysis's engine and runs every blocking call to it.  The
 event loop awaits the results.  Engines are started from that thread and the thread lives
@@ -10,7 +10,7 @@ parent-death signal (see :mod:`protocol.transport`) fires when the *thread* that
 exits, so a short-lived thread would kill its engine too early, and a SIGKILLed server takes
 every engine with it.
 
-Both use the arbiter's :class:`~arbiter.game.EngineSlot` for the start-up (handshake,
+Both use the arbiter's :class:`~arbiter.play.referee.EngineSlot` for the start-up (handshake,
 ``UCI_Variant``, the configured ``option.X`` values), so an engine is set up exactly as a match
 would set it up.
 """
@@ -21,8 +21,8 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from arbiter.engines import EngineSpec
-from arbiter.game import (
+from arbiter.play.engines import EngineSpec
+from arbiter.play.referee import (
     STOP_WRITE,
     EngineSlot,
     GameControl,
@@ -33,8 +33,8 @@ from arbiter.game import (
     Seat,
     play_game,
 )
-from arbiter.records import GameRecord, MoveRecord
-from arbiter.timecontrol import Clock
+from arbiter.records.game import GameRecord, MoveRecord
+from arbiter.play.timecontrol import Clock
 from dipole_engine.rules import BLACK, WHITE, Color
 from protocol import Info, Limit, SearchResult
 from protocol.client import EngineClient, EngineError
@@ -112,7 +112,7 @@ class EngineSeat:
 
     def stop(self) -> None:
         """Ask a running search for its move now (safe from any thread; harmless when idle).
-        Waits at most :data:`~arbiter.game.STOP_WRITE` (it is called on the server's event
+        Waits at most :data:`~arbiter.play.referee.STOP_WRITE` (it is called on the server's event
         loop, which every page waits for meanwhile): an engine whose input has no room for
         ``stop`` by then has stopped reading it (the page writes it a few hundred bytes at
         most), and is killed as stalled; its search then ends in EngineStalled."""

@@ -11,11 +11,11 @@ the event loop.  After every change the session pushes a ``state`` message: the 
 move, and the result.  Engine thinking goes out as ``thinking`` messages as each ``info`` line
 arrives.
 
-The page's games are refereed by the arbiter's own referee (:func:`arbiter.game.play_game`),
+The page's games are refereed by the arbiter's own referee (:func:`arbiter.play.referee.play_game`),
 run on the game's thread (:class:`~gui.seats.GameTable`), with a human as one more kind of seat
-(:class:`~arbiter.game.HumanSeat`): the referee plays forced passes, keeps the clocks (a human's
+(:class:`~arbiter.play.referee.HumanSeat`): the referee plays forced passes, keeps the clocks (a human's
 flag falls while it waits), asks the engines, checks every move and ends the game with the
-arbiter's terminations, a human's resignation included (:class:`~arbiter.game.GameControl`).
+arbiter's terminations, a human's resignation included (:class:`~arbiter.play.referee.GameControl`).
 The session only mirrors the game: the page's moves are checked here for a clear error line,
 then submitted to the referee, whose plies, clocks and result come back here.  Each refereed
 game carries the ``generation`` it was started in; a take-back, a new game or a move on an
@@ -62,7 +62,7 @@ from typing import Any
 from starlette.websockets import WebSocketDisconnect
 
 from arbiter.errors import ArbiterError
-from arbiter.game import (
+from arbiter.play.referee import (
     PASS_TEXT,
     GameControl,
     GameJob,
@@ -72,9 +72,9 @@ from arbiter.game import (
     WatchedGame,
     normal_reason,
 )
-from arbiter.openings import Opening
-from arbiter.pgn import PgnGame, format_game, read_pgn
-from arbiter.records import (
+from arbiter.openings.positions import Opening
+from arbiter.records.pgn import PgnGame, format_game, read_pgn
+from arbiter.records.game import (
     BLACK_WINS,
     UNFINISHED,
     WHITE_WINS,
@@ -83,8 +83,8 @@ from arbiter.records import (
     MoveSource,
     Termination,
 )
-from arbiter.searchline import search_line, shows_search, white_score
-from arbiter.timecontrol import Clock
+from arbiter.live.searchline import search_line, shows_search, white_score
+from arbiter.play.timecontrol import Clock
 from dipole_engine.rules import (
     BLACK,
     WHITE,
@@ -846,7 +846,7 @@ class Session:
 
 class _Watcher:
     """The referee's view of a page's game, on the table's thread: hands each ply with the
-    clocks, each ``info`` line and each incident to the event loop (:class:`~arbiter.game.GameWatcher`)."""
+    clocks, each ``info`` line and each incident to the event loop (:class:`~arbiter.play.referee.GameWatcher`)."""
 
     def __init__(self, session: Session, generation: int) -> None:
         self.session = session

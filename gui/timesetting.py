@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from arbiter.timecontrol import SearchLimits, TimeControl
+from arbiter.play.timecontrol import SearchLimits, TimeControl
 
 MOVETIME_GRACE = 1.0  # seconds an engine may overrun a fixed time per move
 CLOCK_GRACE = 0.2     # seconds an engine may overrun its clock (a GUI, not a tournament)

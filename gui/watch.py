@@ -12,23 +12,23 @@ One :class:`EventFeed` per watched database serves all its viewers.  While it ha
 looks at the files every :data:`POLL_INTERVAL` seconds, without ever writing or locking them:
 the database, opened read-only by :func:`open_store` (while the event runs, a WAL reader that
 never blocks the arbiter; once it is over, an unchanging file, so that not even SQLite's
-``-wal``/``-shm`` files are made beside it), whose :meth:`~arbiter.event.EventStore.changes` say when
+``-wal``/``-shm`` files are made beside it), whose :meth:`~arbiter.events.store.EventStore.changes` say when
 a game was committed, and whose finished games are read without their moves
-(:meth:`~arbiter.event.EventStore.outcomes`); the live file the arbiter keeps
-beside it (:mod:`arbiter.live`), by its modification time; and whether an arbiter holds the
-event's lock (:func:`arbiter.live.event_running`).  On a change it pushes to the page:
+(:meth:`~arbiter.events.store.EventStore.outcomes`); the live file the arbiter keeps
+beside it (:mod:`arbiter.live.publisher`), by its modification time; and whether an arbiter holds the
+event's lock (:func:`arbiter.live.publisher.event_running`).  On a change it pushes to the page:
 
 - ``status``: ``waiting`` (no database yet), ``running``, ``stopped`` (not running, games
   left: how to resume), ``complete`` or ``error``, with one line of text;
 - ``event``: settings, progress and ETA, the standings with their 95% intervals (the numbers
-  of ``dipole-arbiter ratings``: :func:`arbiter.ratings.fit_ratings` on the same games),
+  of ``dipole-arbiter ratings``: :func:`arbiter.stats.ratings.fit_ratings` on the same games),
   crosstable, terminations and the finished games;
 - ``live``: every game in progress: its board (:func:`gui.boardjson.board_json`), moves,
   clocks and both engines' latest lines (only while the event runs).
 
 A match has no database: ``--watch FILE.json`` follows its live file (``dipole-arbiter match
 --live FILE.json``): its games in progress, its progress, and whether it runs (its heartbeat
-and its process, :func:`arbiter.live.live_running`).
+and its process, :func:`arbiter.live.publisher.live_running`).
 
 A viewer that falls behind gets only the newest message of each kind, so memory stays bounded.
 """
@@ -51,11 +51,11 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arbiter.errors import ArbiterError
-from arbiter.event import EventConfig, EventStore, ScheduledGame, is_event_file
-from arbiter.live import STALE_AFTER, event_running, live_path, live_running, read_live
-from arbiter.pgn import format_game
-from arbiter.ratings import RatingError, RatingTable, fit_ratings
-from arbiter.records import GameOutcome
+from arbiter.events.store import EventConfig, EventStore, ScheduledGame, is_event_file
+from arbiter.live.publisher import STALE_AFTER, event_running, live_path, live_running, read_live
+from arbiter.records.pgn import format_game
+from arbiter.stats.ratings import RatingError, RatingTable, fit_ratings
+from arbiter.records.game import GameOutcome
 from dipole_engine.rules import Board, RulesError, new_board
 
 from .boardjson import board_json
@@ -333,7 +333,7 @@ class EventFeed:
 
 def settled(path: str, running: bool) -> bool:
     """Whether the event database at ``path`` cannot change under a reader: no arbiter runs it
-    (``running``: :func:`arbiter.live.event_running`) and no write waits in its WAL."""
+    (``running``: :func:`arbiter.live.publisher.event_running`) and no write waits in its WAL."""
     try:
         pending = os.path.getsize(path + "-wal") > 0
     except OSError:

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from test_arbiter_cli import FINISHED, arbiter, toy
 
-from arbiter.adjudication import ResignRule, ResignWatch
 from arbiter.errors import ArbiterError
-from arbiter.pgn import read_pgn_file
-from arbiter.records import MoveRecord, MoveSource
+from arbiter.play.adjudication import ResignRule, ResignWatch
+from arbiter.records.game import MoveRecord, MoveSource
+from arbiter.records.pgn import read_pgn_file
 from dipole_engine.rules import BLACK, WHITE
 
 

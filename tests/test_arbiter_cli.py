@@ -13,8 +13,8 @@ import pexpect
 import pytest
 from test_arbiter_games import TOY, assert_all_gone
 
-from arbiter.cli_options import Interrupted, run_interruptible
-from arbiter.pgn import read_pgn_file
+from arbiter.cli.options import Interrupted, run_interruptible
+from arbiter.records.pgn import read_pgn_file
 
 ARBITER = [sys.executable, "-c", "from arbiter.cli import main; main()"]
 FINISHED = re.compile(r"^Finished game (\d+) \((\S+) vs (\S+)\): (1-0|0-1|\*) \{(.+)\}$")
@@ -214,3 +214,24 @@ def test_demo_runs_the_own_engine_at_two_depths() -> None:
     assert re.search(r"^Openings: 4 random plies, seed \d+ \(repeat with --opening-plies 4 --seed \d+\)$",
                      result.stdout, re.M)
     assert result.stdout.count("Finished game") == 2 and result.stdout.endswith("Finished match\n")
+
+
+def test_python_dash_m_arbiter_is_the_dipole_arbiter_command(tmp_path: Path) -> None:
+    module = [sys.executable, "-m", "arbiter"]
+    script = str(Path(sys.executable).with_name("dipole-arbiter"))
+    help_text = subprocess.run([*module, "--help"], capture_output=True, text=True, timeout=60)
+    assert help_text.returncode == 0, help_text.stderr
+    assert help_text.stdout == subprocess.run([script, "--help"], capture_output=True, text=True, timeout=60).stdout
+    assert "Usage: dipole-arbiter [OPTIONS] COMMAND" in help_text.stdout
+    bad = subprocess.run([*module, "match", "--games", "x"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.startswith("dipole-arbiter: ")
+    pgn, pids = tmp_path / "games.pgn", tmp_path / "pids"
+    result = subprocess.run([*module, "match", *toy("alpha", pids), *toy("beta", pids), "--games", "2",
+                             "--depth", "1", "--opening-plies", "2", "--seed", "3", "--pgn", str(pgn)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "Finished match"
+    assert [game.tags["Round"] for game in read_pgn_file(str(pgn))] == ["1", "2"]
+    replay = subprocess.run([*module, "replay", str(pgn)], capture_output=True, text=True, timeout=60)
+    assert replay.stdout.splitlines() == [f"{pgn}: 2 games replayed, all hold"]
+    assert_all_gone(pids, expected_at_least=2)

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from arbiter.cli import SEPARATOR, group_settings
-from arbiter.engines import default_name, load_config, resolve_engines
 from arbiter.errors import ArbiterError
-from arbiter.openings import generate_openings, load_openings
-from arbiter.timecontrol import Clock, SearchLimits, TimeControl
+from arbiter.openings.positions import generate_openings, load_openings
+from arbiter.play.engines import default_name, load_config, resolve_engines
+from arbiter.play.timecontrol import Clock, SearchLimits, TimeControl
 from dipole_engine.rules import new_board
 
 PY = sys.executable

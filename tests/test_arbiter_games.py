@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from arbiter.engines import EngineSpec
-from arbiter.game import EngineSlot, GameControl, GameJob, HumanSeat, RefereeSettings, SetupError, play_game
-from arbiter.match import schedule
-from arbiter.openings import START, Opening, generate_openings
-from arbiter.pgn import format_game, read_pgn
-from arbiter.records import GameRecord, MoveRecord, MoveSource, Termination
-from arbiter.replay import check_game
-from arbiter.runner import EngineLogs, GamePool
-from arbiter.timecontrol import Clock, SearchLimits, TimeControl
+from arbiter.events.match import schedule
+from arbiter.openings.positions import generate_openings
+from arbiter.play.engines import EngineSpec
+from arbiter.play.referee import EngineSlot, GameControl, GameJob, HumanSeat, RefereeSettings, SetupError, play_game
+from arbiter.play.replay import check_game
+from arbiter.play.timecontrol import Clock, SearchLimits, TimeControl
+from arbiter.pools.local import EngineLogs, GamePool
+from arbiter.records.game import START, GameRecord, MoveRecord, MoveSource, Opening, Termination
+from arbiter.records.pgn import format_game, read_pgn
 from dipole_engine.rules import BLACK, WHITE
 
 TOY = str(Path(__file__).parent / "engines" / "toy_engine.py")

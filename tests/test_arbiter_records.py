@@ -11,7 +11,9 @@ from typing import Callable
 import pytest
 
 from arbiter.errors import ArbiterError
-from arbiter.pgn import (
+from arbiter.play.replay import check_game, check_games
+from arbiter.records.game import GameRecord, MoveRecord, MoveSource, Termination
+from arbiter.records.pgn import (
     PgnGame,
     PgnSyntaxError,
     PgnWriter,
@@ -19,9 +21,7 @@ from arbiter.pgn import (
     read_pgn,
     read_pgn_file,
 )
-from arbiter.records import GameRecord, MoveRecord, MoveSource, Termination
-from arbiter.replay import check_game, check_games
-from arbiter.stats import (
+from arbiter.stats.tallies import (
     MatchStats,
     elo_estimate,
     elo_from_score,

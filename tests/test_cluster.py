@@ -24,7 +24,7 @@ import pytest
 from test_arbiter_cli import ARBITER, FINISHED, arbiter
 from test_arbiter_games import TOY, alive
 
-from arbiter.records import GameRecord
+from arbiter.records.game import GameRecord
 
 pytest.importorskip("distributed")  # the cluster extra; the test extra installs it, so CI runs these
 
@@ -193,8 +193,8 @@ def test_round_robin_on_the_cluster_is_the_local_round_robin(cluster: Cluster, t
 
 
 def test_the_live_file_shows_the_games_played_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
-    from arbiter.live import live_path, read_live
-    from arbiter.pgn import read_pgn
+    from arbiter.live.publisher import live_path, read_live
+    from arbiter.records.pgn import read_pgn
 
     db, pgn = tmp_path / "live.db", tmp_path / "live.pgn"
     live = live_path(str(db))
@@ -399,11 +399,11 @@ def test_a_crash_without_recover_stops_the_match_as_locally(cluster: Cluster, tm
 def test_a_job_source_that_waits_for_results_gets_them(cluster: Cluster) -> None:
     """A knockout or Swiss event plans its next round only once the games before it have
     finished: the pool must keep taking results while its job source waits for them."""
-    from arbiter.cluster import ClusterPool
-    from arbiter.engines import EngineSpec
-    from arbiter.game import GameJob, RefereeSettings
-    from arbiter.openings import START
-    from arbiter.timecontrol import SearchLimits
+    from arbiter.play.engines import EngineSpec
+    from arbiter.play.referee import GameJob, RefereeSettings
+    from arbiter.play.timecontrol import SearchLimits
+    from arbiter.pools.cluster import ClusterPool
+    from arbiter.records.game import START
 
     first, second = (EngineSpec(name, (sys.executable, TOY, "--seed", name), SearchLimits(depth=1)) for name in "ab")
     results: dict[int, str] = {}

@@ -16,17 +16,17 @@ from pathlib import Path
 from test_arbiter_records import random_game
 from test_tournament import config, create
 
-from arbiter.cli_events import export_command
-from arbiter.engines import EngineSpec
-from arbiter.event import EventError, EventStore, GameOutcome
-from arbiter.pgn import format_game
-from arbiter.ratings import fit_ratings
-from arbiter.records import UNFINISHED, GameRecord, MoveRecord, MoveSource, Termination
-from arbiter.sequential import SprtMonitor
-from arbiter.sprt import SprtParams
-from arbiter.stats import MatchStats
-from arbiter.timecontrol import SearchLimits
-from arbiter.tournament import Tournament, colour_reversed_pairs, make_schedule
+from arbiter.cli.events import export_command
+from arbiter.events.store import EventError, EventStore, GameOutcome
+from arbiter.events.tournament import Tournament, colour_reversed_pairs, make_schedule
+from arbiter.play.engines import EngineSpec
+from arbiter.play.timecontrol import SearchLimits
+from arbiter.records.game import UNFINISHED, GameRecord, MoveRecord, MoveSource, Termination
+from arbiter.records.pgn import format_game
+from arbiter.stats.ratings import fit_ratings
+from arbiter.stats.sprt import SprtParams
+from arbiter.stats.sprt_monitor import SprtMonitor
+from arbiter.stats.tallies import MatchStats
 
 NAMES = ["alpha", "beta", "gamma"]
 

@@ -16,9 +16,9 @@ from test_arbiter_cli import ARBITER, arbiter, toy
 from test_arbiter_games import assert_all_gone
 from test_tournament_cli import games_table, wait_for_games
 
-from arbiter.event import ScheduledGame
-from arbiter.formats import TIEBREAK_PAIRS, EventShape, Plan, bracket_order, knockout_rounds, plan_event
-from arbiter.records import BLACK_WINS, UNFINISHED, WHITE_WINS
+from arbiter.events.pairings import TIEBREAK_PAIRS, EventShape, Plan, bracket_order, knockout_rounds, plan_event
+from arbiter.events.store import ScheduledGame
+from arbiter.records.game import BLACK_WINS, UNFINISHED, WHITE_WINS
 
 Outcome = Callable[[ScheduledGame], str]
 

@@ -18,15 +18,14 @@ from pathlib import Path
 import pytest
 from test_arbiter_games import alive
 
-from arbiter.engines import EngineSpec
-from arbiter.game import RefereeSettings
-from arbiter.match import schedule
-from arbiter.openings import START
-from arbiter.pgn import PgnGame, format_game, read_pgn
-from arbiter.records import GameRecord, Termination
-from arbiter.replay import check_game
-from arbiter.runner import EngineLogs, GamePool
-from arbiter.timecontrol import SearchLimits
+from arbiter.events.match import schedule
+from arbiter.play.engines import EngineSpec
+from arbiter.play.referee import RefereeSettings
+from arbiter.play.replay import check_game
+from arbiter.play.timecontrol import SearchLimits
+from arbiter.pools.local import EngineLogs, GamePool
+from arbiter.records.game import START, GameRecord, Termination
+from arbiter.records.pgn import PgnGame, format_game, read_pgn
 from protocol import EngineClient, EngineStalled, Limit, UnreadableMove
 from protocol.client import MAX_INFOS, HandshakeError, ProtocolViolation
 from protocol.transport import GUARDED, ProcessTransport

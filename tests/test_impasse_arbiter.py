@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from arbiter.openings import generate_openings
-from arbiter.pgn import read_pgn_file
+from arbiter.openings.positions import generate_openings
+from arbiter.records.pgn import read_pgn_file
 from dipole_engine.rules import new_board
 
 ARBITER = [sys.executable, "-c", "from arbiter.cli import main; main()"]

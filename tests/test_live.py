@@ -1,4 +1,4 @@
-"""Live publishing (``arbiter.live``): the live file and the live PGN of a running event, read
+"""Live publishing (``arbiter.live.publisher``): the live file and the live PGN of a running event, read
 by another process while real arbiters play, are killed and resume."""
 
 from __future__ import annotations
@@ -13,19 +13,19 @@ from test_arbiter_cli import ARBITER, arbiter, toy
 from test_arbiter_games import assert_all_gone
 from test_tournament_cli import games_table, own, wait_for_games
 
-from arbiter.engines import EngineSpec
-from arbiter.game import GameJob
-from arbiter.live import (
+from arbiter.live.publisher import (
     LivePublisher,
     event_running,
     live_path,
     live_running,
     read_live,
 )
-from arbiter.openings import START, generate_openings
-from arbiter.pgn import read_pgn
-from arbiter.records import MoveRecord
-from arbiter.timecontrol import Clock, SearchLimits, TimeControl
+from arbiter.openings.positions import generate_openings
+from arbiter.play.engines import EngineSpec
+from arbiter.play.referee import GameJob
+from arbiter.play.timecontrol import Clock, SearchLimits, TimeControl
+from arbiter.records.game import START, MoveRecord
+from arbiter.records.pgn import read_pgn
 from dipole_engine.rules import BLACK, WHITE, new_board
 from protocol.codec import Info
 

@@ -12,9 +12,10 @@ import pytest
 from test_arbiter_cli import arbiter, toy
 
 from arbiter.errors import ArbiterError
-from arbiter.openings import Opening, load_openings
-from arbiter.pgn import read_pgn_file
-from arbiter.suites import OpeningsChoice, shipped_suite
+from arbiter.openings.choice import OpeningsChoice, shipped_suite
+from arbiter.openings.positions import load_openings
+from arbiter.records.game import Opening
+from arbiter.records.pgn import read_pgn_file
 from dipole_engine.rules import all_variants
 from protocol import EngineClient, Limit
 

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arbiter.ratings import (
+from arbiter.records.game import BLACK_WINS, UNFINISHED, WHITE_WINS, GameRecord, Termination
+from arbiter.stats.ratings import (
     DRAW,
     ELO_PER_LOGIT,
     FLAG_ALL_LOSSES,
@@ -24,8 +25,7 @@ from arbiter.ratings import (
     fit_ratings,
     parse_anchor,
 )
-from arbiter.records import BLACK_WINS, UNFINISHED, WHITE_WINS, GameRecord, Termination
-from arbiter.stats import Z_95, elo_estimate, elo_from_score
+from arbiter.stats.tallies import Z_95, elo_estimate, elo_from_score
 
 LOG3 = 400 * math.log10(3)  # the Elo difference that expects a 3-1 score: 190.848...
 

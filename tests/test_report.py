@@ -12,10 +12,10 @@ from html.parser import HTMLParser
 
 import pytest
 
-from arbiter.formats import EventShape, knockout_rounds, plan_event, plan_html
-from arbiter.ratings import DRAW, RatingTable, fit_ratings
-from arbiter.records import BLACK_WINS, WHITE_WINS, GameRecord, Termination
-from arbiter.report import render_report, write_report
+from arbiter.events.pairings import EventShape, knockout_rounds, plan_event, plan_html
+from arbiter.records.game import BLACK_WINS, WHITE_WINS, GameRecord, Termination
+from arbiter.report.event_report import render_report, write_report
+from arbiter.stats.ratings import DRAW, RatingTable, fit_ratings
 
 VOID = {"meta", "br", "hr", "img", "input", "link", "wbr", "area", "base", "col", "embed", "source", "track"}
 HOSTILE = '<script>alert("x")</script>'

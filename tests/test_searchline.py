@@ -1,4 +1,4 @@
-"""One view of an engine's search line for every page (arbiter/searchline.py): the live file the
+"""One view of an engine's search line for every page (arbiter/live/searchline.py): the live file the
 watch page reads and the play page's ``thinking`` messages carry the same keys, and the score
 and its bound from White's side whoever searched."""
 
@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arbiter.engines import EngineSpec
-from arbiter.game import GameJob
-from arbiter.live import LivePublisher
-from arbiter.openings import START
-from arbiter.searchline import POINT_OF_VIEW, search_line
-from arbiter.timecontrol import Clock, SearchLimits
+from arbiter.live.publisher import LivePublisher
+from arbiter.live.searchline import POINT_OF_VIEW, search_line
+from arbiter.play.engines import EngineSpec
+from arbiter.play.referee import GameJob
+from arbiter.play.timecontrol import Clock, SearchLimits
+from arbiter.records.game import START
 from dipole_engine.rules import BLACK, WHITE
 from gui.session import _thinking_message
 from protocol.codec import Info

@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from arbiter.records import BLACK_WINS, UNFINISHED, WHITE_WINS, GameRecord, Termination
-from arbiter.sprt import (
+from arbiter.records.game import BLACK_WINS, UNFINISHED, WHITE_WINS, GameRecord, Termination
+from arbiter.stats.sprt import (
     H0_ACCEPTED,
     H1_ACCEPTED,
     SprtError,

@@ -13,11 +13,18 @@ from pathlib import Path
 import pytest
 from test_arbiter_records import random_game
 
-from arbiter.engines import EngineSpec
-from arbiter.event import EventConfig, EventError, EventStore
-from arbiter.game import RefereeSettings
-from arbiter.openings import generate_openings
-from arbiter.records import (
+from arbiter.events.store import EventConfig, EventError, EventStore
+from arbiter.events.tournament import (
+    colour_reversed_pairs,
+    make_schedule,
+    openings_needed,
+    pairings,
+)
+from arbiter.openings.positions import generate_openings
+from arbiter.play.engines import EngineSpec
+from arbiter.play.referee import RefereeSettings
+from arbiter.play.timecontrol import SearchLimits, TimeControl
+from arbiter.records.game import (
     BLACK_WINS,
     UNFINISHED,
     WHITE_WINS,
@@ -26,15 +33,8 @@ from arbiter.records import (
     MoveSource,
     Termination,
 )
-from arbiter.sequential import SprtMonitor, consecutive_pairs
-from arbiter.sprt import SprtParams
-from arbiter.timecontrol import SearchLimits, TimeControl
-from arbiter.tournament import (
-    colour_reversed_pairs,
-    make_schedule,
-    openings_needed,
-    pairings,
-)
+from arbiter.stats.sprt import SprtParams
+from arbiter.stats.sprt_monitor import SprtMonitor, consecutive_pairs
 
 # -- schedules ------------------------------------------------------------------------------
 

@@ -18,14 +18,13 @@ import pytest
 from test_arbiter_cli import ARBITER, FINISHED, arbiter, toy
 from test_arbiter_games import TOY, alive, assert_all_gone
 
-from arbiter.engines import EngineSpec
-from arbiter.event import EventConfig, EventStore
-from arbiter.game import RefereeSettings
-from arbiter.openings import START
-from arbiter.pgn import format_game, read_pgn_file
-from arbiter.records import BLACK_WINS, WHITE_WINS, GameRecord, Termination
-from arbiter.timecontrol import SearchLimits
-from arbiter.tournament import make_schedule
+from arbiter.events.store import EventConfig, EventStore
+from arbiter.events.tournament import make_schedule
+from arbiter.play.engines import EngineSpec
+from arbiter.play.referee import RefereeSettings
+from arbiter.play.timecontrol import SearchLimits
+from arbiter.records.game import BLACK_WINS, START, WHITE_WINS, GameRecord, Termination
+from arbiter.records.pgn import format_game, read_pgn_file
 
 OWN_ENGINE = f"cmd={sys.executable} -m dipole_engine"
 

@@ -1,5 +1,5 @@
 // searchline.js: the texts of an engine's search line, for the play page and the watch page alike.
-// A line is the JSON of arbiter/searchline.py: {pov, depth, seldepth, score: {cp} | {mate} | null,
+// A line is the JSON of arbiter/live/searchline.py: {pov, depth, seldepth, score: {cp} | {mate} | null,
 // bound, nodes, nps, time (ms), pv}, its score and bound always from White's side (pov "white").
 // A move's score in the play page's move list has the same {cp} | {mate} shape and side.
 

@@ -184,8 +184,8 @@ def big_pgn(characters: int, seed: int = 1) -> str:
     engine comments, written again and again as numbered games (as a long event's file)."""
     import random
 
-    from arbiter.pgn import format_game
-    from arbiter.records import GameRecord, MoveRecord, Termination
+    from arbiter.records.game import GameRecord, MoveRecord, Termination
+    from arbiter.records.pgn import format_game
 
     board, chance = new_board("dipole"), random.Random(seed)
     moves = []

@@ -13,7 +13,7 @@ import pytest
 from gui_support import click_move, gui_server, start_game
 from playwright.sync_api import Browser, Page
 
-from arbiter.engines import own_engine_command
+from arbiter.play.engines import own_engine_command
 from dipole_engine.rules import new_board
 from protocol import EngineClient, Limit
 

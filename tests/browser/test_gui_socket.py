@@ -23,7 +23,7 @@ from gui_support import ROOT, GuiServer, big_pgn, gui_server
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from arbiter.pgn import read_pgn
+from arbiter.records.pgn import read_pgn
 from gui.session import MAX_CONTAINERS, MAX_DEPTH, MAX_MESSAGE, MAX_PGN
 
 

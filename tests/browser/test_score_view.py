@@ -46,7 +46,7 @@ def test_play_page_and_watch_page_show_a_score_alike_from_whites_view(browser: B
         expect(page.locator("#t-pov")).to_have_text(POV_NOTE)
         assert page.text_content("#t-depth") == "depth 1"
         page.screenshot(path=str(shots(tmp_path) / "play.png"))
-        # The one formatter both pages import, on lines as arbiter/searchline.py writes them.
+        # The one formatter both pages import, on lines as arbiter/live/searchline.py writes them.
         texts = page.evaluate("""async () => {
             const {scoreText, lineTexts} = await import("/static/searchline.js");
             return [scoreText({cp: 35}), scoreText({cp: -120}), scoreText({cp: 0}), scoreText({mate: 3}),

@@ -19,8 +19,8 @@ from watch_support import ARBITER, arbiter, toy
 from websockets.sync.client import connect
 
 from arbiter.errors import ArbiterError
-from arbiter.event import EventStore
-from arbiter.live import live_path, read_live
+from arbiter.events.store import EventStore
+from arbiter.live.publisher import live_path, read_live
 from gui.watch import EventFeed, Watching, check_watch_path
 
 

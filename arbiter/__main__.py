@@ -1,0 +1,5 @@
+"""``python -m arbiter`` runs the ``dipole-arbiter`` command."""
+
+from .cli import main
+
+main()

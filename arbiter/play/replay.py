@@ -1,0 +1,118 @@
+"""Checking game records: replay every move through the rules and test the result against them.
+
+A game holds when its variant and start position are valid, every move is legal in turn, the
+movetext's result equals the ``Result`` tag, ``PlyCount`` (if present) counts the moves, and the
+result fits how the game ended:
+
+- a game whose final position is over must be won by the rules' winner (termination normal);
+- a game that is not over cannot have ended normally; after a time forfeit or an illegal
+  move the side to move (the one that was thinking) must be the loser; a crash or stall may
+  have been either side's; an adjudication must follow from the recorded scores by the rule
+  its closing comment names; a resignation's closing comment names the loser (who may resign
+  on either side's turn); ``*`` is only for a game that is not over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dipole_engine.rules import BLACK, WHITE, RulesError, color_name, new_board
+
+from ..records.game import BLACK_WINS, UNFINISHED, WHITE_WINS, Termination
+from ..records.pgn import PgnGame, parse_move_comment
+from .adjudication import check_adjudication
+
+DEFAULT_VARIANT = "dipole"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What does not hold in a game; ``ply`` counts from 1 (None: not tied to one move)."""
+
+    game: PgnGame
+    ply: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.game.label()}"
+        if self.ply is not None:
+            where += f", ply {self.ply}"
+        return f"{where}: {self.message}"
+
+
+def check_game(game: PgnGame) -> Problem | None:
+    """The first thing that does not hold in ``game``, or None when it all holds."""
+    tags = game.tags
+    variant = tags.get("Variant", DEFAULT_VARIANT)
+    setup = tags.get("SetUp", "1" if "FEN" in tags else "0")
+    if setup not in ("0", "1"):
+        return Problem(game, None, f"SetUp tag must be 0 or 1, found {setup!r}")
+    if setup == "1" and "FEN" not in tags:
+        return Problem(game, None, "SetUp is 1 but there is no FEN tag")
+    try:
+        board = new_board(variant, tags["FEN"] if setup == "1" else None)
+    except RulesError as error:
+        return Problem(game, None, str(error))
+    for ply, move in enumerate(game.moves, 1):
+        mover = color_name(board.turn)
+        try:
+            board.push(board.parse_move(move.text))
+        except RulesError as error:
+            return Problem(game, ply, f"{mover}'s move {move.text!r} (line {move.line}) does not hold: {error}")
+    tag_result = tags.get("Result")
+    if tag_result != game.result:
+        return Problem(game, None, f"the Result tag says {tag_result!r} but the moves end with {game.result!r}")
+    plies = len(game.moves)
+    if "PlyCount" in tags and tags["PlyCount"] != str(plies):
+        return Problem(game, None, f"PlyCount is {tags['PlyCount']} but the game has {plies} plies")
+    return _check_result(game, board.winner(), board.turn, plies)
+
+
+def _check_result(game: PgnGame, winner: int | None, turn: int, plies: int) -> Problem | None:
+    result = game.result
+    termination_tag = game.tags.get("Termination", "normal")
+    termination = Termination.from_tag(termination_tag)
+    if winner is not None:
+        expected = WHITE_WINS if winner == WHITE else BLACK_WINS
+        if result != expected:
+            return Problem(game, None, f"{color_name(winner)} has won after ply {plies} but the result is {result}")
+        if termination not in (None, Termination.NORMAL):
+            return Problem(game, None, f"the game is over after ply {plies}, so it cannot end by {termination_tag!r}")
+        return None
+    if result not in (WHITE_WINS, BLACK_WINS, UNFINISHED):
+        return Problem(game, None, f"result {result} is impossible (the game has no draws)")
+    if result == UNFINISHED:
+        return None
+    if termination in (None, Termination.NORMAL):
+        return Problem(
+            game, None,
+            f"the game is not over after ply {plies} ({color_name(turn)} to move) but the result is "
+            f"{result} with termination {termination_tag!r}",
+        )
+    if termination is Termination.UNTERMINATED:
+        return Problem(game, None, f"an unterminated game must have the result *, not {result}")
+    if termination is Termination.ADJUDICATION:
+        moves = [parse_move_comment(move.text, move.comments[0] if move.comments else "") for move in game.moves]
+        first = turn if plies % 2 == 0 else -turn
+        wrong = check_adjudication(game.reason(), moves, first, WHITE if result == BLACK_WINS else BLACK)
+        if wrong is not None:
+            return Problem(game, None, f"adjudication: {wrong}")
+    if termination is Termination.RESIGNATION:
+        loser = color_name(WHITE if result == BLACK_WINS else BLACK)
+        if game.reason() != f"{loser} resigns":
+            return Problem(game, None, f"a resignation that {result} records must say {loser + ' resigns'!r}, "
+                                       f"not {game.reason()!r}")
+    if termination.mover_loses:
+        mover_lost = BLACK_WINS if turn == WHITE else WHITE_WINS
+        if result != mover_lost:
+            return Problem(
+                game, None,
+                f"{color_name(turn)} was to move when the game ended by {termination_tag!r}, "
+                f"so the result must be {mover_lost}, not {result}",
+            )
+    return None
+
+
+def check_games(games: list[PgnGame]) -> list[Problem]:
+    """The problems of every game that does not hold, in file order."""
+    return [problem for problem in map(check_game, games) if problem is not None]
