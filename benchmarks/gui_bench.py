@@ -75,7 +75,7 @@ WATCH = """() => {
 
 
 def start_server(args: list[str]) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-c", "from gui.cli import main; main()", "--port", "0", *args],
+    proc = subprocess.Popen([sys.executable, "-c", "from dipole_gui.cli import main; main()", "--port", "0", *args],
                             stdout=subprocess.PIPE, text=True, cwd=ROOT)
     assert proc.stdout is not None
     for line in proc.stdout:

@@ -13,7 +13,7 @@ from arbiter.play.referee import GameJob
 from arbiter.play.timecontrol import Clock, SearchLimits
 from arbiter.records.game import START
 from dipole_engine.rules import BLACK, WHITE
-from gui.session import _thinking_message
+from dipole_gui.session import _thinking_message
 from protocol.codec import Info
 
 KEYS = {"pov", "depth", "seldepth", "score", "bound", "nodes", "nps", "time", "pv"}

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CHECKED = ["dipole_engine", "protocol", "arbiter", "gui", "benchmarks", "examples"]
+CHECKED = ["dipole_engine", "protocol", "arbiter", "dipole_gui", "benchmarks", "examples"]
 
 
 def test_the_source_type_checks(tmp_path: Path) -> None:

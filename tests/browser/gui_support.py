@@ -21,11 +21,11 @@ from pathlib import Path
 import pytest
 
 from dipole_engine.rules import new_board
-from gui.boardjson import move_ends
+from dipole_gui.boardjson import move_ends
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY_ENGINE = ROOT / "tests" / "engines" / "toy_engine.py"
-SERVER_CODE = "from gui.cli import main; main()"
+SERVER_CODE = "from dipole_gui.cli import main; main()"
 
 
 def chromium_path() -> str:

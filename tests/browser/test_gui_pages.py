@@ -360,7 +360,7 @@ def test_without_a_token_only_loopback_names_are_served() -> None:
 
 
 def test_non_loopback_host_needs_a_token() -> None:
-    from gui.cli import access_token, is_loopback
+    from dipole_gui.cli import access_token, is_loopback
 
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5")

@@ -20,7 +20,7 @@ from watch_support import ARBITER, toy
 
 from dipole_engine.rules import new_board
 
-POV_NOTE = "score from White's view"  # gui/static/searchline.js
+POV_NOTE = "score from White's view"  # dipole_gui/static/searchline.js
 TIMEOUT = 120_000  # ms: the shared machine is slow
 
 

@@ -167,7 +167,7 @@ def test_watch_a_tournament_through_a_kill_and_a_resume(browser: Browser, tmp_pa
 def test_watch_bad_input(tmp_path: Path) -> None:
     not_db = tmp_path / "notes.db"
     not_db.write_text("hello")
-    code = "from gui.cli import main; main()"
+    code = "from dipole_gui.cli import main; main()"
     result = subprocess.run([sys.executable, "-c", code, "--watch", str(not_db)], capture_output=True, text=True,
                             timeout=60, check=False)
     assert result.returncode == 2

@@ -1,4 +1,4 @@
-"""The watch page's server side (``gui.watch.EventFeed``) on real event databases: before the
+"""The watch page's server side (``dipole_gui.watch.EventFeed``) on real event databases: before the
 event, after it, and with damaged or foreign files beside it; read-only throughout."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from websockets.sync.client import connect
 from arbiter.errors import ArbiterError
 from arbiter.events.store import EventStore
 from arbiter.live.publisher import live_path, read_live
-from gui.watch import EventFeed, Watching, check_watch_path
+from dipole_gui.watch import EventFeed, Watching, check_watch_path
 
 
 def messages(feed: EventFeed) -> dict[str, dict]:  # type: ignore[type-arg]

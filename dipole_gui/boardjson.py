@@ -1,4 +1,4 @@
-"""A rules :class:`~dipole_engine.rules.Board` as the JSON that ``gui/static/board.js`` draws.
+"""A rules :class:`~dipole_engine.rules.Board` as the JSON that ``dipole_gui/static/board.js`` draws.
 
 The shape (documented again at the top of ``board.js``, which is its only reader)::
 

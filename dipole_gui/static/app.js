@@ -1,5 +1,5 @@
 // app.js: the page.  It draws what the server sends over the WebSocket and sends back what the
-// user does; the server runs the rules and the engines (gui/session.py lists the messages).
+// user does; the server runs the rules and the engines (dipole_gui/session.py lists the messages).
 // Text from engines, files and names goes in with textContent only, never as markup.
 
 import { drawBoard } from "./board.js";

@@ -1,4 +1,4 @@
-// watch.js: the watch page.  Draws what the server pushes over /ws/watch (gui/watch.py says
+// watch.js: the watch page.  Draws what the server pushes over /ws/watch (dipole_gui/watch.py says
 // what each message holds): the event's status, progress, standings, crosstable, finished games
 // and every game in progress.  It decides nothing: it only draws, ticks the clocks of the side
 // to move between two messages, and asks for a finished game to replay.

@@ -1,5 +1,5 @@
 // board.js: draws a Dipole or Impasse board as SVG.  A plain ES module with no state of its own;
-// the server sends the board (gui/boardjson.py writes it), this file only draws it.
+// the server sends the board (dipole_gui/boardjson.py writes it), this file only draws it.
 //
 // The board JSON:
 //   {variant: "dipole", game: "dipole" | "impasse", width: 8, height: 8,

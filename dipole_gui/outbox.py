@@ -1,6 +1,6 @@
 """The messages waiting for one page's WebSocket: in order, the latest of each kind only.
 
-The play page (:mod:`gui.session`) and the watch page (:mod:`gui.watch`) both send from an
+The play page (:mod:`dipole_gui.session`) and the watch page (:mod:`dipole_gui.watch`) both send from an
 :class:`Outbox`.  Its ``kind`` function names a message's kind; a message of a kind that
 already waits (not yet taken by the sender) replaces the waiting one in its place, so a page
 that reads slowly gets the newest news, and what waits stays bounded by the number of kinds,

@@ -2,7 +2,7 @@
 
 A :class:`Session` belongs to the server, not to a page: it has an unguessable id (a capability:
 whoever has it may see and play the game) and lives in the server's registry
-(:class:`gui.games.Games`), which attaches pages' WebSockets to it and drops it some time after
+(:class:`dipole_gui.games.Games`), which attaches pages' WebSockets to it and drops it some time after
 its last page went away.  Every attached page gets the same messages and any of them may act;
 the messages of the pages are handled one at a time, in order of arrival.  Everything it does is
 driven by the pages' messages (JSON objects with a ``type``) and by the referee's news, all on
@@ -12,7 +12,7 @@ move, and the result.  Engine thinking goes out as ``thinking`` messages as each
 arrives.
 
 The page's games are refereed by the arbiter's own referee (:func:`arbiter.play.referee.play_game`),
-run on the game's thread (:class:`~gui.seats.GameTable`), with a human as one more kind of seat
+run on the game's thread (:class:`~dipole_gui.seats.GameTable`), with a human as one more kind of seat
 (:class:`~arbiter.play.referee.HumanSeat`): the referee plays forced passes, keeps the clocks (a human's
 flag falls while it waits), asks the engines, checks every move and ends the game with the
 arbiter's terminations, a human's resignation included (:class:`~arbiter.play.referee.GameControl`).
@@ -42,7 +42,7 @@ no longer one: ``ws_max_size``), at most :data:`MAX_CONTAINERS` arrays and objec
 :data:`MAX_DEPTH` deep (checked before the JSON is parsed, without recursion), a PGN file of at
 most :data:`MAX_PGN` characters, parsed on a worker thread like every long message, so other
 pages are not held up; and its games and analyses with engines take permits of the server's
-:class:`~gui.limits.EngineJobs`.
+:class:`~dipole_gui.limits.EngineJobs`.
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ from typing import Any
 from starlette.websockets import WebSocketDisconnect
 
 from arbiter.errors import ArbiterError
+from arbiter.live.searchline import search_line, shows_search, white_score
 from arbiter.play.referee import (
     PASS_TEXT,
     GameControl,
@@ -72,8 +73,7 @@ from arbiter.play.referee import (
     WatchedGame,
     normal_reason,
 )
-from arbiter.openings.positions import Opening
-from arbiter.records.pgn import PgnGame, format_game, read_pgn
+from arbiter.play.timecontrol import Clock
 from arbiter.records.game import (
     BLACK_WINS,
     UNFINISHED,
@@ -81,10 +81,10 @@ from arbiter.records.game import (
     GameRecord,
     MoveRecord,
     MoveSource,
+    Opening,
     Termination,
 )
-from arbiter.live.searchline import search_line, shows_search, white_score
-from arbiter.play.timecontrol import Clock
+from arbiter.records.pgn import PgnGame, format_game, read_pgn
 from dipole_engine.rules import (
     BLACK,
     WHITE,
@@ -241,7 +241,7 @@ class Session:
 
         A ``state`` or ``thinking`` message still waiting to be sent is replaced by a newer
         one of its kind, so a page that reads slowly gets the latest news, and the queue
-        stays short however fast the engines talk (:class:`~gui.outbox.Outbox`)."""
+        stays short however fast the engines talk (:class:`~dipole_gui.outbox.Outbox`)."""
         for page in self.pages:
             page.outbox.post(message)
 

@@ -9,8 +9,8 @@ It listens on 127.0.0.1 unless ``--host`` says otherwise; any other host needs t
 token, which is then made up (or taken from ``--token``) and printed in the URL.  Listening on
 every address (``0.0.0.0``, ``::``) it prints the loopback URL and one for each address of the
 machine others may use.  ``--max-games`` and ``--max-games-per-client`` bound the games and
-analyses running engines at once (:mod:`gui.limits`); ``--keep-games`` how long a game lives
-on after its last page went away (:mod:`gui.games`).  Bad input ends in one line,
+analyses running engines at once (:mod:`dipole_gui.limits`); ``--keep-games`` how long a game lives
+on after its last page went away (:mod:`dipole_gui.games`).  Bad input ends in one line,
 ``dipole-gui: error: <reason>``, and status 2.
 """
 

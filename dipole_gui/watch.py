@@ -23,7 +23,7 @@ event's lock (:func:`arbiter.live.publisher.event_running`).  On a change it pus
 - ``event``: settings, progress and ETA, the standings with their 95% intervals (the numbers
   of ``dipole-arbiter ratings``: :func:`arbiter.stats.ratings.fit_ratings` on the same games),
   crosstable, terminations and the finished games;
-- ``live``: every game in progress: its board (:func:`gui.boardjson.board_json`), moves,
+- ``live``: every game in progress: its board (:func:`dipole_gui.boardjson.board_json`), moves,
   clocks and both engines' latest lines (only while the event runs).
 
 A match has no database: ``--watch FILE.json`` follows its live file (``dipole-arbiter match
@@ -53,9 +53,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from arbiter.errors import ArbiterError
 from arbiter.events.store import EventConfig, EventStore, ScheduledGame, is_event_file
 from arbiter.live.publisher import STALE_AFTER, event_running, live_path, live_running, read_live
+from arbiter.records.game import GameOutcome
 from arbiter.records.pgn import format_game
 from arbiter.stats.ratings import RatingError, RatingTable, fit_ratings
-from arbiter.records.game import GameOutcome
 from dipole_engine.rules import Board, RulesError, new_board
 
 from .boardjson import board_json

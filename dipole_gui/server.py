@@ -5,15 +5,15 @@ modules add their own pages by passing more routes (:func:`base_routes` are the 
 
     app = create_app(config, [*base_routes(), Route("/watch", watch_page)])
 
-Each WebSocket is a page attached to a game (:class:`~gui.session.Session`, its engines) that
+Each WebSocket is a page attached to a game (:class:`~dipole_gui.session.Session`, its engines) that
 belongs to the server: several pages may show one game, and a game lives on for a while after
-its last page went away (:mod:`gui.games`); when the server stops every game is dropped.  With an access token (required when listening beyond loopback) every HTTP
+its last page went away (:mod:`dipole_gui.games`); when the server stops every game is dropped.  With an access token (required when listening beyond loopback) every HTTP
 request and every WebSocket must carry it: ``?token=`` on the first page load (the answer then
 sets a cookie the page's later requests and sockets carry), the cookie, or an
 ``Authorization: Bearer`` header.  The cookie's name holds the server's port (a browser keeps
 one cookie jar for every port of a host), so GUIs on two ports of one host keep their own.
 Without a token only requests naming a loopback address or ``localhost`` are served
-(:func:`gui.addresses.loopback_host`).  WebSockets must also come from a page of this server
+(:func:`dipole_gui.addresses.loopback_host`).  WebSockets must also come from a page of this server
 (their ``Origin`` names this host), so no other site open in the browser can drive the GUI.
 """
 
@@ -64,7 +64,7 @@ async def engines_endpoint(request: Request) -> JSONResponse:
 
 async def game_socket(websocket: WebSocket) -> None:
     """A page's view of a game (``?game=ID``: the one it shows; else a new one): JSON messages
-    both ways until the page goes away, when the game lives on (:mod:`gui.games`)."""
+    both ways until the page goes away, when the game lives on (:mod:`dipole_gui.games`)."""
     games: Games = websocket.app.state.games
     await websocket.accept()
 
@@ -187,7 +187,7 @@ def create_app(config: GuiConfig, routes: Sequence[BaseRoute] | None = None, kee
     """The GUI's Starlette app: ``routes`` (default :func:`base_routes`) behind the access guard.
 
     ``app.state.config`` (reachable from every request as ``request.app.state.config``) is
-    ``config``, and ``app.state.games`` the games (:class:`~gui.games.Games`: one dropped
+    ``config``, and ``app.state.games`` the games (:class:`~dipole_gui.games.Games`: one dropped
     ``keep_games`` seconds after its last page went away).  Stopping the app drops every game.
     """
     games = Games(config, keep_games)

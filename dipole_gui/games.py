@@ -1,4 +1,4 @@
-"""The server's games: each :class:`~gui.session.Session` by its id, the pages attached to it,
+"""The server's games: each :class:`~dipole_gui.session.Session` by its id, the pages attached to it,
 and when a game nobody looks at is dropped.
 
 A page's WebSocket names the game it shows (``/ws?game=ID``, the id the page got in its

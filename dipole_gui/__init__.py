@@ -1,7 +1,7 @@
 """The browser GUI: a local web app that plays, watches and analyses games with any engine.
 
 The server runs the rules (:mod:`dipole_engine.rules`) and the engines
-(:class:`protocol.EngineClient`); the page (``gui/static``) only draws what the server sends
+(:class:`protocol.EngineClient`); the page (``dipole_gui/static``) only draws what the server sends
 and sends back clicks.  Modules, bottom up:
 
 - :mod:`.boardjson` a rules Board as the JSON the page's ``board.js`` draws;
