@@ -1,5 +1,5 @@
 """Balanced opening suites: ``dipole-arbiter openings`` writes one that ``--openings`` reads, the
-package ships one per variant (``--openings dipole-balanced``), and ``order=``/``start=`` choose
+package ships one per variant (``--openings balanced``, alias ``dipole-balanced``), and ``order=``/``start=`` choose
 which line an event begins with and in what order."""
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def test_generation_gives_up_in_one_line_when_too_few_positions_qualify(tmp_path
 
 @pytest.mark.parametrize("variant", [variant.name for variant in all_variants()])
 def test_the_shipped_balanced_suites_are_present_and_readable(variant: str) -> None:
-    path = shipped_suite("dipole-balanced", variant)
+    path = shipped_suite("balanced", variant)
     assert path.is_file()
     openings = load_openings(str(path), variant)
     assert len(openings) == 100
@@ -82,15 +82,21 @@ def test_the_shipped_balanced_suites_are_present_and_readable(variant: str) -> N
     assert f"--variant {variant} " in path.read_text().splitlines()[1]
 
 
-def test_dipole_balanced_names_the_shipped_suite_of_the_event_variant(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["balanced", "dipole-balanced"])  # the name, and its first name kept as an alias
+@pytest.mark.parametrize("variant", ["dipole-10", "impasse"])
+def test_balanced_names_the_shipped_suite_of_the_event_variant(tmp_path: Path, name: str, variant: str) -> None:
     pgn = tmp_path / "games.pgn"
-    result = arbiter("match", *toy("a", tmp_path / "pids"), *toy("b", tmp_path / "pids"), "--variant", "dipole-10",
-                     "--depth", "1", "--games", "2", "--openings", "dipole-balanced", "start=100", "--pgn", str(pgn))
+    own = f"cmd={sys.executable} -m dipole_engine"  # the toy engine plays Dipole only
+    result = arbiter("match", "--engine", own, "name=a", "--engine", own, "name=b", "--variant", variant,
+                     "--depth", "1", "--games", "2", "--openings", name, "start=100", "--pgn", str(pgn))
     assert result.returncode == 0, result.stderr
-    path = shipped_suite("dipole-balanced", "dipole-10")
+    path = shipped_suite("balanced", variant)
+    assert path.name == f"{variant}.balanced.txt"
     assert f"Openings: 100 from {path}, in file order, from line 100 of that order" in result.stdout
     last = [line for line in path.read_text().splitlines() if not line.startswith("#")][-1]
     game = read_pgn_file(str(pgn))[0]
+    assert game.tags["Variant"] == variant
+    assert re.fullmatch(rf"{re.escape(str(path))} line \d+", game.tags["Opening"])  # the file and line, not the name
     assert [move.text for move in game.moves[:len(last.split())]] == last.split()
 
 

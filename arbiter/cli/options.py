@@ -173,7 +173,7 @@ def event_options(*, event: str, recover: bool) -> Callable[[F], F]:
         click.option("--cluster", callback=cluster_value, metavar="tcp://HOST:PORT", help=CLUSTER_HELP),
         click.option("--openings", "openings_file", metavar="FILE [order=random|sequential] [start=K]",
                      help="Openings, one a line: a FEN, a FEN then moves, or moves from the start; or a shipped "
-                          "suite by name (dipole-balanced). order=random shuffles them by --seed; "
+                          "suite by name (balanced). order=random shuffles them by --seed; "
                           "start=K begins with the K-th (from 1)."),
         click.option("--opening-plies", type=click.IntRange(min=1, max=MAX_OPENING_PLIES),
                      help="Generate openings of N random plies."),

@@ -1,10 +1,13 @@
 """Which openings an event plays, and in what order: ``--openings FILE [order=...] [start=K]``.
 
 ``FILE`` is an openings file (:mod:`arbiter.openings.positions`) or the name of a suite shipped with the
-package: ``dipole-balanced`` is, for each of the six variants, a file written by
-``dipole-arbiter openings`` (:mod:`arbiter.openings.generate`) whose positions the project's own
-engine scores close to equal; the event's ``--variant`` picks the file.  A file of that name in
-the working directory wins over the shipped suite.
+package: ``balanced`` is, for each of the six variants (Dipole's and Impasse's), a file written
+by ``dipole-arbiter openings`` (:mod:`arbiter.openings.generate`) whose positions the project's
+own engine scores close to equal; the event's ``--variant`` picks the file.  ``dipole-balanced``,
+its first name, stays an alias, so old commands work as they did; an event stores its openings
+themselves (and a game's PGN ``Opening`` tag the file and line), never the name, so resuming an
+event never looks the name up again.  A file of the given name in the working directory wins
+over the shipped suite.
 
 ``order=sequential`` (the default) takes the lines in file order; ``order=random`` shuffles them
 with ``random.Random(seed)`` (the event's ``--seed``, printed when not given).  ``start=K``
@@ -25,7 +28,7 @@ from typing import TypeVar
 from ..errors import ArbiterError
 
 SUITES_DIR = Path(__file__).parent / "suites"
-SHIPPED = {"dipole-balanced": "balanced"}  # name -> the stem of each variant's file in SUITES_DIR
+SHIPPED = {"balanced": "balanced", "dipole-balanced": "balanced"}  # name (and alias) -> each variant's file stem
 ORDERS = ("sequential", "random")
 
 T = TypeVar("T")
@@ -48,7 +51,7 @@ class OpeningsChoice:
     def parse(cls, words: list[str]) -> OpeningsChoice:
         """``["book.txt", "order=random", "start=5"]`` (or ``file=book.txt`` as the first word)."""
         if not words:
-            raise ArbiterError("--openings: give a file or a shipped suite (dipole-balanced)")
+            raise ArbiterError("--openings: give a file or a shipped suite (balanced)")
         path: str | None = None
         order, start = "sequential", 1
         for position, word in enumerate(words):
