@@ -92,7 +92,7 @@ def test_game_in_progress_screenshot_clock_thinking_takeback_resign(browser: Bro
             legal = [str(move) for move in new_board("dipole", fen).legal_moves()]
             click_move(page, "dipole", fen, wanted if wanted in legal else legal[0])
             # The engine's thinking shows live.
-            page.wait_for_function("() => document.getElementById('t-depth').textContent.startsWith('depth')")
+            page.wait_for_function("() => /^\\d/.test(document.getElementById('t-depth').textContent)")  # under its label
             page.wait_for_function("() => document.body.dataset.awaiting === 'human'", timeout=60_000)
         # The human's clock ticks on the page.
         first = page.text_content("#clock-w")
@@ -216,7 +216,7 @@ def test_analysis_starts_updates_and_stops(browser: Browser) -> None:
         page, errors = open_page(browser, server.url)
         page.select_option("#analysis-engine", "3")
         page.click("#analyse")
-        page.wait_for_function("() => /depth [3-9]/.test(document.getElementById('t-depth').textContent)",
+        page.wait_for_function("() => /^([3-9]|\\d\\d)/.test(document.getElementById('t-depth').textContent)",
                                timeout=60_000)
         assert page.text_content("#thinking-who") == "· analysis"
         assert page.text_content("#t-pv")
