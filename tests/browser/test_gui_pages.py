@@ -269,14 +269,14 @@ def test_engines_die_with_the_page_and_with_a_killed_server(browser: Browser) ->
     with gui_server("--keep-games", "0") as server:  # a game is dropped as soon as its last page goes
         page, _ = open_page(browser, server.url)
         start_game(page, variant="dipole", white="3", black="3", tc="clock", base_minutes="10")
-        page.wait_for_function("() => document.getElementById('t-depth').textContent.startsWith('depth')")
+        page.wait_for_function("() => /^\\d/.test(document.getElementById('t-depth').textContent)")
         engines = server.descendants()
         assert len(engines) == 2
         page.close()
         assert wait_gone(engines) == set()
         page, _ = open_page(browser, server.url)
         start_game(page, variant="dipole", white="3", black="3", tc="clock", base_minutes="10")
-        page.wait_for_function("() => document.getElementById('t-depth').textContent.startsWith('depth')")
+        page.wait_for_function("() => /^\\d/.test(document.getElementById('t-depth').textContent)")
         engines = server.descendants()
         assert len(engines) == 2
         os.kill(server.proc.pid, signal.SIGKILL)
@@ -286,7 +286,7 @@ def test_engines_die_with_the_page_and_with_a_killed_server(browser: Browser) ->
     with gui_server() as server:  # stopped in the middle of a game (SIGTERM, as Ctrl-C)
         page, _ = open_page(browser, server.url)
         start_game(page, variant="impasse", white="3", black="3", tc="clock", base_minutes="10")
-        page.wait_for_function("() => document.getElementById('t-depth').textContent.startsWith('depth')")
+        page.wait_for_function("() => /^\\d/.test(document.getElementById('t-depth').textContent)")
         engines = server.descendants()
         assert len(engines) == 2
         started = time.monotonic()
