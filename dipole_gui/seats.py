@@ -36,7 +36,7 @@ from arbiter.play.referee import (
 from arbiter.records.game import GameRecord, MoveRecord
 from arbiter.play.timecontrol import Clock
 from dipole_engine.rules import BLACK, WHITE, Color
-from protocol import Info, Limit, SearchResult
+from protocol import Info, Limit, OptionSpec, SearchResult
 from protocol.client import EngineClient, EngineError
 
 class GameTable:
@@ -109,6 +109,20 @@ class EngineSeat:
         result = await self._run(search)
         assert isinstance(result, SearchResult)
         return result
+
+    @property
+    def options(self) -> Mapping[str, OptionSpec]:
+        """The options the engine declared (none before it started)."""
+        client = self._slot.client
+        return {} if client is None else client.options
+
+    async def set_option(self, name: str, value: int | str) -> None:
+        """``setoption`` and ``isready``, after the search running, if any (raises EngineError)."""
+        def set_it() -> None:
+            client = self._client()
+            client.set_option(name, value)
+            client.is_ready(timeout=self._slot.settings.handshake_timeout)
+        await self._run(set_it)
 
     def stop(self) -> None:
         """Ask a running search for its move now (safe from any thread; harmless when idle).

@@ -9,7 +9,8 @@ driven by the pages' messages (JSON objects with a ``type``) and by the referee'
 the event loop.  After every change the session pushes a ``state`` message: the board at the viewed ply
 (:mod:`.boardjson`), the move list, the players and clocks, the legal moves when a human is to
 move, and the result.  Engine thinking goes out as ``thinking`` messages as each ``info`` line
-arrives.
+arrives, with the arrow of the line's first move; the analysis's show all its lines (MultiPV,
+:mod:`.analysislines`), and the score it finds for a ply goes to the move list (``eval``).
 
 The page's games are refereed by the arbiter's own referee (:func:`arbiter.play.referee.play_game`),
 run on the game's thread (:class:`~dipole_gui.seats.GameTable`), with a human as one more kind of seat
@@ -31,6 +32,7 @@ Messages from the page::
     {"type": "move", "move": "c1-c3"}        {"type": "view", "ply": 12}
     {"type": "takeback"}  {"type": "resign"}  {"type": "setup", "variant": "dipole", "fen": "..."}
     {"type": "analyse", "engine": <engine id>}   {"type": "analyse-stop"}
+    {"type": "multipv", "lines": 3}   {"type": "line", "moves": ["c1-c3", "d8-b6"]}  (played out from the view)
     {"type": "pgn-open", "text": "..."}  {"type": "pgn-pick", "index": 0}  {"type": "pgn-save"}
 
 Messages to the page: ``hello`` (the game's id, engines, variants and the size limits; to the
@@ -98,6 +100,7 @@ from dipole_engine.rules import (
 from protocol import Info, Limit
 from protocol.client import EngineError
 
+from .analysislines import KIND_WORDS, MAX_LINES, MULTIPV_OPTION, AnalysisLines, move_arrow, multipv_range
 from .boardjson import board_json, move_ends, side_letter
 from .config import GuiConfig, engine_list, variant_list
 from .limits import LimitReached, Permit
@@ -119,10 +122,7 @@ HUMAN_NAME = "Human"
 GAME_NUMBER = 1  # a page's game in its record (the PGN's Round)
 STARTING = "the game's engines are starting; try again in a moment"
 EVENT = "dipole-gui"
-KIND_WORDS = {  # the move kinds of both games, as the page's target markers name them
-    "BASIC": "move", "MERGE": "merge", "CAPTURE": "capture", "EXIT": "exit", "PASS": "pass",
-    "SLIDE": "move", "TRANSPOSE": "merge", "REMOVE": "remove",
-}
+MAX_LINE_MOVES = 64              # moves of an engine's line the page may ask to play out
 
 
 
@@ -172,6 +172,8 @@ class Session:
         self.analysis_task: asyncio.Task[None] | None = None
         self.analysis_ply = 0
         self.analysis_round = 0  # bumped at each restart; a search of an older round is stale
+        self.analysis_lines: AnalysisLines | None = None  # the lines of the search running now
+        self.multipv = 1  # the lines the page asked to see (as many as the engine offers, at most)
         self.pgn_games: list[PgnGame] = []
         self.pgn_source: tuple[str, str] | None = None  # (White, Black) names of an opened record
         self.pgn_origin: GameRecord | None = None  # an opened record: its Event, Site, Date, Round, Opening
@@ -187,6 +189,7 @@ class Session:
         self.moves: list[Any] = []
         self.records: list[MoveRecord] = []
         self.scores: list[dict[str, int] | None] = []
+        self.evals: dict[int, dict[str, int]] = {}  # ply -> the analysis's score of the position there
         self.view = 0
         self.result = None
         self.pgn_source = None
@@ -310,7 +313,11 @@ class Session:
                       "reason": normal_reason(self.board, winner), "termination": "normal"}
         moves = []
         for index, (move, record) in enumerate(zip(self.moves, self.records)):
-            moves.append({"text": str(move), "source": record.source.value, "score": self.scores[index]})
+            moves.append({"text": str(move), "source": record.source.value, "score": self.scores[index],
+                          "eval": self.evals.get(index + 1)})
+        multipv = None
+        if self.analysis is not None and (most := multipv_range(self.analysis.options)) > 1:
+            multipv = {"value": min(self.multipv, most), "max": most}
         self.post({
             "type": "state",
             "game": self.number,
@@ -330,6 +337,8 @@ class Session:
             "thinking": self._thinker(),
             "result": result,
             "analysing": self.analysis is not None,
+            "multipv": multipv,
+            "startEval": self.evals.get(0),
             "pgnGames": len(self.pgn_games),
         })
         if self.analysis is not None and self.analysis_ply != ply:
@@ -638,12 +647,68 @@ class Session:
             return
         if self.analysis is not seat:
             return
+        if self.multipv > 1 and not await self._ask_lines(seat):
+            return
         self.analysis_ply = -1  # so that the state pushed now starts the analysis of the view
         self.push_state()
 
     async def on_analyse_stop(self, message: dict[str, Any]) -> None:
         self._stop_analysis()
         self.push_state()
+
+    async def on_multipv(self, message: dict[str, Any]) -> None:
+        """How many lines the analysis shows (the engine is asked for them at once)."""
+        lines = message.get("lines")
+        if isinstance(lines, bool) or not isinstance(lines, int) or not 1 <= lines <= MAX_LINES:
+            raise PageError(f"lines: choose 1 to {MAX_LINES}")
+        self.multipv = lines
+        seat = self.analysis
+        if seat is not None:
+            if multipv_range(seat.options) == 1:
+                raise PageError(f"the engine {seat.name!r} shows one line only (it has no {MULTIPV_OPTION} option)")
+            self.analysis_round += 1  # the search running now ends; the next one shows the lines asked for
+            seat.stop()
+            if not await self._ask_lines(seat):
+                return
+            self.analysis_ply = -1
+        self.push_state()
+
+    async def _ask_lines(self, seat: EngineSeat) -> bool:
+        """``setoption name MultiPV`` (after the search running, if any); False when the
+        engine failed at it (said on the page, and the analysis stopped)."""
+        try:
+            await seat.set_option(MULTIPV_OPTION, min(self.multipv, multipv_range(seat.options)))
+        except EngineError as error:
+            if self.analysis is seat:
+                self.error(f"analysis: the engine refused {self.multipv} lines: {error}")
+                self._stop_analysis()
+                self.push_state()
+            return False
+        return self.analysis is seat
+
+    async def on_line(self, message: dict[str, Any]) -> None:
+        """Play out an engine's line (or its first moves) from the position shown, each move
+        through the referee as if entered on the board; checked whole before anything changes."""
+        moves = message.get("moves")
+        if (not isinstance(moves, list) or not moves or len(moves) > MAX_LINE_MOVES
+                or not all(isinstance(text, str) and len(text) <= 40 for text in moves)):
+            raise PageError(f"line: expected 1 to {MAX_LINE_MOVES} moves")
+        if self.engine_game():
+            raise PageError("lines are played out on an analysis board, not in an engine game")
+        board = self.board_at(self.view)
+        for number, text in enumerate(moves, 1):
+            try:
+                board.push(board.parse_move(text))
+            except RulesError as error:
+                raise PageError(f"line: move {number} ({text}) is illegal: {error}") from None
+        start = self.view
+        for number, text in enumerate(moves, 1):
+            if text == PASS_TEXT:  # forced, so the referee plays it itself
+                deadline = time.monotonic() + MOVE_LANDS
+                while len(self.moves) < start + number and time.monotonic() < deadline:
+                    await asyncio.sleep(0.02)
+                continue
+            await self.on_move({"type": "move", "move": text})
 
     # -- playing --------------------------------------------------------------------------
     def _referee(self) -> None:
@@ -721,7 +786,10 @@ class Session:
             self.post({"type": "notice", "message": f"{self.player_name(mover)} reports an error: {info.error[:300]}"})
         if not shows_search(info):
             return
-        self.post(_thinking_message(source, mover, info))
+        message = _thinking_message(source, mover, info)
+        message["ply"] = len(self.moves)
+        message["arrow"] = move_arrow(self.board, info.pv[0]) if info.pv else None
+        self.post(message)
 
     def _truncate(self, ply: int) -> None:
         while len(self.moves) > ply:
@@ -729,6 +797,7 @@ class Session:
             self.moves.pop()
             self.records.pop()
             self.scores.pop()
+            self.evals.pop(len(self.moves) + 1, None)
         self.view = ply
 
     def _land(self) -> None:
@@ -787,6 +856,7 @@ class Session:
                 return
             texts = [str(move) for move in self.moves[:ply]]
             mover = board.turn
+            self.analysis_lines = AnalysisLines(board, ply, min(self.multipv, multipv_range(seat.options)))
 
             def on_info(info: Info, round_: int = round_, mover: Color = mover) -> None:
                 if round_ != self.analysis_round:  # a stop sent just before this search began
@@ -805,9 +875,14 @@ class Session:
                 return  # stopped for good
 
     def _analysis_info(self, seat: EngineSeat, round_: int, mover: Color, info: Info) -> None:
-        if seat is not self.analysis or round_ != self.analysis_round or not shows_search(info):
+        lines = self.analysis_lines
+        if (seat is not self.analysis or round_ != self.analysis_round or not shows_search(info)
+                or lines is None):
             return
-        self.post(_thinking_message("analysis", mover, info))
+        self.post(lines.add(info, mover))
+        score = lines.best_score()
+        if score is not None and lines.ply <= len(self.moves):
+            self.evals[lines.ply] = score  # the move list shows it with the next state
 
     def _stop_analysis(self) -> None:
         seat, permit = self.analysis, self.analysis_permit
@@ -935,6 +1010,7 @@ HANDLERS: dict[str, Callable[[Session, dict[str, Any]], Awaitable[None]]] = {
     "new": Session.on_new, "move": Session.on_move, "view": Session.on_view,
     "takeback": Session.on_takeback, "resign": Session.on_resign, "setup": Session.on_setup,
     "analyse": Session.on_analyse, "analyse-stop": Session.on_analyse_stop,
+    "multipv": Session.on_multipv, "line": Session.on_line,
     "pgn-open": Session.on_pgn_open, "pgn-pick": Session.on_pgn_pick, "pgn-save": Session.on_pgn_save,
 }
 

@@ -3,7 +3,8 @@
 // Text from engines, files and names goes in with textContent only, never as markup.
 
 import { drawBoard } from "./board.js";
-import { POV_NOTE, lineTexts, scoreText } from "./searchline.js";
+import { POV_NOTE, figureTexts, lineTexts, scoreText } from "./searchline.js";
+import { drawEvalBar, drawEvalGraph, drawLines } from "./analysis.js";
 
 const $ = (id) => document.getElementById(id);
 // view: the ply the page steps to, at once, ahead of the server's answer (game.view: the board shown).
@@ -172,7 +173,9 @@ function drawGame() {
     targets: state.selected ? targetsFor(state.selected) : [],
     onSquare: clickSquare,
     onTarget: clickTarget,
+    arrows: engineArrows(),
   });
+  drawEvalBar($("eval-bar"), shownScore(), state.flip);
   // What tests and tools can wait for: the ply shown, the moves played, who is awaited.
   const body = document.body.dataset;
   body.game = String(game.game);
@@ -181,6 +184,31 @@ function drawGame() {
   body.turn = game.board.turn;
   body.awaiting = game.result || game.board.winner ? "nobody" : game.legal.length ? "human" : game.thinking ? "engine" : "";
   body.result = game.result ? game.result.result : "";
+}
+
+// The engine's thinking about the position shown (null when it thinks about another one).
+function thinkingHere() {
+  const info = state.thinking;
+  return info && info.ply !== undefined && state.game && info.ply === state.game.view ? info : null;
+}
+
+// Each line's first move as an arrow (the best one boldest), when the engine thinks about the board shown.
+function engineArrows() {
+  const info = thinkingHere();
+  if (!info) return [];
+  const lines = info.lines && info.lines.length ? info.lines : [info];
+  return lines.filter((line) => line.arrow).map((line) => ({ ...line.arrow, rank: line.multipv || 1 }));
+}
+
+// The score the bar shows: the engine's on the position shown, else the one kept for that ply.
+function shownScore() {
+  const info = thinkingHere();
+  if (info && info.score) return info.score;
+  const game = state.game;
+  if (!game) return null;
+  if (game.view === 0) return game.startEval || null;
+  const move = game.moves[game.view - 1];
+  return move ? move.eval || move.score || null : null;
 }
 
 function clickSquare(square) {
@@ -308,7 +336,9 @@ function drawMoves() {
         const dots = document.createElement("span");
         dots.className = "move empty";
         dots.textContent = "…";
-        row.append(dots);
+        const blank = document.createElement("span");
+        blank.className = "move-eval";
+        row.append(dots, blank);
       }
       list.append(row);
     }
@@ -319,7 +349,14 @@ function drawMoves() {
     cell.textContent = move.text;
     cell.title = [scoreText(move.score), move.source === "forced" ? "forced pass" : ""].filter(Boolean).join(" ");
     cell.addEventListener("click", () => navigate(ply));
-    row.append(cell);
+    // The score after the move: the analysis's where it looked at that ply, else the player engine's.
+    const evaluation = document.createElement("span");
+    evaluation.className = "move-eval";
+    evaluation.dataset.ply = String(ply);
+    evaluation.textContent = scoreText(move.eval || move.score);
+    evaluation.title = move.eval ? `analysis (${POV_NOTE})` : move.score ? `the player's engine (${POV_NOTE})` : "";
+    evaluation.addEventListener("click", () => navigate(ply));
+    row.append(cell, evaluation);
   });
   // Scrolling needs layout: leave it to the next frame, so the move shows first.
   const current = list.querySelector(".current");
@@ -334,33 +371,9 @@ function drawMoves() {
 }
 
 function drawGraph() {
-  const svg = $("graph");
   const game = state.game;
-  const ns = "http://www.w3.org/2000/svg";
-  svg.replaceChildren();
-  const n = Math.max(game.moves.length, 1);
-  const axis = document.createElementNS(ns, "line");
-  for (const [k, v] of Object.entries({ x1: 0, y1: 30, x2: 400, y2: 30, class: "axis" })) axis.setAttribute(k, v);
-  svg.append(axis);
-  // White's winning chances in [-1, 1], as Lichess draws them: small scores stay visible.
-  const chance = (score) => score.mate !== undefined ? Math.sign(score.mate) : 2 / (1 + Math.exp(-score.cp / 250)) - 1;
-  const points = [];
-  game.moves.forEach((move, index) => {
-    if (move.score) points.push([((index + 1) / n) * 400, 30 - chance(move.score) * 28]);
-  });
-  if (points.length > 1) {
-    const area = document.createElementNS(ns, "polygon");
-    area.setAttribute("points", [[points[0][0], 30], ...points, [points[points.length - 1][0], 30]].map((p) => p.join(",")).join(" "));
-    area.setAttribute("class", "eval-area");
-    const line = document.createElementNS(ns, "polyline");
-    line.setAttribute("points", points.map((p) => p.join(",")).join(" "));
-    line.setAttribute("class", "eval");
-    svg.append(area, line);
-  }
-  const marker = document.createElementNS(ns, "line");
-  const x = (state.view / n) * 400;
-  for (const [k, v] of Object.entries({ x1: x, y1: 0, x2: x, y2: 60, class: "cursor" })) marker.setAttribute(k, v);
-  svg.append(marker);
+  const scores = [game.startEval || null, ...game.moves.map((move) => move.eval || move.score || null)];
+  drawEvalGraph($("graph"), scores, state.view, game.firstTurn, navigate);
 }
 
 function drawBanner() {
@@ -375,6 +388,16 @@ function drawBanner() {
 function showThinking(message) {
   if (message.over) return;
   state.thinking = message;
+  const game = state.game;
+  // The analysis's score for the ply it looks at goes to the move list and the graph at once
+  // (the server keeps it too, for the next state).
+  if (game && message.source === "analysis" && message.score && !message.bound && message.ply <= game.moves.length) {
+    if (message.ply === 0) game.startEval = message.score;
+    else game.moves[message.ply - 1].eval = message.score;
+    drawMoves();
+    drawGraph();
+  }
+  if (game) drawGame();
   drawThinking();
 }
 
@@ -385,10 +408,22 @@ function drawThinking() {
   if (info.source === "analysis") who = "analysis";
   else if (info.source) who = game ? game.players[info.source].name : "";
   $("thinking-who").textContent = who ? `· ${who}` : "";
-  const texts = lineTexts(info);
-  for (const part of ["depth", "score", "nodes", "nps", "time"]) $(`t-${part}`).textContent = texts[part] || "–";
+  const figures = figureTexts(info);
+  for (const part of ["depth", "score", "nodes", "nps", "time"]) $(`t-${part}`).textContent = figures[part] || "–";
   $("t-pov").textContent = POV_NOTE;
-  $("t-pv").textContent = texts.pv;
+  const lines = info.source === "analysis" && info.lines && info.lines.length > 1 && thinkingHere() ? info.lines : [];
+  $("t-pv").textContent = lines.length ? "" : lineTexts(info).pv;
+  $("t-pv").hidden = lines.length > 0;
+  drawLines($("lines"), lines, (moves) => send({ type: "line", moves }));
+  const multipv = game && game.multipv;
+  $("multipv-row").hidden = !multipv;
+  if (multipv) {
+    const select = $("multipv");
+    if (select.options.length !== multipv.max) {
+      select.replaceChildren(...Array.from({ length: multipv.max }, (_, i) => option(i + 1, String(i + 1))));
+    }
+    if (document.activeElement !== select) select.value = String(multipv.value);
+  }
 }
 
 function showPgnGames(games) {
@@ -465,6 +500,7 @@ function wire() {
   $("chooser-cancel").addEventListener("click", hideChooser);
   $("analyse").addEventListener("click", () => send({ type: "analyse", engine: Number($("analysis-engine").value) }));
   $("analyse-stop").addEventListener("click", () => send({ type: "analyse-stop" }));
+  $("multipv").addEventListener("change", () => send({ type: "multipv", lines: Number($("multipv").value) }));
   $("setup").addEventListener("click", () => send({ type: "setup", variant: $("variant").value, fen: $("fen").value }));
   $("copy-fen").addEventListener("click", async () => {
     const fen = state.game ? state.game.fen : "";

@@ -19,6 +19,10 @@
 //       onSquare(name)                  called with a square's name when it is clicked
 //       onTarget(target)                called with the target object when a target is clicked
 //       small: true                     no coordinates (thumbnails)
+//       arrows: [{from: "c1", to: "c3" | null, kind: "move" | "exit" | "remove" | ..., rank: 1}]
+//                                        engine moves drawn as arrows (rank 1 the boldest); an
+//                                        exit points beyond the mover's far edge, a removal is a
+//                                        cross on its origin
 //   squareName(board, file, rank) -> "c3";  parseSquare(name) -> [file, rank]
 //
 // Everything that comes from outside is put in as text (textContent), never as markup.
@@ -80,6 +84,30 @@ function drawStack(group, x, y, color, height, small) {
   }
 }
 
+// One engine move as an arrow from its origin's centre; the head is drawn as a polygon (no
+// <marker> ids, which would clash between several boards on a page).
+function drawArrow(layer, board, arrow, color) {
+  const rank = arrow.rank || 1;
+  const attrs = {class: `arrow rank-${rank}`, "data-from": arrow.from, "data-to": arrow.to || arrow.kind};
+  const [x1, y1] = center(board, arrow.from);
+  if (arrow.kind === "remove" || !(arrow.to || arrow.kind === "exit")) {
+    const r = 0.3;
+    layer.appendChild(el("path", {...attrs, d: `M ${x1 - r} ${y1 - r} L ${x1 + r} ${y1 + r} M ${x1 + r} ${y1 - r} L ${x1 - r} ${y1 + r}`}));
+    return;
+  }
+  const [x2, y2] = arrow.to ? center(board, arrow.to) : exitPoint(board, arrow.from, color);
+  const length = Math.hypot(x2 - x1, y2 - y1) || 1;
+  const [ux, uy] = [(x2 - x1) / length, (y2 - y1) / length];
+  const width = rank === 1 ? 0.16 : 0.1;
+  const head = width * 2.4;
+  const [bx, by] = [x2 - ux * head, y2 - uy * head];  // where the shaft ends and the head begins
+  const group = el("g", attrs);
+  group.appendChild(el("line", {x1, y1, x2: bx, y2: by, "stroke-width": width, "stroke-linecap": "round"}));
+  group.appendChild(el("polygon", {points: [[x2, y2], [bx - uy * head * 0.6, by + ux * head * 0.6],
+    [bx + uy * head * 0.6, by - ux * head * 0.6]].map((p) => p.join(",")).join(" ")}));
+  layer.appendChild(group);
+}
+
 export function drawBoard(container, board, options = {}) {
   const w = board.width, h = board.height;
   const svg = el("svg", {viewBox: `0 0 ${w + 2 * MARGIN} ${h + 2 * MARGIN}`, class: "board-svg",
@@ -127,6 +155,11 @@ export function drawBoard(container, board, options = {}) {
     stacks.appendChild(group);
   }
   svg.appendChild(stacks);
+  if (options.arrows && options.arrows.length) {
+    const layer = el("g", {class: "arrows"});
+    for (const arrow of options.arrows) drawArrow(layer, board, arrow, color[arrow.from] || board.turn);
+    svg.appendChild(layer);
+  }
   if (options.targets && options.targets.length) {
     const layer = el("g", {class: "targets"});
     const seen = new Set();

@@ -38,3 +38,40 @@ export function lineTexts(line) {
     pv: line.pv && line.pv.length ? line.pv.join(" ") : "",
   };
 }
+
+// The figures of a line, each with the label it is shown under, in the order shown: every page
+// that shows an engine's figures labels them so (nobody has to guess what "1.2M" counts).
+export const FIGURES = [["score", "score"], ["depth", "depth"], ["nodes", "nodes"], ["nps", "speed"], ["time", "time"]];
+
+// The figures' values without their units' words: {score: "+0.35", depth: "12/18", nodes: "1.2M",
+// nps: "350k/s", time: "1.5 s"} ("" where the engine did not say).
+export function figureTexts(line) {
+  line = line || {};
+  return {
+    score: scoreText(line.score, line.bound),
+    depth: missing(line.depth) ? "" : `${line.depth}${missing(line.seldepth) ? "" : "/" + line.seldepth}`,
+    nodes: countText(line.nodes),
+    nps: missing(line.nps) ? "" : `${countText(line.nps)}/s`,
+    time: missing(line.time) ? "" : `${(line.time / 1000).toFixed(1)} s`,
+  };
+}
+
+// The labelled figures as DOM: <span class="figure" data-figure="depth"><span class="label">depth</span>
+// <span class="value">12/18</span></span> for each figure the line has (text only, never markup).
+export function figureNodes(line, keys = FIGURES.map(([key]) => key)) {
+  const texts = figureTexts(line);
+  return FIGURES.filter(([key]) => keys.includes(key) && texts[key]).map(([key, label]) => {
+    const figure = document.createElement("span");
+    figure.className = "figure";
+    figure.dataset.figure = key;
+    const name = document.createElement("span");
+    name.className = "label";
+    name.textContent = label;
+    const value = document.createElement("span");
+    value.className = "value";
+    value.textContent = texts[key];
+    figure.append(name, " ", value);
+    if (key === "score") figure.title = POV_NOTE;
+    return figure;
+  });
+}

@@ -5,7 +5,7 @@
 // Everything from the server (engine names, reasons, lines) is put in as text, never as markup.
 
 import {drawBoard} from "./board.js";
-import {POV_NOTE, lineTexts} from "./searchline.js";
+import {POV_NOTE, figureNodes, lineTexts} from "./searchline.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -171,7 +171,7 @@ function showLive(message) {
       node("span", {}, `${game.variant} · ply ${game.moves.length}`)));
     card.append(playerRow(game, "black"), engineLine(game, "black"));
     const board = node("div", {class: "board"});
-    drawBoard(board, game.board, {small: true});
+    drawBoard(board, game.board);  // with its coordinates, as on the play page
     card.append(board, playerRow(game, "white"), engineLine(game, "white"));
     const recent = game.moves.slice(-8).join(" ");
     card.append(node("div", {class: "last-moves", title: game.moves.join(" ")}, recent ? `… ${recent}` : "start"));
@@ -193,10 +193,13 @@ function engineLine(game, side) {
   const line = game.lines[side];
   const element = node("div", {class: "line", "data-side": side});
   if (line) {
+    // The labelled figures, then the whole line, wrapped (never cut).
     const texts = lineTexts(line);
-    const parts = [texts.depth, texts.nodes, texts.nps].filter(Boolean).join(" · ");
-    element.append(node("span", {class: "score", title: POV_NOTE}, texts.score), ` ${parts}  ${texts.pv}`);
-    element.title = `${texts.score} (${POV_NOTE}) ${parts} pv ${texts.pv}`;
+    const figures = node("div", {class: "figures"}, ...figureNodes(line, ["score", "depth", "nodes", "nps"]));
+    const score = figures.querySelector('[data-figure="score"] .value');
+    if (score) score.classList.add("score");
+    element.append(figures, node("div", {class: "pv"}, texts.pv));
+    element.title = `${texts.score} (${POV_NOTE})`;
   }
   return element;
 }

@@ -92,7 +92,7 @@ def test_game_in_progress_screenshot_clock_thinking_takeback_resign(browser: Bro
             legal = [str(move) for move in new_board("dipole", fen).legal_moves()]
             click_move(page, "dipole", fen, wanted if wanted in legal else legal[0])
             # The engine's thinking shows live.
-            page.wait_for_function("() => document.getElementById('t-depth').textContent.startsWith('depth')")
+            page.wait_for_function("() => /^\\d/.test(document.getElementById('t-depth').textContent)")  # under its label
             page.wait_for_function("() => document.body.dataset.awaiting === 'human'", timeout=60_000)
         # The human's clock ticks on the page.
         first = page.text_content("#clock-w")
@@ -216,7 +216,7 @@ def test_analysis_starts_updates_and_stops(browser: Browser) -> None:
         page, errors = open_page(browser, server.url)
         page.select_option("#analysis-engine", "3")
         page.click("#analyse")
-        page.wait_for_function("() => /depth [3-9]/.test(document.getElementById('t-depth').textContent)",
+        page.wait_for_function("() => /^([3-9]|\\d\\d)/.test(document.getElementById('t-depth').textContent)",
                                timeout=60_000)
         assert page.text_content("#thinking-who") == "· analysis"
         assert page.text_content("#t-pv")
@@ -269,14 +269,14 @@ def test_engines_die_with_the_page_and_with_a_killed_server(browser: Browser) ->
     with gui_server("--keep-games", "0") as server:  # a game is dropped as soon as its last page goes
         page, _ = open_page(browser, server.url)
         start_game(page, variant="dipole", white="3", black="3", tc="clock", base_minutes="10")
-        page.wait_for_function("() => document.getElementById('t-depth').textContent.startsWith('depth')")
+        page.wait_for_function("() => /^\\d/.test(document.getElementById('t-depth').textContent)")
         engines = server.descendants()
         assert len(engines) == 2
         page.close()
         assert wait_gone(engines) == set()
         page, _ = open_page(browser, server.url)
         start_game(page, variant="dipole", white="3", black="3", tc="clock", base_minutes="10")
-        page.wait_for_function("() => document.getElementById('t-depth').textContent.startsWith('depth')")
+        page.wait_for_function("() => /^\\d/.test(document.getElementById('t-depth').textContent)")
         engines = server.descendants()
         assert len(engines) == 2
         os.kill(server.proc.pid, signal.SIGKILL)
@@ -286,7 +286,7 @@ def test_engines_die_with_the_page_and_with_a_killed_server(browser: Browser) ->
     with gui_server() as server:  # stopped in the middle of a game (SIGTERM, as Ctrl-C)
         page, _ = open_page(browser, server.url)
         start_game(page, variant="impasse", white="3", black="3", tc="clock", base_minutes="10")
-        page.wait_for_function("() => document.getElementById('t-depth').textContent.startsWith('depth')")
+        page.wait_for_function("() => /^\\d/.test(document.getElementById('t-depth').textContent)")
         engines = server.descendants()
         assert len(engines) == 2
         started = time.monotonic()

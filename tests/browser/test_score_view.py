@@ -44,7 +44,7 @@ def test_play_page_and_watch_page_show_a_score_alike_from_whites_view(browser: B
         click_move(page, "dipole", page.input_value("#fen"), move)
         expect(page.locator("#t-score")).to_have_text("-0.35", timeout=TIMEOUT)  # Black's +0.35, as White sees it
         expect(page.locator("#t-pov")).to_have_text(POV_NOTE)
-        assert page.text_content("#t-depth") == "depth 1"
+        assert page.text_content("#t-depth") == "1"  # under its label "depth"
         page.screenshot(path=str(shots(tmp_path) / "play.png"))
         # The one formatter both pages import, on lines as arbiter/live/searchline.py writes them.
         texts = page.evaluate("""async () => {

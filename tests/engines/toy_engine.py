@@ -23,6 +23,11 @@ and, from the start:
   --think MS      take MS milliseconds over every move
   --score CP      report the score CP (centipawns, the mover's view) with every move
   --pid-dir DIR   create the empty file DIR/<pid> at start (so tests can find every process)
+  --multipv       declare ``option name MultiPV type spin default 1 min 1 max 5`` and answer
+                  each search with that many distinct legal lines (``info ... multipv k``, 3
+                  plies each where the game lasts), the k-th scored 30 cp below the (k-1)-th;
+                  without --score the best line's score moves with the ply (-120..+120 cp)
+  --pv PLIES      report lines of PLIES plies (as --multipv does, with 3), the move first
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from dipole_engine.rules import Board, RulesError, new_board
 
@@ -60,6 +66,7 @@ class ToyEngine:
         self.board = new_board(self.variant)
         self.moves: list[str] = []
         self.searches = 0
+        self.lines = 1  # MultiPV, as set
 
     def say(self, *lines: str) -> None:
         garbage = ["%% garbage &&", "bestmoveX nonsense"] if self.args.garbage else []
@@ -115,8 +122,36 @@ class ToyEngine:
             move = "(none)"
         else:
             move = self.choose()
+        if (args.multipv or args.pv) and move != "(none)":
+            self.say(*self.multipv_lines(move), f"bestmove {move}")
+            return
         score = len(self.moves) % 7 - 3 if args.score is None else args.score
         self.say(f"info depth 1 score cp {score} nodes 1 time 0 pv {move}", f"bestmove {move}")
+
+    @staticmethod
+    def kept_first(board: Board) -> list[Any]:
+        """The legal moves, those that keep every checker on the board first (lines that last)."""
+        return sorted(board.legal_moves(), key=board.takes_checkers_off)
+
+    def multipv_lines(self, best: str) -> list[str]:
+        """``self.lines`` info lines, best first: distinct legal first moves (``best`` the first)."""
+        firsts = [best, *(str(move) for move in self.kept_first(self.board) if str(move) != best)][:self.lines]
+        top = 60 * (len(self.moves) % 5) - 120 if self.args.score is None else self.args.score
+        lines = []
+        for number, first in enumerate(firsts, 1):
+            board = self.board.copy()
+            pv = []
+            for text in (first, *[None] * ((self.args.pv or 3) - 1)):
+                legal = self.kept_first(board)
+                if not legal:
+                    break
+                move = board.parse_move(text) if text else legal[0]
+                board.push(move)
+                pv.append(str(move))
+            score = top - 30 * (number - 1)
+            lines.append(f"info depth 3 seldepth 4 multipv {number} score cp {score} nodes {1000 * number} "
+                         f"nps 50000 time 20 pv {' '.join(pv)}")
+        return lines
 
     def run(self) -> None:
         while True:
@@ -132,6 +167,8 @@ class ToyEngine:
                          "option name UCI_Variant type combo default dipole var dipole var dipole-s "
                          "var dipole-10 var dipole-10s",
                          "option name Hash type spin default 1 min 1 max 64")
+                if self.args.multipv:
+                    self.say("option name MultiPV type spin default 1 min 1 max 5")
                 if not self.args.no_uciok:
                     self.say("uciok")
             elif command == "isready":
@@ -141,6 +178,8 @@ class ToyEngine:
                 self.fen = None
                 self.board = new_board(self.variant)
                 self.moves = []
+            elif command == "setoption" and words[1:3] == ["name", "MultiPV"] and self.args.multipv:
+                self.lines = int(words[4])
             elif command == "position":
                 self.set_position(words)
             elif command == "go":
@@ -156,10 +195,11 @@ def main() -> None:
     parser.add_argument("--pick", choices=("first", "random"), default="random")
     parser.add_argument("--seed", default="0")
     parser.add_argument("--after", type=int, default=1)
-    for flag in ("crash", "hang", "badmove", "illegal", "none", "garbage", "no-uciok", "ignore-quit"):
+    for flag in ("crash", "hang", "badmove", "illegal", "none", "garbage", "no-uciok", "ignore-quit", "multipv"):
         parser.add_argument(f"--{flag}", action="store_true")
     parser.add_argument("--overrun", type=int, default=0, metavar="MS")
     parser.add_argument("--think", type=int, default=0, metavar="MS")
+    parser.add_argument("--pv", type=int, default=0, metavar="PLIES")
     parser.add_argument("--score", type=int, default=None, metavar="CP")
     parser.add_argument("--pid-dir", metavar="DIR")
     args = parser.parse_args()
