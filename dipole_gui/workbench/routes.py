@@ -1,0 +1,131 @@
+"""The workbench's page and JSON API (every route behind :func:`.gate.managed`).
+
+- ``GET /workbench``: the page (``static/workbench.html``, drawn by ``workbench.js``);
+- ``GET /api/workbench/engines``: the engines file's engines;
+- ``POST /api/workbench/probe`` ``{cmd, dir}``: the engine's handshake (name, author, options);
+- ``POST /api/workbench/engines/save`` ``{engine, original}``: add (``original`` null) or edit;
+- ``POST /api/workbench/engines/remove`` ``{name}``;
+- ``POST /api/workbench/engines/check`` ``{name}``: ``dipole-arbiter check-engine``'s lines.
+
+An answer that fails is ``{"error": "<one line>"}`` (the arbiter's words where it said them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from arbiter.errors import ArbiterError
+
+from . import Workbench
+from .book import EngineBook, Entry, probe
+from .gate import managed
+from .http import BadRequest, failure, read_json, text_field
+
+STATIC_DIR = Path(__file__).parent.parent / "static"
+ARBITER = (sys.executable, "-m", "arbiter")
+CHECK_POSITIONS = "60"  # random positions of the page's check (the command's default is 300)
+CHECK_TIMEOUT = 600.0  # seconds a check may take before it is killed
+
+
+def _book(request: Request) -> EngineBook:
+    workbench: Workbench = request.app.state.workbench
+    return EngineBook(workbench.engines_file)
+
+
+def _engines_json(book: EngineBook, entries: list[Entry]) -> JSONResponse:
+    return JSONResponse({"engines": [entry.page() for entry in entries], "file": book.path})
+
+
+@managed
+async def workbench_page(request: Request) -> Response:
+    return FileResponse(STATIC_DIR / "workbench.html", media_type="text/html")
+
+
+@managed
+async def engines_list(request: Request) -> Response:
+    book = _book(request)
+    try:
+        entries, _ = book.read()
+    except ArbiterError as error:
+        return JSONResponse({"engines": [], "file": book.path, "error": str(error)})
+    return _engines_json(book, entries)
+
+
+@managed
+async def engine_probe(request: Request) -> Response:
+    try:
+        data = await read_json(request)
+        found = await asyncio.to_thread(probe, text_field(data, "cmd"), text_field(data, "dir", required=False))
+    except (BadRequest, ArbiterError) as error:
+        return failure(str(error))
+    return JSONResponse(found)
+
+
+@managed
+async def engine_save(request: Request) -> Response:
+    book = _book(request)
+    try:
+        data = await read_json(request)
+        original = data.get("original")
+        if original is not None and not isinstance(original, str):
+            raise BadRequest("original: expected the name of an engine")
+        entries = await asyncio.to_thread(book.save, Entry.of_json(data.get("engine")), original)
+    except (BadRequest, ArbiterError) as error:
+        return failure(str(error))
+    return _engines_json(book, entries)
+
+
+@managed
+async def engine_remove(request: Request) -> Response:
+    book = _book(request)
+    try:
+        entries = await asyncio.to_thread(book.remove, text_field(await read_json(request), "name"))
+    except (BadRequest, ArbiterError) as error:
+        return failure(str(error))
+    return _engines_json(book, entries)
+
+
+def check_command(entry: Entry) -> list[str]:
+    """``dipole-arbiter check-engine`` for ``entry``, as an argument list."""
+    words = [f"cmd={entry.cmd}", f"name={entry.name}", *([f"dir={entry.dir}"] if entry.dir else []),
+             *(f"option.{name}={value}" for name, value in entry.options.items())]
+    return [*ARBITER, "check-engine", "--engine", *words, "--positions", CHECK_POSITIONS]
+
+
+def run_check(entry: Entry) -> dict[str, object]:
+    try:
+        done = subprocess.run(check_command(entry), capture_output=True, text=True, timeout=CHECK_TIMEOUT,
+                              stdin=subprocess.DEVNULL, check=False)
+    except subprocess.TimeoutExpired:
+        raise ArbiterError(f"check-engine took longer than {CHECK_TIMEOUT:.0f} s and was stopped") from None
+    lines = done.stdout.splitlines() + [line for line in done.stderr.splitlines() if line.strip()]
+    return {"lines": lines, "status": done.returncode}
+
+
+@managed
+async def engine_check(request: Request) -> Response:
+    book = _book(request)
+    try:
+        entry = book.find(text_field(await read_json(request), "name"))
+        return JSONResponse(await asyncio.to_thread(run_check, entry))
+    except (BadRequest, ArbiterError) as error:
+        return failure(str(error))
+
+
+def workbench_routes() -> list[BaseRoute]:
+    """The workbench's routes (see the module docstring); each refuses unless managing is on."""
+    return [
+        Route("/workbench", workbench_page),
+        Route("/api/workbench/engines", engines_list),
+        Route("/api/workbench/probe", engine_probe, methods=["POST"]),
+        Route("/api/workbench/engines/save", engine_save, methods=["POST"]),
+        Route("/api/workbench/engines/remove", engine_remove, methods=["POST"]),
+        Route("/api/workbench/engines/check", engine_check, methods=["POST"]),
+    ]
