@@ -10,7 +10,9 @@ token, which is then made up (or taken from ``--token``) and printed in the URL.
 every address (``0.0.0.0``, ``::``) it prints the loopback URL and one for each address of the
 machine others may use.  ``--max-games`` and ``--max-games-per-client`` bound the games and
 analyses running engines at once (:mod:`dipole_gui.limits`); ``--keep-games`` how long a game lives
-on after its last page went away (:mod:`dipole_gui.games`).  Bad input ends in one line,
+on after its last page went away (:mod:`dipole_gui.games`).  ``--manage`` serves the host's
+workbench (:mod:`dipole_gui.workbench`) over ``--events DIR`` and ``--engines-file``, with a
+token even on loopback.  Bad input ends in one line,
 ``dipole-gui: error: <reason>``, and status 2.
 """
 

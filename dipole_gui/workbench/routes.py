@@ -5,7 +5,8 @@
 - ``POST /api/workbench/probe`` ``{cmd, dir}``: the engine's handshake (name, author, options);
 - ``POST /api/workbench/engines/save`` ``{engine, original}``: add (``original`` null) or edit;
 - ``POST /api/workbench/engines/remove`` ``{name}``;
-- ``POST /api/workbench/engines/check`` ``{name}``: ``dipole-arbiter check-engine``'s lines.
+- ``POST /api/workbench/engines/check`` ``{name, timeout}``: ``dipole-arbiter check-engine``'s
+  lines (its own option checks judge ``timeout``).
 
 An answer that fails is ``{"error": "<one line>"}`` (the arbiter's words where it said them).
 """
@@ -31,7 +32,7 @@ from .http import BadRequest, failure, read_json, text_field
 STATIC_DIR = Path(__file__).parent.parent / "static"
 ARBITER = (sys.executable, "-m", "arbiter")
 CHECK_POSITIONS = "60"  # random positions of the page's check (the command's default is 300)
-CHECK_TIMEOUT = 600.0  # seconds a check may take before it is killed
+CHECK_TIMEOUT = 900.0  # seconds a check may take before it is killed
 
 
 def _book(request: Request) -> EngineBook:
@@ -92,16 +93,16 @@ async def engine_remove(request: Request) -> Response:
     return _engines_json(book, entries)
 
 
-def check_command(entry: Entry) -> list[str]:
-    """``dipole-arbiter check-engine`` for ``entry``, as an argument list."""
+def check_command(entry: Entry, timeout: str) -> list[str]:
+    """``dipole-arbiter check-engine`` for ``entry`` (``timeout``: its ``--timeout``), as an argument list."""
     words = [f"cmd={entry.cmd}", f"name={entry.name}", *([f"dir={entry.dir}"] if entry.dir else []),
              *(f"option.{name}={value}" for name, value in entry.options.items())]
-    return [*ARBITER, "check-engine", "--engine", *words, "--positions", CHECK_POSITIONS]
+    return [*ARBITER, "check-engine", "--engine", *words, "--positions", CHECK_POSITIONS, "--timeout", timeout]
 
 
-def run_check(entry: Entry) -> dict[str, object]:
+def run_check(entry: Entry, timeout: str) -> dict[str, object]:
     try:
-        done = subprocess.run(check_command(entry), capture_output=True, text=True, timeout=CHECK_TIMEOUT,
+        done = subprocess.run(check_command(entry, timeout), capture_output=True, text=True, timeout=CHECK_TIMEOUT,
                               stdin=subprocess.DEVNULL, check=False)
     except subprocess.TimeoutExpired:
         raise ArbiterError(f"check-engine took longer than {CHECK_TIMEOUT:.0f} s and was stopped") from None
@@ -113,8 +114,9 @@ def run_check(entry: Entry) -> dict[str, object]:
 async def engine_check(request: Request) -> Response:
     book = _book(request)
     try:
-        entry = book.find(text_field(await read_json(request), "name"))
-        return JSONResponse(await asyncio.to_thread(run_check, entry))
+        data = await read_json(request)
+        entry = book.find(text_field(data, "name"))
+        return JSONResponse(await asyncio.to_thread(run_check, entry, text_field(data, "timeout") or "10"))
     except (BadRequest, ArbiterError) as error:
         return failure(str(error))
 

@@ -23,6 +23,8 @@ and, from the start:
   --think MS      take MS milliseconds over every move
   --score CP      report the score CP (centipawns, the mover's view) with every move
   --pid-dir DIR   create the empty file DIR/<pid> at start (so tests can find every process)
+  --more-options  also offer an option of every other type (a combo, a check, a string, a
+                  button), and say each ``setoption`` it takes on standard error
 """
 
 from __future__ import annotations
@@ -132,6 +134,11 @@ class ToyEngine:
                          "option name UCI_Variant type combo default dipole var dipole var dipole-s "
                          "var dipole-10 var dipole-10s",
                          "option name Hash type spin default 1 min 1 max 64")
+                if self.args.more_options:
+                    self.say("option name Style type combo default solid var solid var wild var careful",
+                             "option name Ponder type check default false",
+                             "option name Book File type string default <empty>",
+                             "option name Clear Hash type button")
                 if not self.args.no_uciok:
                     self.say("uciok")
             elif command == "isready":
@@ -141,6 +148,8 @@ class ToyEngine:
                 self.fen = None
                 self.board = new_board(self.variant)
                 self.moves = []
+            elif command == "setoption" and self.args.more_options:
+                print(f"toy: {line.strip()}", file=sys.stderr, flush=True)
             elif command == "position":
                 self.set_position(words)
             elif command == "go":
@@ -156,7 +165,8 @@ def main() -> None:
     parser.add_argument("--pick", choices=("first", "random"), default="random")
     parser.add_argument("--seed", default="0")
     parser.add_argument("--after", type=int, default=1)
-    for flag in ("crash", "hang", "badmove", "illegal", "none", "garbage", "no-uciok", "ignore-quit"):
+    for flag in ("crash", "hang", "badmove", "illegal", "none", "garbage", "no-uciok", "ignore-quit",
+                 "more-options"):
         parser.add_argument(f"--{flag}", action="store_true")
     parser.add_argument("--overrun", type=int, default=0, metavar="MS")
     parser.add_argument("--think", type=int, default=0, metavar="MS")
