@@ -1,4 +1,4 @@
-// The workbench page (dipole-gui --manage): the engines file, edited through the server's JSON
+// The workbench page (dipole-gui --manage): the engines file, the events and their ratings, through the server's JSON
 // API (dipole_gui/workbench/routes.py). Every text from the server or an engine is inserted as
 // text, never as markup.
 
@@ -35,6 +35,7 @@ let probed = null;   // the handshake of the engine in the form
 
 function showEngines(data) {
   $("#engines-file").textContent = data.file;
+  engineNames = data.engines.map((engine) => engine.name);
   const body = $("#engine-list tbody");
   body.replaceChildren();
   for (const engine of data.engines) {
@@ -185,8 +186,120 @@ async function loadEngines() {
   }
 }
 
+// -- events ----------------------------------------------------------------------------------
+let engineNames = [];
+
+async function loadForm() {
+  const info = await api("/api/workbench/form");
+  $("#ev-variant").replaceChildren(...info.variants.map((v) => element("option", { value: v, textContent: v })));
+  $("#ev-format").replaceChildren(...info.formats.map((f) => element("option", { value: f, textContent: f })));
+  $("#ev-suites").replaceChildren(...info.suites.map((s) => element("option", { value: s })));
+  $("#ev-cluster-label").hidden = !info.cluster;
+}
+
+function showEnginePicks() {
+  const box = $("#ev-engines");
+  const picked = new Set([...box.querySelectorAll("input:checked")].map((input) => input.value));
+  box.replaceChildren(...engineNames.map((name) => {
+    const input = element("input", { type: "checkbox", value: name, checked: picked.has(name) });
+    return element("label", {}, [input, ` ${name}`]);
+  }));
+  if (!engineNames.length) box.append(element("span", { className: "note", textContent: "No engine yet: add them on the engines page." }));
+}
+
+async function startEvent(event) {
+  event.preventDefault();
+  const value = (id) => $(id).value;
+  const form = {
+    name: value("#ev-name"), engines: [...document.querySelectorAll("#ev-engines input:checked")].map((i) => i.value),
+    variant: value("#ev-variant"), format: value("#ev-format"), games: value("#ev-games"), rounds: value("#ev-rounds"),
+    tc: value("#ev-tc"), st: value("#ev-st"), depth: value("#ev-depth"), concurrency: value("#ev-concurrency"),
+    openings: value("#ev-openings"), openings_value: value("#ev-openings-value"), seed: value("#ev-seed"),
+    resign_movecount: value("#ev-resign-movecount"), resign_score: value("#ev-resign-score"), sprt: value("#ev-sprt"),
+    cluster: $("#ev-cluster-label").hidden ? "" : value("#ev-cluster"),
+  };
+  $("#ev-start").disabled = true;
+  say("Starting…", true);
+  try {
+    const started = await api("/api/workbench/events/start", form);
+    say(`Started ${started.name}`, true);
+    location.hash = "#events";
+  } catch (error) {
+    say(error.message);
+  } finally {
+    $("#ev-start").disabled = false;
+  }
+}
+
+async function eventAction(kind, name) {
+  try {
+    await api(`/api/workbench/events/${kind}`, { name });
+    say(`${kind === "stop" ? "Stopping" : "Resumed"} ${name}`, true);
+  } catch (error) {
+    say(error.message);
+  }
+  loadEvents();
+}
+
+function showEvents(data) {
+  $("#events-dir").textContent = data.directory;
+  const body = $("#event-list tbody");
+  body.replaceChildren();
+  for (const event of data.events) {
+    const query = `name=${encodeURIComponent(event.name)}`;
+    const actions = [];
+    const button = (label, kind) => {
+      const node = element("button", { type: "button", textContent: label, className: `small ${kind}` });
+      node.addEventListener("click", () => eventAction(kind, event.name));
+      actions.push(node);
+    };
+    if (event.state === "running") button("Stop", "stop");
+    if (event.state === "interrupted") button("Resume", "resume");
+    actions.push(element("a", { href: `/watch?event=${encodeURIComponent(event.name)}`, textContent: "Watch", className: "small watch" }));
+    if (event.state !== "error") {
+      actions.push(element("a", { href: `/api/workbench/events/pgn?${query}`, textContent: "PGN", className: "small pgn" }));
+      actions.push(element("a", { href: `/api/workbench/events/report?${query}`, textContent: "Report", className: "small report" }));
+    }
+    const leader = event.leader ? `${event.leader.name} (${event.leader.score}/${event.leader.games})` : "";
+    const progress = event.state === "error" ? [element("span", { textContent: event.error })]
+      : [element("progress", { max: event.total, value: event.done }), ` ${event.done} / ${event.total}`];
+    const title = element("td", {}, [element("strong", { textContent: event.name }),
+      element("div", { className: "note", textContent: event.state === "error" ? "" :
+        `${event.format}, ${event.variant}: ${event.engines.join(", ")}` })]);
+    const row = element("tr", {}, [title,
+      element("td", {}, [element("span", { className: `state ${event.state}`, textContent: event.state })]),
+      element("td", { className: "progress" }, progress), element("td", { className: "leader", textContent: leader }),
+      element("td", {}, actions)]);
+    row.dataset.name = event.name;
+    row.dataset.state = event.state;
+    row.dataset.done = String(event.done ?? "");
+    body.append(row);
+  }
+  $("#no-events").hidden = data.events.length > 0;
+}
+
+async function loadEvents() {
+  try {
+    showEvents(await api("/api/workbench/events"));
+  } catch (error) {
+    say(error.message);
+  }
+}
+
+// -- tabs ------------------------------------------------------------------------------------
+function showTab() {
+  const tab = (location.hash || "#engines").slice(1);
+  for (const section of document.querySelectorAll(".tab")) section.hidden = section.id !== `tab-${tab}`;
+  for (const link of document.querySelectorAll(".tabs a[data-tab]")) link.classList.toggle("active", link.dataset.tab === tab);
+  if (tab === "events") loadEvents();
+  if (tab === "new-event") showEnginePicks();
+}
+
 $("#connect").addEventListener("click", () => connect());
 $("#engine-form").addEventListener("submit", save);
 $("#cancel").addEventListener("click", resetForm);
-for (const link of document.querySelectorAll(".tabs a[data-tab]")) link.classList.add("active");
-loadEngines();
+$("#event-form").addEventListener("submit", startEvent);
+window.addEventListener("hashchange", showTab);
+setInterval(() => { if (location.hash === "#events") loadEvents(); }, 1000);
+loadForm().catch((error) => say(error.message));
+loadEngines().then(showTab);

@@ -4,7 +4,8 @@ browser, with the arbiter's own code and commands.
 - :mod:`.gate`: who may manage (the option, the token, the page's origin);
 - :mod:`.book`: the engines file (the format ``dipole-arbiter --config`` reads) and the
   handshake that shows an engine's name, author and options;
-- :mod:`.routes`: the page and its JSON API (engines; events and ratings to come).
+- :mod:`.events`: events run as ordinary arbiter processes, listed, stopped, resumed;
+- :mod:`.routes`: the page and its JSON API.
 
 Every command the workbench runs is an argument list (never a shell): an engine's ``cmd`` is
 split as the arbiter splits it (:func:`shlex.split`).

@@ -6,7 +6,13 @@
 - ``POST /api/workbench/engines/save`` ``{engine, original}``: add (``original`` null) or edit;
 - ``POST /api/workbench/engines/remove`` ``{name}``;
 - ``POST /api/workbench/engines/check`` ``{name, timeout}``: ``dipole-arbiter check-engine``'s
-  lines (its own option checks judge ``timeout``).
+  lines (its own option checks judge ``timeout``);
+- ``GET /api/workbench/form``: what the new-event form offers (variants, formats, suites,
+  whether the cluster extra is installed);
+- ``GET /api/workbench/events``: every event database of the events directory (:mod:`.events`);
+- ``POST /api/workbench/events/start`` (the form), ``.../stop`` and ``.../resume`` ``{name}``;
+- ``GET /api/workbench/events/pgn?name=`` and ``.../report?name=``: downloads (``export``,
+  ``ratings --report``).
 
 An answer that fails is ``{"error": "<one line>"}`` (the arbiter's words where it said them).
 """
@@ -14,8 +20,10 @@ An answer that fails is ``{"error": "<one line>"}`` (the arbiter's words where i
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from starlette.requests import Request
@@ -23,8 +31,11 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from arbiter.errors import ArbiterError
+from arbiter.openings.choice import SHIPPED
+from dipole_engine.rules import all_variants
 
 from . import Workbench
+from . import events
 from .book import EngineBook, Entry, probe
 from .gate import managed
 from .http import BadRequest, failure, read_json, text_field
@@ -121,6 +132,80 @@ async def engine_check(request: Request) -> Response:
         return failure(str(error))
 
 
+def _workbench(request: Request) -> Workbench:
+    workbench: Workbench = request.app.state.workbench
+    return workbench
+
+
+@managed
+async def form_info(request: Request) -> Response:
+    return JSONResponse({"variants": [variant.name for variant in all_variants()], "formats": list(events.FORMATS),
+                         "suites": [name for name, stem in SHIPPED.items() if name == stem],
+                         "cluster": importlib.util.find_spec("distributed") is not None})
+
+
+@managed
+async def events_list(request: Request) -> Response:
+    return JSONResponse({"events": await asyncio.to_thread(events.event_list, _workbench(request).events_dir),
+                         "directory": _workbench(request).events_dir})
+
+
+@managed
+async def event_start(request: Request) -> Response:
+    workbench = _workbench(request)
+    try:
+        name = await asyncio.to_thread(events.start_event, await read_json(request), workbench.events_dir,
+                                       workbench.engines_file)
+    except (BadRequest, ArbiterError) as error:
+        return failure(str(error))
+    return JSONResponse({"name": name})
+
+
+@managed
+async def event_stop(request: Request) -> Response:
+    try:
+        events.stop_event(_workbench(request).events_dir, text_field(await read_json(request), "name"))
+    except (BadRequest, ArbiterError) as error:
+        return failure(str(error))
+    return JSONResponse({"ok": True})
+
+
+@managed
+async def event_resume(request: Request) -> Response:
+    try:
+        name = text_field(await read_json(request), "name")
+        await asyncio.to_thread(events.resume_event, _workbench(request).events_dir, name)
+    except (BadRequest, ArbiterError) as error:
+        return failure(str(error))
+    return JSONResponse({"ok": True})
+
+
+def _download(text: str, filename: str, media_type: str) -> Response:
+    return Response(text, media_type=media_type,
+                    headers={"content-disposition": f'attachment; filename="{filename}"'})
+
+
+@managed
+async def event_pgn(request: Request) -> Response:
+    name = request.query_params.get("name", "")
+    try:
+        text = await asyncio.to_thread(events.export_pgn, _workbench(request).events_dir, name)
+    except ArbiterError as error:
+        return failure(str(error))
+    return _download(text, Path(name).stem + ".pgn", "application/x-chess-pgn")
+
+
+@managed
+async def event_report(request: Request) -> Response:
+    name = request.query_params.get("name", "")
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            text = await asyncio.to_thread(events.report_html, _workbench(request).events_dir, name, scratch)
+    except ArbiterError as error:
+        return failure(str(error))
+    return _download(text, Path(name).stem + "-report.html", "text/html")
+
+
 def workbench_routes() -> list[BaseRoute]:
     """The workbench's routes (see the module docstring); each refuses unless managing is on."""
     return [
@@ -130,4 +215,11 @@ def workbench_routes() -> list[BaseRoute]:
         Route("/api/workbench/engines/save", engine_save, methods=["POST"]),
         Route("/api/workbench/engines/remove", engine_remove, methods=["POST"]),
         Route("/api/workbench/engines/check", engine_check, methods=["POST"]),
+        Route("/api/workbench/form", form_info),
+        Route("/api/workbench/events", events_list),
+        Route("/api/workbench/events/start", event_start, methods=["POST"]),
+        Route("/api/workbench/events/stop", event_stop, methods=["POST"]),
+        Route("/api/workbench/events/resume", event_resume, methods=["POST"]),
+        Route("/api/workbench/events/pgn", event_pgn),
+        Route("/api/workbench/events/report", event_report),
     ]
