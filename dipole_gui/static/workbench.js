@@ -286,6 +286,59 @@ async function loadEvents() {
   }
 }
 
+// -- ratings ---------------------------------------------------------------------------------
+let ratings = null;
+
+function fillRows(selector, rows) {
+  $(`${selector} tbody`).replaceChildren(...rows.map((cells) => element("tr", {}, cells.map((text) => element("td", { textContent: String(text) })))));
+}
+
+function showRecord(name) {
+  const record = ratings.engines[name];
+  $("#engine-record").hidden = false;
+  $("#engine-record").dataset.engine = name;
+  $("#record-title").textContent = `${name}: ${record.games.length} games`;
+  const percent = (side) => side.percent === null ? "" : `${side.percent.toFixed(1)} %`;
+  fillRows("#record-colours", [["White", record.white.games, record.white.points, percent(record.white)],
+    ["Black", record.black.games, record.black.points, percent(record.black)]]);
+  fillRows("#record-opponents", record.opponents.map((o) => [o.name, o.games, o.points, o.white, o.black]));
+  fillRows("#record-games", record.games.map((g) => [g.event, g.number, g.white, g.black, g.result, g.termination]));
+}
+
+async function loadRatings() {
+  try {
+    ratings = await api("/api/workbench/ratings");
+  } catch (error) {
+    say(error.message);
+    return;
+  }
+  $("#ratings-games").textContent = `${ratings.games} finished games`;
+  $("#ratings-text").textContent = ratings.text || ratings.error || "";
+  const chart = $("#ratings-chart");
+  chart.replaceChildren();
+  if (!ratings.table) return;
+  const rows = ratings.table.rows;
+  const low = Math.min(...rows.map((r) => r.low)), high = Math.max(...rows.map((r) => r.high));
+  const x = (value) => `${high > low ? (100 * (value - low)) / (high - low) : 50}%`;
+  for (const r of rows) {
+    // Positions through the CSSOM: the Content-Security-Policy allows no inline style attribute.
+    const bar = element("div", { className: "chart-bar" });
+    bar.style.left = x(r.low);
+    bar.style.width = `calc(${x(r.high)} - ${x(r.low)})`;
+    const dot = element("div", { className: "chart-dot" });
+    dot.style.left = x(r.rating);
+    const track = element("div", { className: "chart-track" }, [bar, dot]);
+    const line = element("div", { className: "chart-row" }, [element("span", { className: "chart-name", textContent: r.name }),
+      track, element("span", { className: "chart-value", textContent: `${r.rating_text} ± ${r.error_text}` })]);
+    line.dataset.engine = r.name;
+    line.dataset.rating = r.rating_text;
+    line.dataset.error = r.error_text;
+    line.addEventListener("click", () => showRecord(r.name));
+    chart.append(line);
+  }
+  document.body.dataset.ratings = "shown";
+}
+
 // -- tabs ------------------------------------------------------------------------------------
 function showTab() {
   const tab = (location.hash || "#engines").slice(1);
@@ -293,6 +346,7 @@ function showTab() {
   for (const link of document.querySelectorAll(".tabs a[data-tab]")) link.classList.toggle("active", link.dataset.tab === tab);
   if (tab === "events") loadEvents();
   if (tab === "new-event") showEnginePicks();
+  if (tab === "ratings") loadRatings();
 }
 
 $("#connect").addEventListener("click", () => connect());

@@ -5,6 +5,7 @@ browser, with the arbiter's own code and commands.
 - :mod:`.book`: the engines file (the format ``dipole-arbiter --config`` reads) and the
   handshake that shows an engine's name, author and options;
 - :mod:`.events`: events run as ordinary arbiter processes, listed, stopped, resumed;
+- :mod:`.ratings`: the ratings over every finished game of the events directory;
 - :mod:`.routes`: the page and its JSON API.
 
 Every command the workbench runs is an argument list (never a shell): an engine's ``cmd`` is

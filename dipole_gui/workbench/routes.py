@@ -12,7 +12,9 @@
 - ``GET /api/workbench/events``: every event database of the events directory (:mod:`.events`);
 - ``POST /api/workbench/events/start`` (the form), ``.../stop`` and ``.../resume`` ``{name}``;
 - ``GET /api/workbench/events/pgn?name=`` and ``.../report?name=``: downloads (``export``,
-  ``ratings --report``).
+  ``ratings --report``);
+- ``GET /api/workbench/ratings``: the ratings over every finished game of the directory
+  (:mod:`.ratings`).
 
 An answer that fails is ``{"error": "<one line>"}`` (the arbiter's words where it said them).
 """
@@ -36,6 +38,7 @@ from dipole_engine.rules import all_variants
 
 from . import Workbench
 from . import events
+from .ratings import directory_ratings
 from .book import EngineBook, Entry, probe
 from .gate import managed
 from .http import BadRequest, failure, read_json, text_field
@@ -206,6 +209,11 @@ async def event_report(request: Request) -> Response:
     return _download(text, Path(name).stem + "-report.html", "text/html")
 
 
+@managed
+async def ratings_page_data(request: Request) -> Response:
+    return JSONResponse(await asyncio.to_thread(directory_ratings, _workbench(request).events_dir))
+
+
 def workbench_routes() -> list[BaseRoute]:
     """The workbench's routes (see the module docstring); each refuses unless managing is on."""
     return [
@@ -222,4 +230,5 @@ def workbench_routes() -> list[BaseRoute]:
         Route("/api/workbench/events/resume", event_resume, methods=["POST"]),
         Route("/api/workbench/events/pgn", event_pgn),
         Route("/api/workbench/events/report", event_report),
+        Route("/api/workbench/ratings", ratings_page_data),
     ]
