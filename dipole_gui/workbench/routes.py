@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import re
 import subprocess
 import sys
 import tempfile
@@ -184,8 +185,8 @@ async def event_resume(request: Request) -> Response:
 
 
 def _download(text: str, filename: str, media_type: str) -> Response:
-    return Response(text, media_type=media_type,
-                    headers={"content-disposition": f'attachment; filename="{filename}"'})
+    plain = re.sub(r"[^A-Za-z0-9._-]", "_", filename)  # a hand-made database's name may hold anything
+    return Response(text, media_type=media_type, headers={"content-disposition": f'attachment; filename="{plain}"'})
 
 
 @managed

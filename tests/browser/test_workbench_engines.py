@@ -1,7 +1,7 @@
 """The workbench's engines page in a real Chromium: add an engine by its command, see its
 handshake's options as controls of their types, set a spin and a combo, keep it in the file
 ``dipole-arbiter --config`` reads, duplicate it with other options and a depth cap, check it
-with ``check-engine``, remove the duplicate.
+with ``check-engine``, remove the duplicate, edit the file by hand.
 
 ``WORKBENCH_SCREENSHOTS=docs`` also saves docs/workbench-engines.png.
 """
@@ -66,6 +66,15 @@ def test_add_set_duplicate_check_and_remove_an_engine(browser: Browser, tmp_path
             page.screenshot(path=str(Path(SCREENSHOTS) / "workbench-engines.png"))
             page.click("#cancel")
 
+        page.click('#engine-list tr[data-name="toy"] button.edit')
+        expect(page.locator('.option[data-name="Style"] select')).to_have_value("wild")
+        page.fill('.option[data-name="Hash"] input', "16")
+        page.check('.option[data-name="Ponder"] input')
+        page.click("#save")
+        expect(page.locator('#engine-list tr[data-name="toy"]')).to_contain_text("option.Hash=16")
+        assert json.loads(engines_file.read_text())["engines"][0]["options"] == {"Hash": "16", "Style": "wild",
+                                                                                 "Ponder": "true"}
+
         page.fill("#check-timeout", "2")
         page.click('#engine-list tr[data-name="toy"] button.check')
         page.wait_for_function("() => document.body.dataset.check === 'done'", timeout=240_000)
@@ -77,4 +86,11 @@ def test_add_set_duplicate_check_and_remove_an_engine(browser: Browser, tmp_path
         page.click('#engine-list tr[data-name="toy-2"] button.remove')
         expect(page.locator('#engine-list tr[data-name="toy-2"]')).to_have_count(0)
         assert [e["name"] for e in json.loads(engines_file.read_text())["engines"]] == ["toy"]
+        # A hand edit of the file shows on the page; one the arbiter refuses shows its line.
+        engines_file.write_text(json.dumps({"engines": [{"name": "own", "cmd": "python3 -m dipole_engine"}]}))
+        page.reload()
+        expect(page.locator('#engine-list tr[data-name="own"]')).to_be_visible()
+        engines_file.write_text(json.dumps({"engines": [{"name": "bad", "colour": "red"}]}))
+        page.reload()
+        expect(page.locator("#message")).to_contain_text("unknown key 'colour'")
         page.close()

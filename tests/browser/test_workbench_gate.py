@@ -1,6 +1,6 @@
 """The workbench's gate: management is off without ``--manage``; with it every management
 request needs the access token even on loopback, and every change must come from the server's
-own page (its Origin)."""
+own page (its Origin).  And an event started through it is no child that dies with the server."""
 
 from __future__ import annotations
 
@@ -66,3 +66,50 @@ def test_management_needs_the_token_on_loopback_and_the_pages_origin(tmp_path: P
         status, text = request(remove, body={"name": "a"}, headers={**bearer, "Origin": origin})
         assert status == 200 and json.loads(text)["engines"] == []
         assert json.loads(engines.read_text())["engines"] == []
+
+
+def test_an_event_started_from_the_page_outlives_the_server(tmp_path: Path) -> None:
+    """The arbiter runs in its own session: the GUI server stopped, it goes on; a new server
+    lists it running and stops it cleanly (SIGINT), leaving an event to resume."""
+    import sys
+    import time
+
+    from gui_support import TOY_ENGINE, GuiServer, alive
+
+    from arbiter.live.publisher import event_runner, event_running
+
+    engines = [{"name": name, "cmd": f"{sys.executable} {TOY_ENGINE} --think 50 --seed {name}"} for name in ("a", "b")]
+    (tmp_path / "engines.json").write_text(json.dumps({"engines": engines}))
+    form = {"name": "long", "engines": ["a", "b"], "games": "40", "st": "1", "openings": "plies",
+            "openings_value": "2"}
+    db = tmp_path / "long.db"
+    first = GuiServer("--manage", "--events", str(tmp_path))
+    try:
+        parts = urlsplit(first.url)
+        headers = {"Authorization": f"Bearer {parse_qs(parts.query)['token'][0]}", "Origin": f"http://{parts.netloc}"}
+        status, text = request(f"http://{parts.netloc}/api/workbench/events/start", body=form, headers=headers)
+        assert status == 200 and json.loads(text) == {"name": "long.db"}, text
+        pid = event_runner(str(db))
+        assert pid is not None
+    finally:
+        first.stop()
+    time.sleep(1)
+    assert alive(pid) and event_running(str(db))  # the server is gone, the event goes on
+    second = GuiServer("--manage", "--events", str(tmp_path))
+    try:
+        parts = urlsplit(second.url)
+        root = f"http://{parts.netloc}/api/workbench/"
+        headers = {"Authorization": f"Bearer {parse_qs(parts.query)['token'][0]}", "Origin": f"http://{parts.netloc}"}
+        status, text = request(root + "events", headers=headers)
+        assert [(e["name"], e["state"]) for e in json.loads(text)["events"]] == [("long.db", "running")]
+        status, text = request(root + "events/stop", body={"name": "long.db"}, headers=headers)
+        assert status == 200, text
+        deadline = time.monotonic() + 60
+        while alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not alive(pid)
+        status, text = request(root + "events", headers=headers)
+        assert [(e["name"], e["state"]) for e in json.loads(text)["events"]] == [("long.db", "interrupted")]
+    finally:
+        second.stop()
+    assert "Interrupted by SIGINT" in (tmp_path / "long.db.log").read_text()
