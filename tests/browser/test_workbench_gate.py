@@ -13,7 +13,8 @@ from urllib.parse import parse_qs, urlsplit
 from gui_support import gui_server
 
 
-def request(url: str, *, body: dict[str, object] | None = None, headers: dict[str, str] | None = None) -> tuple[int, str]:
+def request(url: str, *, body: dict[str, object] | None = None,
+            headers: dict[str, str] | None = None) -> tuple[int, str]:
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json", **(headers or {})},
                                  method="POST" if body is not None else "GET")
@@ -50,7 +51,8 @@ def test_management_needs_the_token_on_loopback_and_the_pages_origin(tmp_path: P
         for path in ("workbench", "api/workbench/engines"):
             status, _ = request(server.base.replace("/workbench", "/") + path)
             assert status == 403, path
-            status, _ = request(server.base.replace("/workbench", "/") + path, headers={"Authorization": "Bearer wrong-token"})
+            status, _ = request(server.base.replace("/workbench", "/") + path,
+                                headers={"Authorization": "Bearer wrong-token"})
             assert status == 403, path
         root = f"{origin}/"
         status, text = request(root + "api/workbench/engines", headers=bearer)

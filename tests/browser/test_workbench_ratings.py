@@ -37,7 +37,7 @@ def test_ratings_page_agrees_with_the_ratings_command(browser: Browser, tmp_path
         page.wait_for_function("() => document.body.dataset.ratings === 'shown'", timeout=60_000)
         shown = page.inner_text("#ratings-text")
         assert command.stdout.startswith(shown.rstrip("\n")), (shown, command.stdout)
-        bars = [(line.get_attribute("data-engine"), line.get_attribute("data-rating"), line.get_attribute("data-error"))
+        bars = [tuple(line.get_attribute(f"data-{key}") for key in ("engine", "rating", "error"))
                 for line in page.locator(".chart-row").all()]
         assert bars == cli_rows
         expect(page.locator("#ratings-games")).to_have_text("8 finished games")
