@@ -10,7 +10,9 @@ token, which is then made up (or taken from ``--token``) and printed in the URL.
 every address (``0.0.0.0``, ``::``) it prints the loopback URL and one for each address of the
 machine others may use.  ``--max-games`` and ``--max-games-per-client`` bound the games and
 analyses running engines at once (:mod:`dipole_gui.limits`); ``--keep-games`` how long a game lives
-on after its last page went away (:mod:`dipole_gui.games`).  Bad input ends in one line,
+on after its last page went away (:mod:`dipole_gui.games`).  ``--manage`` serves the host's
+workbench (:mod:`dipole_gui.workbench`) over ``--events DIR`` and ``--engines-file``, with a
+token even on loopback.  Bad input ends in one line,
 ``dipole-gui: error: <reason>``, and status 2.
 """
 
@@ -60,9 +62,10 @@ def engine_specs(engines: tuple[str, ...], each: str | None, config_path: str | 
     return resolve_engines(words, each_words, {"st": DEFAULT_MOVETIME}, config)
 
 
-def access_token(host: str, given: str | None) -> str | None:
-    """The token the server will ask for: ``given``, else a new one unless ``host`` is loopback."""
-    if given is None and not is_loopback(host):
+def access_token(host: str, given: str | None, manage: bool = False) -> str | None:
+    """The token the server will ask for: ``given``, else a new one unless ``host`` is loopback
+    and the server does not manage engines and events (``--manage``: a token even on loopback)."""
+    if given is None and (manage or not is_loopback(host)):
         return secrets.token_urlsafe(18)
     return given
 
@@ -85,15 +88,24 @@ def access_token(host: str, given: str | None) -> str | None:
               help="Games and analyses running engines at once for one client address.")
 @click.option("--keep-games", type=click.IntRange(0, 86400), default=int(DEFAULT_KEEP), show_default=True,
               metavar="SECONDS", help="How long a game lives on (its clocks running) after its last page went away.")
+@click.option("--manage", is_flag=True,
+              help="Serve the workbench (/workbench): manage engines and events from the page. Whoever has the "
+                   "access token (made up even on loopback) can then run any command as this server's user.")
+@click.option("--events", "events_dir", default=".", show_default=True, metavar="DIR",
+              help="The events directory: event databases the workbench starts and lists, and the watch page's picker.")
+@click.option("--engines-file", metavar="FILE",
+              help="The workbench's engines, in the format of --config [default: DIR/engines.json of --events].")
 def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, host: str, port: int,
         token: str | None, open_browser: bool, watch: str | None, max_games: int, max_games_per_client: int,
-        keep_games: int) -> int:
+        keep_games: int, manage: bool, events_dir: str, engines_file: str | None) -> int:
     """Play, watch and analyse Dipole and Impasse in the browser, with any protocol engine."""
     import uvicorn  # the web stack is an extra: say so clearly if it is missing
 
     from .server import GuiConfig, base_routes, create_app
     from .session import MAX_MESSAGE
     from .watch import Watching, check_watch_path, watch_routes
+    from .workbench import Workbench
+    from .workbench.routes import workbench_routes
 
     try:
         specs = engine_specs(engines, each, config_path)
@@ -101,7 +113,9 @@ def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, hos
             check_watch_path(watch)
     except ArbiterError as error:
         raise _Failure(str(error)) from None
-    token = access_token(host, token)
+    if not os.path.isdir(events_dir):
+        raise _Failure(f"--events {events_dir}: no such directory")
+    token = access_token(host, token, manage)
     if token is not None and (len(token) < 8 or not token.isascii() or not token.replace("-", "").replace("_", "").isalnum()):
         raise _Failure("--token: use at least 8 letters, digits, '-' or '_'")
     try:
@@ -111,11 +125,15 @@ def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, hos
     bound = listener.getsockname()[1]
 
     def url(address: str) -> str:
-        return f"http://{url_host(address)}:{bound}/" + ("watch" if watch else "") + (f"?token={token}" if token else "")
+        page = "watch" if watch else "workbench" if manage else ""
+        return f"http://{url_host(address)}:{bound}/{page}" + (f"?token={token}" if token else "")
 
     app = create_app(GuiConfig(specs, token, jobs=EngineJobs(max_games, max_games_per_client)),
-                     [*base_routes(), *watch_routes()], keep_games)
-    app.state.watching = Watching(watch, os.getcwd())
+                     [*base_routes(), *watch_routes(), *workbench_routes()], keep_games)
+    app.state.watching = Watching(watch, events_dir)
+    if manage:
+        app.state.workbench = Workbench(os.path.abspath(events_dir),
+                                        os.path.abspath(engines_file or os.path.join(events_dir, "engines.json")))
     # ws_max_size: a longer message is refused from its header, never read.
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", ws="auto", ws_max_size=MAX_MESSAGE))
     print(f"{PROG}: {len(specs)} engine{'s' if len(specs) != 1 else ''}: {', '.join(s.name for s in specs)}")

@@ -107,23 +107,6 @@ class AccessGuard:
         server = scope.get("server")
         return f"{TOKEN_COOKIE}_{server[1] if server and server[1] is not None else 'socket'}"
 
-    def _presented(self, scope: Scope) -> tuple[str | None, bool]:
-        """The token the request carries, and whether it came in the query string."""
-        headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
-        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-        if "token" in query:
-            return query["token"][0], True
-        authorization = headers.get("authorization", "")
-        if authorization.lower().startswith("bearer "):
-            return authorization[7:].strip(), False
-        cookie = SimpleCookie()
-        with contextlib.suppress(Exception):
-            cookie.load(headers.get("cookie", ""))
-        name = self.cookie_name(scope)
-        if name in cookie:
-            return cookie[name].value, False
-        return None, False
-
     def _valid(self, presented: str | None) -> bool:
         if self.token is None:
             return True
@@ -143,7 +126,7 @@ class AccessGuard:
                                         "addresses (127.0.0.1, [::1]) and localhost", 403)(
                     scope, receive, send)
             return
-        presented, in_query = self._presented(scope)
+        presented, in_query = presented_token(scope)
         if scope["type"] == "websocket":
             if not self._valid(presented) or not _same_origin(scope):
                 await send({"type": "websocket.close", "code": 4403, "reason": "forbidden"})
@@ -167,6 +150,25 @@ class AccessGuard:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def presented_token(scope: Scope) -> tuple[str | None, bool]:
+    """The token a request carries (query, bearer header or this port's cookie), and whether it
+    came in the query string."""
+    headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    if "token" in query:
+        return query["token"][0], True
+    authorization = headers.get("authorization", "")
+    if authorization.lower().startswith("bearer "):
+        return authorization[7:].strip(), False
+    cookie = SimpleCookie()
+    with contextlib.suppress(Exception):
+        cookie.load(headers.get("cookie", ""))
+    name = AccessGuard.cookie_name(scope)
+    if name in cookie:
+        return cookie[name].value, False
+    return None, False
 
 
 def _loopback_host(scope: Scope) -> bool:

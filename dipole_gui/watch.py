@@ -261,7 +261,7 @@ class EventFeed:
             eta = (time.time() - started) / played * (total - done)
         if self._rated[0] != done:
             table = _ratings(self._finished, names, config.anchor)
-            self._rated = (done, _ratings_json(table) if table is not None else None)
+            self._rated = (done, ratings_json(table) if table is not None else None)
         terminations = Counter(game.termination.label for game in self._finished)
         settings = config.settings(f"{total} scheduled, concurrency {config.concurrency}", commands=False)
         return {
@@ -363,7 +363,7 @@ def _ratings(games: list[GameOutcome], names: list[str], anchor: tuple[str, floa
             return None
 
 
-def _ratings_json(table: RatingTable) -> dict[str, Any]:
+def ratings_json(table: RatingTable) -> dict[str, Any]:
     names = list(table.names)
     return {
         "heading": table.text().split("\n", 1)[0],

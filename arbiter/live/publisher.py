@@ -252,6 +252,19 @@ def event_running(db_path: str) -> bool:
     """True while an arbiter holds the event database's lock (read from ``/proc/locks``, so
     the lock is never taken, not even for an instant, and a starting arbiter never fails on
     it).  Where ``/proc/locks`` does not exist, a shared lock is tried and dropped at once."""
+    holder = _lock_holder(db_path)
+    return holder if isinstance(holder, bool) else True
+
+
+def event_runner(db_path: str) -> int | None:
+    """The pid of the arbiter running the event (holding its database's lock), or None when none
+    does or it cannot be told (no ``/proc/locks``)."""
+    holder = _lock_holder(db_path)
+    return None if isinstance(holder, bool) else holder
+
+
+def _lock_holder(db_path: str) -> int | bool:
+    """The pid holding the database's lock as ``/proc/locks`` shows it, else whether it is held."""
     try:
         status = os.stat(db_path)
     except OSError:
@@ -269,7 +282,7 @@ def event_running(db_path: str) -> bool:
         if len(fields) >= 6 and fields[1] == "FLOCK" and "->" not in fields and fields[5].endswith(wanted):
             major_minor = fields[5][: -len(wanted)].split(":")
             if len(major_minor) == 2 and _device(major_minor) == status.st_dev:
-                return True
+                return int(fields[4]) if fields[4].isdigit() else True
             same_inode = True
     # An inode with a lock on another device number (an overlay file system may show the
     # lower one): ask the lock itself.

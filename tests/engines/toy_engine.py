@@ -28,6 +28,8 @@ and, from the start:
                   plies each where the game lasts), the k-th scored 30 cp below the (k-1)-th;
                   without --score the best line's score moves with the ply (-120..+120 cp)
   --pv PLIES      report lines of PLIES plies (as --multipv does, with 3), the move first
+  --more-options  also offer an option of every other type (a combo, a check, a string, a
+                  button), and say each ``setoption`` it takes on standard error
 """
 
 from __future__ import annotations
@@ -169,6 +171,11 @@ class ToyEngine:
                          "option name Hash type spin default 1 min 1 max 64")
                 if self.args.multipv:
                     self.say("option name MultiPV type spin default 1 min 1 max 5")
+                if self.args.more_options:
+                    self.say("option name Style type combo default solid var solid var wild var careful",
+                             "option name Ponder type check default false",
+                             "option name Book File type string default <empty>",
+                             "option name Clear Hash type button")
                 if not self.args.no_uciok:
                     self.say("uciok")
             elif command == "isready":
@@ -180,6 +187,8 @@ class ToyEngine:
                 self.moves = []
             elif command == "setoption" and words[1:3] == ["name", "MultiPV"] and self.args.multipv:
                 self.lines = int(words[4])
+            elif command == "setoption" and self.args.more_options:
+                print(f"toy: {line.strip()}", file=sys.stderr, flush=True)
             elif command == "position":
                 self.set_position(words)
             elif command == "go":
@@ -195,7 +204,8 @@ def main() -> None:
     parser.add_argument("--pick", choices=("first", "random"), default="random")
     parser.add_argument("--seed", default="0")
     parser.add_argument("--after", type=int, default=1)
-    for flag in ("crash", "hang", "badmove", "illegal", "none", "garbage", "no-uciok", "ignore-quit", "multipv"):
+    for flag in ("crash", "hang", "badmove", "illegal", "none", "garbage", "no-uciok", "ignore-quit", "multipv",
+                 "more-options"):
         parser.add_argument(f"--{flag}", action="store_true")
     parser.add_argument("--overrun", type=int, default=0, metavar="MS")
     parser.add_argument("--think", type=int, default=0, metavar="MS")

@@ -1,0 +1,26 @@
+"""The host's workbench (``dipole-gui --manage``): engines, events and ratings managed from the
+browser, with the arbiter's own code and commands.
+
+- :mod:`.gate`: who may manage (the option, the token, the page's origin);
+- :mod:`.book`: the engines file (the format ``dipole-arbiter --config`` reads) and the
+  handshake that shows an engine's name, author and options;
+- :mod:`.events`: events run as ordinary arbiter processes, listed, stopped, resumed;
+- :mod:`.ratings`: the ratings over every finished game of the events directory;
+- :mod:`.routes`: the page and its JSON API.
+
+Every command the workbench runs is an argument list (never a shell): an engine's ``cmd`` is
+split as the arbiter splits it (:func:`shlex.split`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Workbench:
+    """Where the workbench keeps things: the events directory (event databases, started from the
+    page or by hand) and the engines file."""
+
+    events_dir: str
+    engines_file: str

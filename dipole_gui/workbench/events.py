@@ -1,0 +1,211 @@
+"""Events run from the workbench: each an ordinary ``dipole-arbiter`` process writing an ordinary
+event database in the events directory, so ``resume``, ``export``, ``ratings`` and the watch
+page work on it as on one started by hand.
+
+:func:`tournament_command` turns the page's form into the arbiter's argument list (the engines
+by ``conf=`` from the engines file); :func:`launch` starts it detached, in its own session (no
+signal to the GUI's terminal or process group reaches it, and it goes on when the page or the
+GUI server goes away; the arbiter owns its engines and takes them with it), and waits until it
+either runs the event (it holds the database's lock) or ends with its one-line error, which the
+page then shows: the arbiter checks the form, with its own words.  :func:`event_list` reads every
+event database of the directory, started here or by hand; :func:`stop` sends the running
+arbiter SIGINT, its clean stop, after which ``resume`` continues the event.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from arbiter.errors import ArbiterError
+from arbiter.events.store import is_event_file
+from arbiter.live.publisher import event_runner, event_running
+from arbiter.stats.ratings import RatingError, fit_ratings
+
+from ..watch import open_store
+
+ARBITER = (sys.executable, "-m", "arbiter")
+START_TIMEOUT = 60.0  # seconds for an arbiter to take its event's lock (it checks its engines first)
+LOG_SUFFIX = ".log"  # the arbiter's output, beside its database
+FORMATS = ("round-robin", "gauntlet", "knockout", "swiss")
+OPENINGS = ("start", "suite", "file", "plies")
+
+
+def _text(form: dict[str, Any], key: str) -> str:
+    value = form.get(key, "")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise ArbiterError(f"{key}: expected text")
+    return value.strip()
+
+
+def event_path(directory: str, name: str) -> str:
+    """The database of the event called ``name`` in ``directory`` (a plain file name)."""
+    name = name.strip()
+    if not name or "/" in name or "\\" in name or name.startswith(".") or "\x00" in name:
+        raise ArbiterError(f"event name {name!r}: give a plain name (no '/', not starting with '.')")
+    return os.path.join(directory, name if name.endswith(".db") else f"{name}.db")
+
+
+def tournament_command(form: dict[str, Any], directory: str, engines_file: str) -> tuple[list[str], str]:
+    """The ``dipole-arbiter tournament`` argument list for the page's form, and the database."""
+    engines = form.get("engines")
+    if not isinstance(engines, list) or not all(isinstance(name, str) for name in engines):
+        raise ArbiterError("engines: choose the engines from the engines file")
+    db = event_path(directory, _text(form, "name"))
+    args = [*ARBITER, "tournament", "--config", engines_file]
+    for name in engines:
+        args += ["--engine", f"conf={name}"]
+    format_ = _text(form, "format") or "round-robin"
+    if format_ not in FORMATS:
+        raise ArbiterError(f"format {format_!r}: one of {', '.join(FORMATS)}")
+    args += ["--format", format_, "--variant", _text(form, "variant") or "dipole", "--db", db,
+             "--event", _text(form, "name")]
+    for key in ("games", "rounds", "tc", "st", "depth", "concurrency", "sprt", "cluster", "seed"):
+        value = _text(form, key)
+        if value:
+            args += [f"--{key}", value]
+    kind, value = _text(form, "openings") or "start", _text(form, "openings_value")
+    if kind not in OPENINGS:
+        raise ArbiterError(f"openings {kind!r}: one of {', '.join(OPENINGS)}")
+    if kind in ("suite", "file"):
+        args += ["--openings", value]
+    elif kind == "plies":
+        args += ["--opening-plies", value]
+    movecount, score = _text(form, "resign_movecount"), _text(form, "resign_score")
+    if movecount or score:
+        args += ["--resign", f"movecount={movecount}", f"score={score}"]
+    return args, db
+
+
+def _detached(args: list[str], directory: str, log: str) -> subprocess.Popen[bytes]:
+    """``args`` started in its own session, its output appended to ``log``; a thread reaps it."""
+    with open(log, "ab") as output:
+        process = subprocess.Popen(args, cwd=directory, stdin=subprocess.DEVNULL, stdout=output,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    threading.Thread(target=process.wait, daemon=True, name=f"reap {process.pid}").start()
+    return process
+
+
+def launch(args: list[str], db: str, directory: str) -> int:
+    """Start the arbiter and wait until it runs the event (its pid) or has failed (ArbiterError:
+    its own one-line error)."""
+    log = db + LOG_SUFFIX
+    start = os.path.getsize(log) if os.path.exists(log) else 0
+    process = _detached(args, directory, log)
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if event_running(db):
+            return process.pid
+        if process.poll() is not None:
+            break
+        time.sleep(0.1)
+    else:
+        return process.pid  # still setting up: the events list will show how it goes
+    with open(log, encoding="utf-8", errors="replace") as handle:
+        handle.seek(start)
+        lines = [line.strip() for line in handle if line.strip()]
+    error = next((line for line in reversed(lines) if line.startswith("dipole-arbiter: error:")), None)
+    raise ArbiterError(error.removeprefix("dipole-arbiter: error: ") if error else
+                       (lines[-1] if lines else f"the arbiter ended with status {process.returncode}"))
+
+
+def start_event(form: dict[str, Any], directory: str, engines_file: str) -> str:
+    """Start the form's event; its database's name."""
+    args, db = tournament_command(form, directory, engines_file)
+    if os.path.exists(db):
+        raise ArbiterError(f"an event called {os.path.basename(db)} exists already; choose another name")
+    launch(args, db, directory)
+    return os.path.basename(db)
+
+
+def find_event(directory: str, name: str) -> str:
+    path = event_path(directory, name)
+    if not os.path.isfile(path) or not is_event_file(path):
+        raise ArbiterError(f"no event {name!r} in {directory}")
+    return path
+
+
+def resume_event(directory: str, name: str) -> None:
+    path = find_event(directory, name)
+    if event_running(path):
+        raise ArbiterError(f"{name} is running already")
+    launch([*ARBITER, "resume", path], path, directory)
+
+
+def stop_event(directory: str, name: str) -> None:
+    """SIGINT to the arbiter running the event: it stops cleanly and the event can be resumed."""
+    path = find_event(directory, name)
+    pid = event_runner(path)
+    if pid is None:
+        raise ArbiterError(f"{name} is not running")
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\x00")
+    except OSError:
+        raise ArbiterError(f"{name}: its arbiter (pid {pid}) is gone") from None
+    if b"arbiter" not in b" ".join(command):
+        raise ArbiterError(f"{name}: pid {pid} holds its lock but is no arbiter; stop it by hand")
+    os.kill(pid, signal.SIGINT)
+
+
+def event_summary(path: str) -> dict[str, Any]:
+    """One event for the list: state (running, interrupted, finished), progress, leader."""
+    running = event_running(path)
+    store, _ = open_store(path, running)
+    try:
+        config = store.config
+        total, outcomes = store.scheduled(), store.outcomes()
+    finally:
+        store.close()
+    done = len(outcomes)
+    leader = None
+    if outcomes:
+        try:
+            table = fit_ratings(outcomes, engines=[spec.name for spec in config.engines])
+            top = table.rows[0]
+            leader = {"name": top.name, "score": top.score, "games": top.games, "rating": round(top.rating, 1)}
+        except RatingError:
+            leader = None
+    state = "running" if running else "finished" if done >= total else "interrupted"
+    return {"name": os.path.basename(path), "event": config.name, "state": state, "done": done, "total": total,
+            "format": config.format, "variant": config.variant, "engines": [spec.name for spec in config.engines],
+            "leader": leader, "modified": os.path.getmtime(path)}
+
+
+def event_list(directory: str) -> list[dict[str, Any]]:
+    """Every event database in ``directory``, newest first (one that cannot be read: its error)."""
+    found = []
+    for entry in os.scandir(directory):
+        if entry.name.endswith(".db") and entry.is_file() and is_event_file(entry.path):
+            try:
+                found.append(event_summary(entry.path))
+            except Exception as error:  # noqa: BLE001 - a damaged database is listed with its error
+                found.append({"name": entry.name, "state": "error", "error": str(error),
+                              "modified": entry.stat().st_mtime})
+    return sorted(found, key=lambda event: -float(event["modified"]))
+
+
+def export_pgn(directory: str, name: str) -> str:
+    """The event's finished games as PGN, by ``dipole-arbiter export``."""
+    done = subprocess.run([*ARBITER, "export", find_event(directory, name), "--pgn", "-"], capture_output=True,
+                          text=True, timeout=600, stdin=subprocess.DEVNULL, check=False)
+    if done.returncode != 0:
+        raise ArbiterError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "export failed")
+    return done.stdout
+
+
+def report_html(directory: str, name: str, scratch: str) -> str:
+    """The event's HTML report, by ``dipole-arbiter ratings DB --report``."""
+    target = os.path.join(scratch, "report.html")
+    done = subprocess.run([*ARBITER, "ratings", find_event(directory, name), "--report", target],
+                          capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, check=False)
+    if done.returncode != 0:
+        raise ArbiterError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "no report")
+    return Path(target).read_text(encoding="utf-8")

@@ -1,0 +1,60 @@
+"""Ratings over every finished game of the events directory: the fit and table of
+``dipole-arbiter ratings`` (:func:`arbiter.stats.ratings.fit_ratings` on the same games, the
+databases read in name order, as ``dipole-arbiter ratings DIR/*.db`` reads them), and for each
+engine its games, its score by colour and by opponent.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from arbiter.events.store import is_event_file
+from arbiter.live.publisher import event_running
+from arbiter.records.game import GameOutcome
+from arbiter.stats.ratings import RatingError, fit_ratings
+
+from ..watch import open_store, ratings_json
+
+
+def event_files(directory: str) -> list[str]:
+    """The event databases of ``directory``, by name."""
+    return sorted(entry.path for entry in os.scandir(directory)
+                  if entry.name.endswith(".db") and entry.is_file() and is_event_file(entry.path))
+
+
+def directory_ratings(directory: str) -> dict[str, Any]:
+    """The ratings table (its text and rows) and each engine's record."""
+    games: list[tuple[str, GameOutcome]] = []
+    names: list[str] = []
+    for path in event_files(directory):
+        store, _ = open_store(path, event_running(path))
+        try:
+            games += [(os.path.basename(path), outcome) for outcome in store.outcomes()]
+            names += [spec.name for spec in store.config.engines]
+        finally:
+            store.close()
+    if not games:
+        return {"games": 0, "error": f"no finished game in {directory} yet"}
+    outcomes = [outcome for _, outcome in games]
+    try:
+        table = fit_ratings(outcomes, engines=list(dict.fromkeys(names)))
+    except RatingError as error:
+        return {"games": len(games), "error": str(error)}
+    engines: dict[str, Any] = {}
+    for row in table.rows:
+        opponents = []
+        for other in table.names:
+            cell = table.crosstable.cell(row.name, other)
+            if other != row.name and cell.total.games:
+                opponents.append({"name": other, "games": cell.total.games, "points": cell.total.points,
+                                  "white": cell.as_white.text(True), "black": cell.as_black.text(True)})
+        engines[row.name] = {
+            "white": {"games": row.white_games, "points": row.white_score, "percent": row.white_percent},
+            "black": {"games": row.black_games, "points": row.black_score, "percent": row.black_percent},
+            "opponents": opponents,
+            "games": [{"event": event, "number": game.number, "white": game.white, "black": game.black,
+                       "result": game.result, "termination": game.termination.label, "plies": game.plies}
+                      for event, game in games if row.name in (game.white, game.black)],
+        }
+    return {"games": len(games), "text": table.text(), "table": ratings_json(table), "engines": engines}

@@ -1,0 +1,235 @@
+"""The workbench's page and JSON API (every route behind :func:`.gate.managed`).
+
+- ``GET /workbench``: the page (``static/workbench.html``, drawn by ``workbench.js``);
+- ``GET /api/workbench/engines``: the engines file's engines;
+- ``POST /api/workbench/probe`` ``{cmd, dir}``: the engine's handshake (name, author, options);
+- ``POST /api/workbench/engines/save`` ``{engine, original}``: add (``original`` null) or edit;
+- ``POST /api/workbench/engines/remove`` ``{name}``;
+- ``POST /api/workbench/engines/check`` ``{name, timeout}``: ``dipole-arbiter check-engine``'s
+  lines (its own option checks judge ``timeout``);
+- ``GET /api/workbench/form``: what the new-event form offers (variants, formats, suites,
+  whether the cluster extra is installed);
+- ``GET /api/workbench/events``: every event database of the events directory (:mod:`.events`);
+- ``POST /api/workbench/events/start`` (the form), ``.../stop`` and ``.../resume`` ``{name}``;
+- ``GET /api/workbench/events/pgn?name=`` and ``.../report?name=``: downloads (``export``,
+  ``ratings --report``);
+- ``GET /api/workbench/ratings``: the ratings over every finished game of the directory
+  (:mod:`.ratings`).
+
+An answer that fails is ``{"error": "<one line>"}`` (the arbiter's words where it said them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from arbiter.errors import ArbiterError
+from arbiter.openings.choice import SHIPPED
+from dipole_engine.rules import all_variants
+
+from . import Workbench
+from . import events
+from .ratings import directory_ratings
+from .book import EngineBook, Entry, probe
+from .gate import managed
+from .http import BadRequest, failure, read_json, text_field
+
+STATIC_DIR = Path(__file__).parent.parent / "static"
+ARBITER = (sys.executable, "-m", "arbiter")
+CHECK_POSITIONS = "60"  # random positions of the page's check (the command's default is 300)
+CHECK_TIMEOUT = 900.0  # seconds a check may take before it is killed
+
+
+def _book(request: Request) -> EngineBook:
+    workbench: Workbench = request.app.state.workbench
+    return EngineBook(workbench.engines_file)
+
+
+def _engines_json(book: EngineBook, entries: list[Entry]) -> JSONResponse:
+    return JSONResponse({"engines": [entry.page() for entry in entries], "file": book.path})
+
+
+@managed
+async def workbench_page(request: Request) -> Response:
+    return FileResponse(STATIC_DIR / "workbench.html", media_type="text/html")
+
+
+@managed
+async def engines_list(request: Request) -> Response:
+    book = _book(request)
+    try:
+        entries, _ = book.read()
+    except ArbiterError as error:
+        return JSONResponse({"engines": [], "file": book.path, "error": str(error)})
+    return _engines_json(book, entries)
+
+
+@managed
+async def engine_probe(request: Request) -> Response:
+    try:
+        data = await read_json(request)
+        found = await asyncio.to_thread(probe, text_field(data, "cmd"), text_field(data, "dir", required=False))
+    except (BadRequest, ArbiterError) as error:
+        return failure(str(error))
+    return JSONResponse(found)
+
+
+@managed
+async def engine_save(request: Request) -> Response:
+    book = _book(request)
+    try:
+        data = await read_json(request)
+        original = data.get("original")
+        if original is not None and not isinstance(original, str):
+            raise BadRequest("original: expected the name of an engine")
+        entries = await asyncio.to_thread(book.save, Entry.of_json(data.get("engine")), original)
+    except (BadRequest, ArbiterError) as error:
+        return failure(str(error))
+    return _engines_json(book, entries)
+
+
+@managed
+async def engine_remove(request: Request) -> Response:
+    book = _book(request)
+    try:
+        entries = await asyncio.to_thread(book.remove, text_field(await read_json(request), "name"))
+    except (BadRequest, ArbiterError) as error:
+        return failure(str(error))
+    return _engines_json(book, entries)
+
+
+def check_command(entry: Entry, timeout: str) -> list[str]:
+    """``dipole-arbiter check-engine`` for ``entry`` (``timeout``: its ``--timeout``), as an argument list."""
+    words = [f"cmd={entry.cmd}", f"name={entry.name}", *([f"dir={entry.dir}"] if entry.dir else []),
+             *(f"option.{name}={value}" for name, value in entry.options.items())]
+    return [*ARBITER, "check-engine", "--engine", *words, "--positions", CHECK_POSITIONS, "--timeout", timeout]
+
+
+def run_check(entry: Entry, timeout: str) -> dict[str, object]:
+    try:
+        done = subprocess.run(check_command(entry, timeout), capture_output=True, text=True, timeout=CHECK_TIMEOUT,
+                              stdin=subprocess.DEVNULL, check=False)
+    except subprocess.TimeoutExpired:
+        raise ArbiterError(f"check-engine took longer than {CHECK_TIMEOUT:.0f} s and was stopped") from None
+    lines = done.stdout.splitlines() + [line for line in done.stderr.splitlines() if line.strip()]
+    return {"lines": lines, "status": done.returncode}
+
+
+@managed
+async def engine_check(request: Request) -> Response:
+    book = _book(request)
+    try:
+        data = await read_json(request)
+        entry = book.find(text_field(data, "name"))
+        return JSONResponse(await asyncio.to_thread(run_check, entry, text_field(data, "timeout") or "10"))
+    except (BadRequest, ArbiterError) as error:
+        return failure(str(error))
+
+
+def _workbench(request: Request) -> Workbench:
+    workbench: Workbench = request.app.state.workbench
+    return workbench
+
+
+@managed
+async def form_info(request: Request) -> Response:
+    return JSONResponse({"variants": [variant.name for variant in all_variants()], "formats": list(events.FORMATS),
+                         "suites": [name for name, stem in SHIPPED.items() if name == stem],
+                         "cluster": importlib.util.find_spec("distributed") is not None})
+
+
+@managed
+async def events_list(request: Request) -> Response:
+    return JSONResponse({"events": await asyncio.to_thread(events.event_list, _workbench(request).events_dir),
+                         "directory": _workbench(request).events_dir})
+
+
+@managed
+async def event_start(request: Request) -> Response:
+    workbench = _workbench(request)
+    try:
+        name = await asyncio.to_thread(events.start_event, await read_json(request), workbench.events_dir,
+                                       workbench.engines_file)
+    except (BadRequest, ArbiterError) as error:
+        return failure(str(error))
+    return JSONResponse({"name": name})
+
+
+@managed
+async def event_stop(request: Request) -> Response:
+    try:
+        events.stop_event(_workbench(request).events_dir, text_field(await read_json(request), "name"))
+    except (BadRequest, ArbiterError) as error:
+        return failure(str(error))
+    return JSONResponse({"ok": True})
+
+
+@managed
+async def event_resume(request: Request) -> Response:
+    try:
+        name = text_field(await read_json(request), "name")
+        await asyncio.to_thread(events.resume_event, _workbench(request).events_dir, name)
+    except (BadRequest, ArbiterError) as error:
+        return failure(str(error))
+    return JSONResponse({"ok": True})
+
+
+def _download(text: str, filename: str, media_type: str) -> Response:
+    plain = re.sub(r"[^A-Za-z0-9._-]", "_", filename)  # a hand-made database's name may hold anything
+    return Response(text, media_type=media_type, headers={"content-disposition": f'attachment; filename="{plain}"'})
+
+
+@managed
+async def event_pgn(request: Request) -> Response:
+    name = request.query_params.get("name", "")
+    try:
+        text = await asyncio.to_thread(events.export_pgn, _workbench(request).events_dir, name)
+    except ArbiterError as error:
+        return failure(str(error))
+    return _download(text, Path(name).stem + ".pgn", "application/x-chess-pgn")
+
+
+@managed
+async def event_report(request: Request) -> Response:
+    name = request.query_params.get("name", "")
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            text = await asyncio.to_thread(events.report_html, _workbench(request).events_dir, name, scratch)
+    except ArbiterError as error:
+        return failure(str(error))
+    return _download(text, Path(name).stem + "-report.html", "text/html")
+
+
+@managed
+async def ratings_page_data(request: Request) -> Response:
+    return JSONResponse(await asyncio.to_thread(directory_ratings, _workbench(request).events_dir))
+
+
+def workbench_routes() -> list[BaseRoute]:
+    """The workbench's routes (see the module docstring); each refuses unless managing is on."""
+    return [
+        Route("/workbench", workbench_page),
+        Route("/api/workbench/engines", engines_list),
+        Route("/api/workbench/probe", engine_probe, methods=["POST"]),
+        Route("/api/workbench/engines/save", engine_save, methods=["POST"]),
+        Route("/api/workbench/engines/remove", engine_remove, methods=["POST"]),
+        Route("/api/workbench/engines/check", engine_check, methods=["POST"]),
+        Route("/api/workbench/form", form_info),
+        Route("/api/workbench/events", events_list),
+        Route("/api/workbench/events/start", event_start, methods=["POST"]),
+        Route("/api/workbench/events/stop", event_stop, methods=["POST"]),
+        Route("/api/workbench/events/resume", event_resume, methods=["POST"]),
+        Route("/api/workbench/events/pgn", event_pgn),
+        Route("/api/workbench/events/report", event_report),
+        Route("/api/workbench/ratings", ratings_page_data),
+    ]
