@@ -6,7 +6,8 @@ plays, ``MoveOverhead``, and the engine's own options), checking ``setoption`` v
 ``position`` (through the engine's ``new_position`` and ``play`` functions), the search on a
 background thread with its time budget (:mod:`protocol.timeman`), ``isready`` and ``stop``
 answered during it, exactly one ``bestmove`` per ``go`` (held back until ``stop`` in ``go
-infinite``), ``info string error`` for every bad line, and ``quit`` / end of input::
+infinite``, and until ``ponderhit`` or ``stop`` in ``go ponder``), ``go searchmoves`` checked
+against the position, ``info string error`` for every bad line, and ``quit`` / end of input::
 
     from protocol.loop import serve
 
