@@ -75,13 +75,14 @@ class Engine:
             self._searching = True
         searcher = Searcher(self._tt)
         job.on_stop(searcher.stop)
+        job.on_ponderhit(lambda: searcher.set_time_plan(job.time_plan(), job.clock_started))
 
         def report(info: SearchInfo) -> None:
-            job.info(depth=info.depth, seldepth=info.seldepth, score_cp=info.score_cp, score_mate=info.score_mate,
-                     nodes=info.nodes, nps=info.nps, time=info.time_ms, hashfull=info.hashfull, pv=info.pv)
+            job.info(depth=info.depth, seldepth=info.seldepth, multipv=info.multipv, score_cp=info.score_cp,
+                     score_mate=info.score_mate, nodes=info.nodes, nps=info.nps, time=info.time_ms, hashfull=info.hashfull, pv=info.pv)
 
         try:
-            result = searcher.search(board, job.limit, job.time_plan(), job.started, report)
+            result = searcher.search(board, job.limit, job.time_plan(), job.clock_started, report, job.multipv)
             return None if result.best_move is None else str(result.best_move)
         except Exception:  # noqa: BLE001  (the searcher searched a copy: the board is intact)
             traceback.print_exc(file=sys.stderr)

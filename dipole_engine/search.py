@@ -98,6 +98,8 @@ class SearchInfo:
     nps: int
     pv: tuple[str, ...]
     hashfull: int
+    multipv: int | None = None
+    """Which line this is (1 = the best) when several are searched, else None."""
 
 
 @dataclass(frozen=True)
@@ -128,10 +130,11 @@ def mate_moves(score: int) -> int | None:
 class Searcher:
     """Searches over a private copy of a board, sharing a transposition table.
 
-    Depth 1 is always completed before a node or time limit is honoured (as in Stockfish), so
-    even ``go nodes 1`` or a flagged clock gets a move chosen by a one-ply search (with its
-    quiescence, about a thousand nodes and 25 ms at the most seen); only ``stop()`` ends
-    depth 1 early.  ``stop()`` may be called from
+    Depth 1 is always completed before a node limit or the time target is honoured (as in
+    Stockfish), so even ``go nodes 1`` gets a move chosen by a one-ply search (with its
+    quiescence, about a thousand nodes and 25 ms at the most seen); ``stop()`` and the time
+    plan's deadline (``hard_ms``, past which the clock would fall) end depth 1 early too, the
+    move then being the one :meth:`_fallback_move` names.  ``stop()`` may be called from
     another thread; the search notices within CHECK_EVERY nodes.  A stop is never forgotten:
     once stopped, every search of this object returns at once (with the best move it can name
     without searching), so use one Searcher per ``go``.
@@ -145,7 +148,9 @@ class Searcher:
         self._next_check = 0
         self._node_limit: int | None = None
         self._hard_deadline: float | None = None
-        self._limits_armed = False  # node and time limits count once depth 1 is complete
+        self._soft_deadline: float | None = None
+        self._clock_start = 0.0
+        self._limits_armed = False  # the node limit counts once depth 1 is complete
         self._board: Board[Any] | None = None
         self._killers: list[list[Move | None]] = []
         self._history: defaultdict[int, int] = defaultdict(int)
@@ -160,13 +165,25 @@ class Searcher:
         self._stop_requested = True
         self._next_check = 0
 
+    def set_time_plan(self, time_plan: TimePlan, start: float) -> None:
+        """Put the running search under ``time_plan``, counted from ``start`` (a
+        ``time.monotonic()``): at ``ponderhit``, from another thread."""
+        self._soft_deadline = None if time_plan.soft_ms is None else start + time_plan.soft_ms / 1000
+        self._hard_deadline = None if time_plan.hard_ms is None else start + time_plan.hard_ms / 1000
+        self._clock_start = start
+        self._next_check = 0
+
     def search(self, board: Board[Any], limits: Limit, time_plan: TimePlan = UNTIMED,
                start: float | None = None,
-               on_info: Callable[[SearchInfo], None] | None = None) -> SearchResult:
+               on_info: Callable[[SearchInfo], None] | None = None, multipv: int = 1) -> SearchResult:
         """Search ``board``'s position (the board itself is not touched) and return the result.
 
         ``start`` is the ``time.monotonic()`` the time plan counts from (default: now).
-        ``on_info`` is called after each completed iteration.
+        ``on_info`` is called after each completed iteration, once per line when ``multipv``
+        (the number of best root moves to search, each with its own line) is above 1.
+        ``limits.searchmoves`` (legal move texts) restricts the root moves; ``limits.mate``
+        ends the search once a win in at most that many moves is proven, and at depth
+        ``2 * mate + 1`` (room for the late move reductions) otherwise.
         """
         start = time.monotonic() if start is None else start
         self._board = board = board.copy()
@@ -182,8 +199,7 @@ class Searcher:
         self._history = defaultdict(int)
         self._pv = [[] for _ in range(MAX_PLY + 1)]
         self._node_limit = limits.nodes
-        self._hard_deadline = None if time_plan.hard_ms is None else start + time_plan.hard_ms / 1000
-        soft_deadline = None if time_plan.soft_ms is None else start + time_plan.soft_ms / 1000
+        self.set_time_plan(time_plan, start)
         self._limits_armed = False
         self._next_check = 0  # the first node checks for an early stop()
         self.tt.new_search()
@@ -191,9 +207,15 @@ class Searcher:
         self._tt_mask = self.tt.mask    # the table while a search runs
 
         root_moves = board.legal_moves()
+        if limits.searchmoves:
+            wanted = {id(board.parse_move(text)) for text in limits.searchmoves}
+            root_moves = [move for move in root_moves if id(move) in wanted]
         if not root_moves:
             return SearchResult(None, 0, 0, 0, ())
         max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
+        if limits.mate is not None:
+            max_depth = min(max_depth, 2 * limits.mate + 1)
+        lines = min(multipv, len(root_moves))
         infos: list[SearchInfo] = []
         best_move = None
         score = 0
@@ -201,27 +223,35 @@ class Searcher:
         self._root_moves = root_moves
         try:
             for depth in range(1, max_depth + 1):
-                score = self._aspiration(depth, score)
+                if lines == 1:
+                    score = self._aspiration(depth, score)
+                    found = [(score, self._pv[0])]
+                else:
+                    found = self._multi_root(depth, lines)
+                    score = found[0][0]
                 completed = depth
                 if not self._limits_armed:
                     self._limits_armed = True
                     self._next_check = self.nodes + 1  # a limit already passed stops the next node
-                pv = self._pv[0]
-                best_move = pv[0]
-                info = self._info(depth, score, pv, start)
-                infos.append(info)
-                if on_info is not None:
-                    on_info(info)
+                best_move = found[0][1][0]
+                for number, (line_score, pv) in enumerate(found, 1):
+                    info = self._info(depth, line_score, pv, start, number if lines > 1 else None)
+                    infos.append(info)
+                    if on_info is not None:
+                        on_info(info)
                 if abs(score) >= MATE_BOUND and MATE - abs(score) <= depth:
                     break  # a forced result proven within the full-width horizon
-                if time_plan.timed:
+                moves_to_mate = mate_moves(score)
+                if limits.mate is not None and moves_to_mate is not None and 0 < moves_to_mate <= limits.mate:
+                    break  # the mate asked for
+                soft_deadline = self._soft_deadline
+                if soft_deadline is not None:
                     if len(root_moves) == 1:
                         break  # nothing to think about
                     elapsed = time.monotonic()
-                    assert soft_deadline is not None
                     # The next iteration takes several times the last one: start it only if
                     # it is likely to finish before the target.
-                    if elapsed >= soft_deadline or elapsed - start >= 0.6 * (soft_deadline - start):
+                    if elapsed >= soft_deadline or elapsed - self._clock_start >= 0.6 * (soft_deadline - self._clock_start):
                         break
         except _Abort:
             pass
@@ -266,24 +296,24 @@ class Searcher:
         if self._stop_requested:
             raise _Abort
         next_check = self.nodes + CHECK_EVERY
-        if self._limits_armed:
-            if self._node_limit is not None:
-                if self.nodes > self._node_limit:
-                    self.nodes -= 1  # the node that would pass the limit is not visited
-                    raise _Abort
-                next_check = min(next_check, self._node_limit + 1)
-            if self._hard_deadline is not None and time.monotonic() >= self._hard_deadline:
+        if self._limits_armed and self._node_limit is not None:
+            if self.nodes > self._node_limit:
+                self.nodes -= 1  # the node that would pass the limit is not visited
                 raise _Abort
+            next_check = min(next_check, self._node_limit + 1)
+        # The deadline holds from the first node: past it the clock would fall.
+        if self._hard_deadline is not None and time.monotonic() >= self._hard_deadline:
+            raise _Abort
         self._next_check = next_check
 
-    def _info(self, depth: int, score: int, pv: list[Move], start: float) -> SearchInfo:
+    def _info(self, depth: int, score: int, pv: list[Move], start: float, multipv: int | None = None) -> SearchInfo:
         elapsed_ms = int((time.monotonic() - start) * 1000)
         mate = mate_moves(score)
         return SearchInfo(
             depth=depth, seldepth=max(self.seldepth, depth),
             score_cp=None if mate is not None else score, score_mate=mate,
             nodes=self.nodes, time_ms=elapsed_ms, nps=self.nodes * 1000 // max(1, elapsed_ms),
-            pv=tuple(str(move) for move in pv), hashfull=self.tt.hashfull(),
+            pv=tuple(str(move) for move in pv), hashfull=self.tt.hashfull(), multipv=multipv,
         )
 
     def _aspiration(self, depth: int, previous: int) -> int:
@@ -302,11 +332,21 @@ class Searcher:
                 return score
             window *= 2
 
+    def _multi_root(self, depth: int, lines: int) -> list[tuple[int, list[Move]]]:
+        """The ``lines`` best root moves at ``depth``, best first, each with its exact score and
+        line: the best of all moves, then the best of the others, and so on (full windows)."""
+        found = []
+        for first in range(lines):
+            score = self._root(depth, -INFINITE, INFINITE, first)
+            found.append((score, self._pv[0]))
+        return found
+
     # -- the tree ------------------------------------------------------------------------
-    def _root(self, depth: int, alpha: int, beta: int) -> int:
-        """Search every root move; leaves the best one first in the root move list and its
-        line in ``self._pv[0]``.  Fail-soft: returns the best score, which may be outside
-        the window."""
+    def _root(self, depth: int, alpha: int, beta: int, first: int = 0) -> int:
+        """Search the root moves from index ``first`` on; leaves the best one at that index in
+        the root move list and its line in ``self._pv[0]`` (a new list).  Fail-soft: returns
+        the best score, which may be outside the window.  Only the search of every move
+        (``first`` 0) is the root's entry in the table."""
         board = self._board
         assert board is not None
         self.nodes += 1
@@ -316,11 +356,12 @@ class Searcher:
         pv = self._pv
         original_alpha = alpha
         best = -INFINITE
-        best_index = 0
+        best_index = first
         child = self._search if depth > 1 else self._qsearch
-        for index, move in enumerate(moves):
+        for index in range(first, len(moves)):
+            move = moves[index]
             board.push(move)
-            if index == 0:
+            if index == first:
                 score = -child(depth - 1, -beta, -alpha, 1, True)
             else:
                 score = -child(depth - 1, -alpha - 1, -alpha, 1, False)
@@ -335,10 +376,11 @@ class Searcher:
                     alpha = score
                     if score >= beta:
                         break
-        if best_index:
-            moves.insert(0, moves.pop(best_index))
-        bound = LOWER if best >= beta else EXACT if best > original_alpha else UPPER
-        self.tt.store(board.key, depth, best, bound, moves[0], 0)
+        if best_index != first:
+            moves.insert(first, moves.pop(best_index))
+        if first == 0:
+            bound = LOWER if best >= beta else EXACT if best > original_alpha else UPPER
+            self.tt.store(board.key, depth, best, bound, moves[0], 0)
         return best
 
     def _search(self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool) -> int:

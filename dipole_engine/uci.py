@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from protocol import OptionSpec
-from protocol.loop import EngineLoop
+from protocol.loop import MULTI_PV, PONDER, EngineLoop
 from protocol.timeman import MOVE_OVERHEAD
 
 from .build_info import build_name
@@ -74,7 +74,7 @@ def engine_loop(engine: Engine) -> EngineLoop[Board[Any]]:
     """A protocol session of ``engine`` (``run`` it, or drive it in process with ``handle``)."""
     return EngineLoop(engine.search, name=f"{ENGINE_NAME} {engine_version()} ({build_name()})",
                       author=ENGINE_AUTHOR, variants=searchable_variants(),
-                      options=(HASH, MOVE_OVERHEAD, VARIANT_PLACE), new_position=new_board,
+                      options=(HASH, MOVE_OVERHEAD, MULTI_PV, PONDER, VARIANT_PLACE), new_position=new_board,
                       play=Board.push_text, turn=lambda board: board.turn == WHITE, answer=answer,
                       perft=lambda board, depth: divide(board.copy(), depth),
                       new_game=engine.new_game, on_option=engine.set_option)

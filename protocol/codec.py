@@ -26,7 +26,7 @@ from typing import Literal
 
 __all__ = [
     "BestMove", "Command", "Go", "GoPerft", "Id", "Info", "IsReady", "Limit", "OptionSpec",
-    "OPTION_TYPES", "PerftMove", "PerftTotal", "Position", "ProtocolError", "Query",
+    "OPTION_TYPES", "PerftMove", "PerftTotal", "PonderHit", "Position", "ProtocolError", "Query",
     "QUERY_ITEMS", "QueryResponse", "Quit", "ReadyOk", "Response", "SetOption", "Stop", "Uci",
     "UciNewGame", "UciOk", "Ugi", "UgiNewGame", "UgiOk", "error_info", "format_command",
     "format_response", "parse_command", "parse_int", "parse_response",
@@ -151,8 +151,12 @@ class Limit:
     """The limits of a search, the parameters of ``go``; times in milliseconds.
 
     ``wtime``/``btime`` are the clocks of White (p1, who moves first) and Black (p2); they may
-    be zero or negative (a flagged clock).  No field set at all means ``infinite`` (a bare
-    ``go`` searches until ``stop``, SPEC.md 4.6), so ``Limit() == Limit(infinite=True)``.
+    be zero or negative (a flagged clock).  No limiting field set at all means ``infinite`` (a
+    bare ``go`` searches until ``stop``, SPEC.md 4.6), so ``Limit() == Limit(infinite=True)``;
+    ``searchmoves`` and ``ponder`` do not limit a search.  ``mate`` asks for a win in at most
+    that many moves; ``searchmoves`` restricts the root moves (the codec does not check them:
+    moves are the engine's); ``ponder`` searches the position after the predicted move,
+    untimed until ``ponderhit`` (SPEC.md 4.6, 4.12).
     """
 
     wtime: int | None = None
@@ -163,7 +167,10 @@ class Limit:
     movetime: int | None = None
     depth: int | None = None
     nodes: int | None = None
+    mate: int | None = None
     infinite: bool = False
+    ponder: bool = False
+    searchmoves: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.infinite is False and all(getattr(self, name) is None for name in _LIMIT_FIELDS):
@@ -173,7 +180,7 @@ class Limit:
 @dataclass(frozen=True, slots=True)
 class Go:
     """``go [wtime N] [btime N] [winc N] [binc N] [movestogo N] [movetime N] [depth N] [nodes N]
-    [infinite]``; UGI's ``p1time p2time p1inc p2inc`` are read as wtime btime winc binc."""
+    [mate N] [infinite] [ponder] [searchmoves M1 M2 ...]``; UGI's ``p1time p2time p1inc p2inc`` are read as wtime btime winc binc."""
 
     limit: Limit = field(default_factory=Limit)
 
@@ -188,6 +195,12 @@ class GoPerft:
 @dataclass(frozen=True, slots=True)
 class Stop:
     """``stop``: finish the running search now and send its ``bestmove``."""
+
+
+@dataclass(frozen=True, slots=True)
+class PonderHit:
+    """``ponderhit``: the opponent played the move the ``go ponder`` search predicted; the same
+    search goes on, now on the clock."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,18 +223,21 @@ class Query:
 
 
 Command = (Uci | Ugi | IsReady | SetOption | UciNewGame | UgiNewGame | Position | Go | GoPerft
-           | Stop | Quit | Query)
+           | Stop | PonderHit | Quit | Query)
 
 # The go parameters that take a number: wire word -> (Limit field, smallest value).
 _GO_NUMBERS: dict[str, tuple[str, int | None]] = {
     "wtime": ("wtime", None), "btime": ("btime", None), "winc": ("winc", 0), "binc": ("binc", 0),
     "movestogo": ("movestogo", 1), "movetime": ("movetime", 0), "depth": ("depth", 1),
-    "nodes": ("nodes", 1),
+    "nodes": ("nodes", 1), "mate": ("mate", 1),
     "p1time": ("wtime", None), "p2time": ("btime", None), "p1inc": ("winc", 0), "p2inc": ("binc", 0),
 }
 _UCI_CLOCK_WORDS = ("wtime", "btime", "winc", "binc")
 _UGI_CLOCK_WORDS = ("p1time", "p2time", "p1inc", "p2inc")
-_LIMIT_FIELDS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes")
+_LIMIT_FIELDS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate")
+_GO_FLAGS = ("infinite", "ponder")
+_GO_KEYWORDS = frozenset(_GO_NUMBERS) | {*_GO_FLAGS, "searchmoves", "perft"}
+"""The words that end a ``searchmoves`` list (no move text of these games is one of them)."""
 _LIMIT_LOW = {name: low for name, low in _GO_NUMBERS.values()}
 
 
@@ -230,16 +246,27 @@ def _parse_go(tokens: list[str]) -> Go | GoPerft:
         if len(tokens) != 3:
             raise ProtocolError("'go perft' takes exactly one argument, the depth: go perft <depth>")
         return GoPerft(parse_int(tokens[2], "go perft", 0))
-    values: dict[str, int | bool] = {}
+    values: dict[str, int | bool | tuple[str, ...]] = {}
     uci_clock = ugi_clock = False
     i, count = 1, len(tokens)
     while i < count:
         word = tokens[i]
-        if word == "infinite":
-            if "infinite" in values:
-                raise ProtocolError("go: 'infinite' is given twice")
-            values["infinite"] = True
+        if word in _GO_FLAGS:
+            if word in values:
+                raise ProtocolError(f"go: {word!r} is given twice")
+            values[word] = True
             i += 1
+            continue
+        if word == "searchmoves":
+            if word in values:
+                raise ProtocolError("go: 'searchmoves' is given twice")
+            i += 1
+            start = i
+            while i < count and tokens[i] not in _GO_KEYWORDS:
+                i += 1
+            if i == start:
+                raise ProtocolError("go: 'searchmoves' needs at least one move")
+            values[word] = tuple(tokens[start:i])
             continue
         spec = _GO_NUMBERS.get(word)
         if spec is None:
@@ -272,10 +299,19 @@ def _format_go(limit: Limit, ugi: bool) -> str:
         if value is not None:
             _check_int(value, f"go {name}", _LIMIT_LOW[name])
             parts.append(f"{wire.get(name, name)} {value}")
-    if limit.infinite is True:
-        parts.append("infinite")
-    elif limit.infinite is not False:
-        raise ProtocolError(f"go: infinite must be True or False, found {limit.infinite!r}")
+    for flag in _GO_FLAGS:
+        value = getattr(limit, flag)
+        if value is True:
+            parts.append(flag)
+        elif value is not False:
+            raise ProtocolError(f"go: {flag} must be True or False, found {value!r}")
+    if not isinstance(limit.searchmoves, tuple):
+        raise ProtocolError(f"go: searchmoves must be a tuple, found {limit.searchmoves!r}")
+    if limit.searchmoves:
+        for move in limit.searchmoves:
+            if _check_token(move, "go searchmoves move") in _GO_KEYWORDS:
+                raise ProtocolError(f"go: searchmoves move {move!r} is a go keyword")
+        parts.append("searchmoves " + " ".join(limit.searchmoves))
     return " ".join(parts)
 
 
@@ -352,11 +388,12 @@ _COMMAND_PARSERS: dict[str, Callable[[list[str]], object]] = {
     "uci": _simple(Uci), "ugi": _simple(Ugi), "isready": _simple(IsReady),
     "setoption": _parse_setoption, "ucinewgame": _simple(UciNewGame),
     "uginewgame": _simple(UgiNewGame), "position": _parse_position, "go": _parse_go,
-    "stop": _simple(Stop), "quit": _simple(Quit), "query": _parse_query,
+    "stop": _simple(Stop), "ponderhit": _simple(PonderHit), "quit": _simple(Quit),
+    "query": _parse_query,
 }
 _COMMAND_WORDS: dict[type, str] = {
     Uci: "uci", Ugi: "ugi", IsReady: "isready", UciNewGame: "ucinewgame",
-    UgiNewGame: "uginewgame", Stop: "stop", Quit: "quit",
+    UgiNewGame: "uginewgame", Stop: "stop", PonderHit: "ponderhit", Quit: "quit",
 }
 
 

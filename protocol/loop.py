@@ -6,7 +6,8 @@ plays, ``MoveOverhead``, and the engine's own options), checking ``setoption`` v
 ``position`` (through the engine's ``new_position`` and ``play`` functions), the search on a
 background thread with its time budget (:mod:`protocol.timeman`), ``isready`` and ``stop``
 answered during it, exactly one ``bestmove`` per ``go`` (held back until ``stop`` in ``go
-infinite``), ``info string error`` for every bad line, and ``quit`` / end of input::
+infinite``, and until ``ponderhit`` or ``stop`` in ``go ponder``), ``go searchmoves`` checked
+against the position, ``info string error`` for every bad line, and ``quit`` / end of input::
 
     from protocol.loop import serve
 
@@ -70,6 +71,7 @@ from .codec import (
     OptionSpec,
     PerftMove,
     PerftTotal,
+    PonderHit,
     Position,
     ProtocolError,
     Query,
@@ -90,13 +92,21 @@ from .codec import (
     parse_command,
     parse_int,
 )
-from .timeman import MOVE_OVERHEAD, TimePlan, plan
+from .timeman import MOVE_OVERHEAD, UNTIMED, TimePlan, plan
 
-__all__ = ["EngineLoop", "SearchJob", "serve"]
+__all__ = ["MULTI_PV", "PONDER", "EngineLoop", "SearchJob", "serve"]
 
 P = TypeVar("P")
 OptionValue = str | int | bool
 VARIANT = "UCI_Variant"
+
+MULTI_PV = OptionSpec("MultiPV", "spin", 1, 1, 16)
+"""For an engine that can report its best lines: list it among ``options`` and read
+:attr:`SearchJob.multipv`; the loop checks the range."""
+
+PONDER = OptionSpec("Ponder", "check", False)
+"""For an engine that wants ``bestmove <move> ponder <move>``: list it among ``options``; with it
+on, the loop adds the second move of the last ``pv`` it reported for the played move."""
 
 
 @dataclass
@@ -104,9 +114,14 @@ class SearchJob(Generic[P]):
     """One ``go``, as the search callback sees it.
 
     ``position`` is the engine's own position object; ``limit`` the ``go`` parameters (a bare
-    ``go`` has ``infinite`` set); ``options`` every option's current value by name (spin: int,
-    check: bool, others: str); ``started`` the ``time.monotonic()`` at which ``go`` was read;
-    ``nodes`` the calls to :meth:`stopped` so far.
+    ``go`` has ``infinite`` set; ``limit.searchmoves``, when set, are legal moves of
+    ``position``, checked by the loop); ``options`` every option's current value by name (spin:
+    int, check: bool, others: str); ``started`` the ``time.monotonic()`` at which ``go`` was
+    read; ``nodes`` the calls to :meth:`stopped` so far.
+
+    A ``go ponder`` search is untimed (:meth:`time_plan` is UNTIMED) until ``ponderhit``; from
+    then on its budget is that of its ``go`` limits, counted from the ``ponderhit``
+    (:attr:`clock_started`), and the callback given to :meth:`on_ponderhit` is called.
     """
 
     position: P
@@ -120,6 +135,26 @@ class SearchJob(Generic[P]):
     _emit: Callable[[Info], None] = field(default=lambda info: None, repr=False)
     _on_stop: Callable[[], object] | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _ponder_hit_at: float | None = field(default=None, repr=False)
+    _on_ponderhit: Callable[[], object] | None = field(default=None, repr=False)
+    # Set by stop or ponderhit: a search that ended early may answer (unless infinite).
+    _released: threading.Event = field(default_factory=threading.Event, repr=False)
+    _last_pv: tuple[str, ...] = field(default=(), repr=False)
+
+    @property
+    def pondering(self) -> bool:
+        """True from ``go ponder`` until ``ponderhit`` (a ``stop`` ends the search instead)."""
+        return self.limit.ponder and self._ponder_hit_at is None
+
+    @property
+    def clock_started(self) -> float:
+        """The ``time.monotonic()`` the time budget counts from: ``go``, or ``ponderhit``."""
+        return self.started if self._ponder_hit_at is None else self._ponder_hit_at
+
+    @property
+    def multipv(self) -> int:
+        """How many best lines to report: the ``MultiPV`` option (1 if the engine has none)."""
+        return int(self.options.get(MULTI_PV.name, 1))
 
     def stopped(self) -> bool:
         """True once the search must end: ``stop``, ``quit``, the time budget is spent, or (for
@@ -128,7 +163,7 @@ class SearchJob(Generic[P]):
         if self._stop.is_set() or (self.limit.nodes is not None and self.nodes >= self.limit.nodes):
             return True
         budget = self.time_budget()
-        return budget is not None and time.monotonic() - self.started >= budget
+        return budget is not None and time.monotonic() - self.clock_started >= budget
 
     def on_stop(self, callback: Callable[[], object]) -> None:
         """Have ``callback`` called once, on the loop's thread, when ``stop`` or ``quit`` ends
@@ -140,6 +175,12 @@ class SearchJob(Generic[P]):
                 return
         callback()
 
+    def on_ponderhit(self, callback: Callable[[], object]) -> None:
+        """Have ``callback`` called once, on the loop's thread, when ``ponderhit`` puts this
+        search on the clock: for a search that keeps its own deadlines (read them again from
+        :meth:`time_plan` and :attr:`clock_started`)."""
+        self._on_ponderhit = callback
+
     def info(self, **fields: Any) -> None:
         """Send an ``info`` line, e.g. ``job.info(depth=3, score_cp=25, pv=("e1-e3",))``; the
         fields are those of :class:`protocol.codec.Info`."""
@@ -148,7 +189,9 @@ class SearchJob(Generic[P]):
     def time_plan(self) -> TimePlan:
         """This search's budgets (:func:`protocol.timeman.plan`) from the ``go`` limits, the
         mover's clock (``white_to_move`` says whose) and ``MoveOverhead``: a target and a
-        deadline, for a search that decides between iterations."""
+        deadline, for a search that decides between iterations; UNTIMED while pondering."""
+        if self.pondering:
+            return UNTIMED
         overhead = self.options.get(MOVE_OVERHEAD.name, MOVE_OVERHEAD.default)
         return plan(self.limit, self.white_to_move, int(overhead))  # type: ignore[arg-type]
 
@@ -162,8 +205,15 @@ class SearchJob(Generic[P]):
         with self._lock:
             self._stop.set()
             callback, self._on_stop = self._on_stop, None
+        self._released.set()
         if callback is not None:
             callback()
+
+    def _ponder_hit(self) -> None:
+        self._ponder_hit_at = time.monotonic()
+        if self._on_ponderhit is not None:
+            self._on_ponderhit()
+        self._released.set()
 
 
 class EngineLoop(Generic[P]):
@@ -203,6 +253,8 @@ class EngineLoop(Generic[P]):
             spec.name: spec.default for spec in self.option_specs if spec.default is not None}
         self.variant = self.variants[0]
         self.position: P = new_position(self.variant, None)
+        # How self.position was built (FEN, moves played), to try a move on a fresh copy.
+        self._origin: tuple[str | None, list[str]] = (None, [])
         self.output: TextIO = sys.stdout
         self._output = threading.Lock()
         self._output_broken = False
@@ -216,6 +268,7 @@ class EngineLoop(Generic[P]):
             IsReady: lambda _: self._send(ReadyOk()), SetOption: self._set_option,
             UciNewGame: self._new_game, UgiNewGame: self._new_game, Position: self._position,
             Go: self._go, Stop: lambda _: self.end_search(), GoPerft: self._perft, Query: self._query,
+            PonderHit: self._ponderhit,
         }
 
     # -- the loop --------------------------------------------------------------------------
@@ -311,6 +364,7 @@ class EngineLoop(Generic[P]):
             self.on_option(spec.name, value)
         if spec.name == VARIANT:
             self.position = self.new_position(str(value), None)
+            self._origin = (None, [])
             self.variant = str(value)
         self.values[spec.name] = value
 
@@ -318,15 +372,19 @@ class EngineLoop(Generic[P]):
         if self.new_game is not None:
             self.new_game()
         self.position = self.new_position(self.variant, None)
+        self._origin = (None, [])
 
     def _position(self, command: Position) -> None:
         try:
             position = self.new_position(self.variant, command.fen)
         except ValueError as error:
             raise ProtocolError(f"position: {error}") from None
+        played: list[str] = []
+        self._origin = (command.fen, played)
         for number, move in enumerate(command.moves, start=1):
             try:
                 self.play(position, move)
+                played.append(move)
             except ValueError as error:
                 self.position = position
                 kept = f"after move {number - 1}" if number > 1 else "before it"
@@ -335,17 +393,47 @@ class EngineLoop(Generic[P]):
                                     f"kept the position {kept}") from None
         self.position = position
 
+    def _check_searchmoves(self, moves: tuple[str, ...]) -> None:
+        """ProtocolError unless every move is legal in the current position: each is played on
+        a copy rebuilt from how the position was set (``play`` is the loop's only legality test)."""
+        fen, played = self._origin
+        for number, move in enumerate(moves, start=1):
+            copy = self.new_position(self.variant, fen)
+            for earlier in played:
+                self.play(copy, earlier)
+            try:
+                self.play(copy, move)
+            except ValueError as error:
+                reason = str(error) if str(error).startswith(repr(move)) else f"{move!r}: {error}"
+                raise ProtocolError(f"go searchmoves: move {number} of {len(moves)}, {reason}") from None
+
     def _go(self, command: Go) -> None:
         white = self.turn(self.position) if self.turn is not None else True
+        if self._busy:
+            raise ProtocolError("go: a search is already running; send stop first")
+        self._check_searchmoves(command.limit.searchmoves)
         with self._output:
             if self._busy:
                 raise ProtocolError("go: a search is already running; send stop first")
             self._busy = True
-        job = SearchJob(self.position, command.limit, self.variant, dict(self.values), time.monotonic(),
-                        white_to_move=white, _emit=lambda info: self._send(info))
+        job: SearchJob[P] = SearchJob(self.position, command.limit, self.variant, dict(self.values),
+                                      time.monotonic(), white_to_move=white)
+        job._emit = lambda info: self._report(job, info)
         self._job = job
         self._thread = threading.Thread(target=self._run, args=(job,), name="search", daemon=True)
         self._thread.start()
+
+    def _ponderhit(self, _: PonderHit) -> None:
+        job = self._job
+        if not self._busy or job is None or not job.pondering:
+            raise ProtocolError("ponderhit: no ponder search is running (ponderhit answers a 'go ponder')")
+        job._ponder_hit()
+
+    def _report(self, job: SearchJob[P], info: Info) -> None:
+        """Send an ``info`` of ``job``, keeping the first line's pv for ``bestmove ... ponder``."""
+        if info.pv and (info.multipv is None or info.multipv == 1):
+            job._last_pv = info.pv
+        self._send(info)
 
     def _run(self, job: SearchJob[P]) -> None:
         """The search thread: exactly one ``bestmove``, after every ``info`` of this search."""
@@ -357,7 +445,13 @@ class EngineLoop(Generic[P]):
             self._send(error_info(f"internal error in the search: {type(error).__name__}: {error}"))
         if job.limit.infinite:
             job._stop.wait()
-        text = format_response(BestMove(move)) + "\n"
+        elif job.limit.ponder:
+            job._released.wait()  # no bestmove while pondering: only after ponderhit or stop
+        ponder = None
+        if self.values.get(PONDER.name) is True and move is not None and len(job._last_pv) >= 2 \
+                and job._last_pv[0] == move:
+            ponder = job._last_pv[1]
+        text = format_response(BestMove(move, ponder)) + "\n"
         with self._output:
             self._busy = False
             self._write(text)

@@ -8,14 +8,14 @@ alike): :func:`plan` turns the :class:`~protocol.codec.Limit` of a ``go`` into a
   would probably not finish by then, and stops after an iteration that ended past it; a
   search that only asks :meth:`protocol.loop.SearchJob.stopped` stops there.
 * ``hard_ms``: the deadline.  A search that keeps its best move so far may run on to it (the
-  engine's search aborts as soon as it notices it is past it, once depth 1 is complete).
+  engine's search aborts as soon as it notices it is past it, depth 1 included).
 
 Invariants: ``0 <= soft_ms <= hard_ms``, and with a clock ``hard_ms <= time_left -
 move_overhead`` whenever that is positive (the overhead, the ``MoveOverhead`` option, covers
 the pipe and the host between the engine's ``bestmove`` and the clock being stopped), so the
 engine never loses on time by its own doing.  With nothing left beyond the overhead both
-budgets are 0: move at once (the engine's search completes depth 1 first; it takes
-milliseconds, which the overhead covers).
+budgets are 0: move at once (the engine's search then names the move with the best static
+score one ply on, without searching).
 """
 
 from __future__ import annotations

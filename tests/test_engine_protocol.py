@@ -243,11 +243,18 @@ def test_impasse_variants_are_played(engine: EngineProcess) -> None:
     assert best in {str(move) for move in singles.legal_moves()}
 
 
-@pytest.mark.parametrize("go", ["go nodes 1", "go movetime 0", "go wtime 20 btime 20"])
-def test_no_time_still_answers_a_searched_move(engine: EngineProcess, go: str) -> None:
+def test_go_nodes_1_still_answers_a_searched_move(engine: EngineProcess) -> None:
+    engine.send("position startpos")
+    infos, best = engine.search("go nodes 1")
+    assert infos and infos[0].depth == 1 and best == infos[-1].pv[0]
+    assert "-off:" not in best  # not throwing its own checkers off the board
+
+
+@pytest.mark.parametrize("go", ["go movetime 0", "go wtime 20 btime 20"])
+def test_no_time_answers_at_once_with_a_sound_move(engine: EngineProcess, go: str) -> None:
     engine.send("position startpos")
     infos, best = engine.search(go)
-    assert infos and infos[0].depth == 1 and best == infos[-1].pv[0]
+    assert not infos and best in {str(move) for move in new_board().legal_moves()}
     assert "-off:" not in best  # not throwing its own checkers off the board
 
 

@@ -358,14 +358,24 @@ def test_respects_depth_and_node_limits() -> None:
         assert move in board.legal_moves()
 
 
-@pytest.mark.parametrize("limits", [Limit(nodes=1), Limit(movetime=0), Limit(wtime=20, btime=20)],
-                         ids=["nodes 1", "movetime 0", "wtime 20"])
-def test_no_time_or_nodes_still_plays_the_depth_1_move(limits: Limit) -> None:
+def test_a_node_limit_still_plays_the_depth_1_move() -> None:
     # A colleague saw c1-off:3 (three checkers thrown off) here when nothing completed.
     board = new_board("dipole")
+    limits = Limit(nodes=1)
     result = Searcher(TranspositionTable(4)).search(board, limits, plan(limits, True, 30))
     assert result.depth == 1 and len(result.infos) == 1
     assert result.best_move is search(board, depth=1)[0]
+    assert result.best_move.kind != MoveKind.EXIT
+
+
+@pytest.mark.parametrize("limits", [Limit(movetime=0), Limit(wtime=20, btime=20)], ids=["movetime 0", "wtime 20"])
+def test_no_time_left_plays_the_best_move_one_ply_on_without_searching(limits: Limit) -> None:
+    # The deadline (0: nothing left beyond MoveOverhead) holds from the first node, depth 1 too.
+    board = new_board("dipole", "W:W5c3,2f6,1h6,2h8:B1c5,4b6,5d8")
+    result = Searcher(TranspositionTable(4)).search(board, limits, plan(limits, True, 30))
+    assert result.depth == 0 and not result.infos and result.nodes <= 1
+    best = max(one_ply_score(board, move) for move in board.legal_moves())
+    assert one_ply_score(board, result.best_move) == best
     assert result.best_move.kind != MoveKind.EXIT
 
 
