@@ -56,7 +56,7 @@ from .codec import (
 )
 from .transport import MemoryTransport, ProcessTransport, Transport
 
-PROTOCOL_VERSION = "1.1"
+PROTOCOL_VERSION = "1.2"
 """The version of protocol/SPEC.md this package implements."""
 
 __all__ = [
