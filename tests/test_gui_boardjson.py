@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from dipole_engine.rules import new_board
-from dipole_gui.boardjson import board_json, move_ends
+from arbiter.board import board_json, move_ends
 
 
 def test_start_position_shape() -> None:
