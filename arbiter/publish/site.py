@@ -48,7 +48,7 @@ from ..events.tournament import colour_reversed_pairs
 from ..files import replace_text, replace_text_chunks
 from ..play.timecontrol import SearchLimits, TimeControl
 from ..records.game import BLACK_WINS, WHITE_WINS, GameOutcome, GameRecord
-from ..records.pgn import format_game, read_pgn_file
+from ..records.pgn import PgnSyntaxError, format_game, read_pgn_file
 from ..report.event_report import report_context
 from ..report.render import environment
 from ..stats.ratings import RatingError, RatingTable, fit_ratings
@@ -112,7 +112,10 @@ def _open_source(path: str, taken: set[str]) -> Source:
             store.close()
     if not os.path.exists(path):
         raise ArbiterError(f"{path}: no such file")
-    games = read_pgn_file(path)
+    try:
+        games = read_pgn_file(path)
+    except PgnSyntaxError as error:
+        raise ArbiterError(f"{path} is neither an event database nor a PGN file: {error}") from None
     records = [game.to_record() for game in games]
     events = sorted({record.event for record in records if record.event not in ("", "?")})
     return Source(path, _slug(stem, taken), ", ".join(events) or stem, None,
@@ -307,7 +310,7 @@ def _write_lists(site: Site, folder: str, stem: str, title: str, rows: list[Game
     for index, (name, chunk) in enumerate(pages):
         site.write(f"{folder}/{name}", site.render(
             "games.html", "../", title=title, rows=chunk, slugs=slugs, back=back, page=index + 1,
-            pages=[page for page, _ in pages], first=index * PAGE_SIZE + 1, total=len(rows)))
+            pages=[page for page, _ in pages], first=index * PAGE_SIZE + 1))
     return pages[0][0]
 
 
