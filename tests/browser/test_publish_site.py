@@ -157,7 +157,8 @@ def test_hostile_name_shows_as_text(browser: Browser, site: tuple[Path, list[str
     page.locator("a", has_text="games of this event").click()
     page.locator("table.games a", has_text=HOSTILE).first.locator("xpath=ancestor::tr").locator("a").first.click()
     assert HOSTILE in page.locator("h1").inner_text()
-    assert "<img src=x onerror=alert(1)>&amp;" in page.locator("pre.pgn").inner_text()  # the PGN tags: text
+    quoted = HOSTILE.replace("\\", "\\\\").replace('"', '\\"')  # as a PGN tag quotes it
+    assert f'[White "{quoted}"]' in page.locator("pre.pgn").inner_text()  # the PGN's tags: text too
     assert page.locator("img").count() == 0 and page.locator("#board g.stack").count() > 0
     assert not problems
     page.close()

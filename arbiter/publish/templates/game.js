@@ -23,6 +23,7 @@
   const status = document.getElementById("status");
   const cursor = document.getElementById("cursor");
   const rows = Array.from(document.querySelectorAll("tr[data-ply]"));
+  const list = document.querySelector("div.moves");
   let shown = 0;
 
   function show(ply) {
@@ -36,7 +37,11 @@
         (board.winner ? ` (${board.winner === "w" ? "White" : "Black"} has won)` : `, ${side} to move`);
     for (const row of rows) row.classList.toggle("current", Number(row.dataset.ply) === shown);
     const current = rows[shown - 1];
-    if (current) current.scrollIntoView({block: "nearest"});
+    if (current) {  // keep the current move in view in the list, without scrolling the page
+      const top = current.offsetTop - current.offsetHeight, bottom = current.offsetTop + current.offsetHeight;
+      if (top < list.scrollTop) list.scrollTop = Math.max(0, top);
+      else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = bottom - list.clientHeight;
+    }
     cursor.setAttribute("x1", String(shown));
     cursor.setAttribute("x2", String(shown));
   }
