@@ -158,3 +158,21 @@ def test_bad_inputs_get_one_line(event: Path, tmp_path: Path) -> None:
         assert run.returncode == 2, (args, run.stdout)
         lines = run.stderr.strip().splitlines()
         assert len(lines) == 1 and message in lines[0] and lines[0].startswith("dipole-arbiter: error:"), run.stderr
+
+
+def test_event_pages_show_bracket_and_sprt(tmp_path: Path) -> None:
+    own = f"cmd={sys.executable} -m dipole_engine"
+    knockout = arbiter("tournament", "--format", "knockout", *(arg for name in "abcd" for arg in (
+        "--engine", own, f"name={name}", "depth=1")), "--games", "2", "--opening-plies", "2", "--db", "ko.db",
+        cwd=tmp_path)
+    assert knockout.returncode == 0, knockout.stderr
+    sprt = arbiter("tournament", "--engine", own, "name=a", "depth=2", "--engine", own, "name=b", "depth=1",
+                   "--games", "4", "--sprt", "elo0=0 elo1=200 alpha=0.05 beta=0.05", "--opening-plies", "2",
+                   "--db", "sprt.db", cwd=tmp_path)
+    assert sprt.returncode == 0, sprt.stderr
+    run = arbiter("publish", "ko.db", "sprt.db", "--output", "site", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    events = {page.name.split("-")[0]: check_page(page) for page in (tmp_path / "site" / "events").glob("*.html")
+              if "-games-" not in page.name}
+    assert "Knockout" in events["ko"] and "Round 2" in events["ko"]
+    assert "SPRT (elo0=0 elo1=200 alpha=0.05 beta=0.05)" in events["sprt"] and "LLR" in events["sprt"]

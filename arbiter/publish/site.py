@@ -56,6 +56,7 @@ from ..stats.sprt_monitor import SprtMonitor
 from .replay import replay
 
 PAGE_SIZE = 100  # games per list page
+PAGER_REACH = 5  # a list page links the pages this far before and after it
 MANIFEST = ".publish.json"
 
 
@@ -308,9 +309,13 @@ def _write_lists(site: Site, folder: str, stem: str, title: str, rows: list[Game
     """Write the paginated game list; the first page's file name (relative to ``folder``)."""
     pages = _pages(rows, stem)
     for index, (name, chunk) in enumerate(pages):
+        # the pager links the first page and those within PAGER_REACH: a new page at the end
+        # changes the pager of the last few pages only, so republishing rewrites little
+        near = [(number + 1, pages[number][0]) for number in range(len(pages))
+                if number == 0 or abs(number - index) <= PAGER_REACH]
         site.write(f"{folder}/{name}", site.render(
             "games.html", "../", title=title, rows=chunk, slugs=slugs, back=back, page=index + 1,
-            pages=[page for page, _ in pages], first=index * PAGE_SIZE + 1))
+            pages=near, first=index * PAGE_SIZE + 1))
     return pages[0][0]
 
 
