@@ -1,5 +1,5 @@
 """``dipole-arbiter publish`` from the command line: a site of an event database and a PGN file,
-valid HTML with hostile names as text, republishing that leaves unchanged game pages alone,
+valid HTML5 (html5lib's strict parser) with hostile names as text, republishing that leaves unchanged game pages alone,
 and one clear line for bad input."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
+import html5lib  # type: ignore[import-untyped]
 import pytest
 
 HOSTILE = "<script>alert(1)</script>&\"x'"
@@ -81,7 +82,9 @@ def game_pages(site: Path) -> list[Path]:
 
 
 def check_page(path: Path) -> str:
-    """The page's text, once its HTML is checked."""
+    """The page's text, once its HTML is checked: no HTML5 parse error (html5lib's strict
+    WHATWG parser), balanced tags, one doctype, unique ids."""
+    html5lib.HTMLParser(strict=True).parse(path.read_text(encoding="utf-8"))  # raises ParseError
     checker = Checker()
     checker.feed(path.read_text(encoding="utf-8"))
     checker.close()
