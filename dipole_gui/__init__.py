@@ -2,9 +2,9 @@
 
 The server runs the rules (:mod:`dipole_engine.rules`) and the engines
 (:class:`protocol.EngineClient`); the page (``dipole_gui/static``) only draws what the server sends
-and sends back clicks.  Modules, bottom up:
+and sends back clicks; the board's JSON and drawing come from :mod:`arbiter.board`.  Modules,
+bottom up:
 
-- :mod:`.boardjson` a rules Board as the JSON the page's ``board.js`` draws;
 - :mod:`.addresses` which host names are loopback, and the URLs a server prints;
 - :mod:`.limits` the games and analyses running engines at once, per server and per client;
 - :mod:`.config` what the server was started with (engines, token, limits), as the page sees it;

@@ -24,7 +24,7 @@ from arbiter.live.searchline import search_line
 from dipole_engine.rules import Board, Color, RulesError
 from protocol import Info, OptionSpec
 
-from .boardjson import move_ends
+from arbiter.board import move_ends
 
 MAX_LINES = 5  # the most lines the page offers to show at once
 MULTIPV_OPTION = "MultiPV"

@@ -37,11 +37,14 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from arbiter.board import STATIC as BOARD_STATIC
+
 from .addresses import loopback_host
 from .config import DEFAULT_KEEP, GuiConfig, engine_list, variant_list
 from .games import Games
 
 STATIC_DIR = Path(__file__).parent / "static"
+BOARD_DIR = BOARD_STATIC  # board.js and board.css: one home, shared with published sites
 TOKEN_COOKIE = "dipole_gui_token"  # then "_" and the server's port
 SECURITY_HEADERS = [
     # Scripts and styles only from this server; no inline script can run even if text slipped in.
@@ -51,6 +54,11 @@ SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
 ]
+
+
+async def board_file(request: Request) -> FileResponse:
+    """``/static/board.js`` or ``board.css``, from the board drawing's home in arbiter."""
+    return FileResponse(BOARD_DIR / request.url.path.rsplit("/", 1)[1])
 
 
 async def index_page(request: Request) -> FileResponse:
@@ -89,6 +97,10 @@ def base_routes() -> list[BaseRoute]:
         Route("/", index_page),
         Route("/api/engines", engines_endpoint),
         WebSocketRoute("/ws", game_socket),
+        # the board's drawing lives with arbiter (arbiter/board/static), so that ``dipole-arbiter
+        # publish`` ships the same file; the page asks for it beside its own files
+        Route("/static/board.js", board_file),
+        Route("/static/board.css", board_file),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
     ]
 

@@ -7,7 +7,7 @@ its last page went away.  Every attached page gets the same messages and any of 
 the messages of the pages are handled one at a time, in order of arrival.  Everything it does is
 driven by the pages' messages (JSON objects with a ``type``) and by the referee's news, all on
 the event loop.  After every change the session pushes a ``state`` message: the board at the viewed ply
-(:mod:`.boardjson`), the move list, the players and clocks, the legal moves when a human is to
+(:mod:`arbiter.board`), the move list, the players and clocks, the legal moves when a human is to
 move, and the result.  Engine thinking goes out as ``thinking`` messages as each ``info`` line
 arrives, with the arrow of the line's first move; the analysis's show all its lines (MultiPV,
 :mod:`.analysislines`), and the score it finds for a ply goes to the move list (``eval``).
@@ -97,11 +97,11 @@ from dipole_engine.rules import (
     new_board,
     variant_by_name,
 )
+from arbiter.board import board_json, move_ends, side_letter
 from protocol import Info, Limit
 from protocol.client import EngineError
 
 from .analysislines import KIND_WORDS, MAX_LINES, MULTIPV_OPTION, AnalysisLines, move_arrow, multipv_range
-from .boardjson import board_json, move_ends, side_letter
 from .config import GuiConfig, engine_list, variant_list
 from .limits import LimitReached, Permit
 from .outbox import Outbox

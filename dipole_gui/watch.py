@@ -23,7 +23,7 @@ event's lock (:func:`arbiter.live.publisher.event_running`).  On a change it pus
 - ``event``: settings, progress and ETA, the standings with their 95% intervals (the numbers
   of ``dipole-arbiter ratings``: :func:`arbiter.stats.ratings.fit_ratings` on the same games),
   crosstable, terminations and the finished games;
-- ``live``: every game in progress: its board (:func:`dipole_gui.boardjson.board_json`), moves,
+- ``live``: every game in progress: its board (:func:`arbiter.board.board_json`), moves,
   clocks and both engines' latest lines (only while the event runs).
 
 A match has no database: ``--watch FILE.json`` follows its live file (``dipole-arbiter match
@@ -58,7 +58,7 @@ from arbiter.records.pgn import format_game
 from arbiter.stats.ratings import RatingError, RatingTable, fit_ratings
 from dipole_engine.rules import Board, RulesError, new_board
 
-from .boardjson import board_json
+from arbiter.board import board_json
 from .outbox import Outbox
 
 STATIC_DIR = Path(__file__).parent / "static"

@@ -1,11 +1,11 @@
-"""The board JSON the GUI's board.js draws (dipole_gui/boardjson.py): its shape for both games."""
+"""The board JSON the GUI's board.js draws (arbiter/board/): its shape for both games."""
 
 from __future__ import annotations
 
 import json
 
 from dipole_engine.rules import new_board
-from dipole_gui.boardjson import board_json, move_ends
+from arbiter.board import board_json, move_ends
 
 
 def test_start_position_shape() -> None:

@@ -1,6 +1,6 @@
 """The ``dipole-arbiter`` command: ``match`` (play and record a match), ``replay`` (check
 records), the event commands of :mod:`.events` (``tournament``, ``resume``, ``export``,
-``ratings``) and ``openings`` (:mod:`.openings`).
+``ratings``), ``openings`` (:mod:`.openings`) and ``publish`` (:mod:`.publish`).
 
 Bad input of any kind ends in one line, ``dipole-arbiter: error: <reason>``, and status 2.
 A match interrupted by Ctrl-C, SIGTERM or SIGHUP kills every engine, writes no partial game,
@@ -31,6 +31,7 @@ from .events import (
     tournament_command,
 )
 from .openings import openings_command
+from .publish import publish_command
 from .options import (
     MAX_GAMES,
     SEPARATOR,
@@ -144,7 +145,7 @@ def replay_command(files: tuple[str, ...]) -> int:
 
 
 for _command in (tournament_command, resume_command, export_command, ratings_command, openings_command,
-                 check_engine_command):
+                 check_engine_command, publish_command):
     cli.add_command(_command)
 
 

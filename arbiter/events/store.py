@@ -244,7 +244,7 @@ def _settings_json(config: EventConfig) -> str:
     }, sort_keys=True)
 
 
-def _clocks(record: GameRecord, limits: dict[str, SearchLimits]) -> list[float | None]:
+def clocks_after(record: GameRecord, limits: dict[str, SearchLimits]) -> list[float | None]:
     """Each mover's clock after each ply, by the arbiter's own :class:`Clock` arithmetic (a
     move is a whole turn, so the sides alternate, as in the PGN movetext)."""
     turn = new_board(record.variant, record.fen).turn
@@ -566,7 +566,7 @@ class EventStore:
     # -- games -------------------------------------------------------------------------
     def commit(self, record: GameRecord) -> None:
         """Record a finished game and its moves in one transaction (durable on return)."""
-        clocks = _clocks(record, self._limits)
+        clocks = clocks_after(record, self._limits)
         times = {True: 0.0, False: 0.0}
         white_first = new_board(record.variant, record.fen).turn == WHITE
         for ply, move in enumerate(record.moves):

@@ -17,6 +17,7 @@ import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from markupsafe import Markup
 
@@ -57,17 +58,29 @@ def render_report(
     sections: Sequence[Markup] = (),
 ) -> str:
     """The report as one HTML5 document (see ``write_report``)."""
+    return str(render("report.html", title=title, details=details,
+                      **report_context(table, terminations, sections)))
+
+
+def report_context(
+    table: RatingTable,
+    terminations: Mapping[str, int],
+    sections: Sequence[Markup] = (),
+    engine_link: Callable[[str], str] | None = None,
+) -> dict[str, Any]:
+    """What ``report_body.html`` shows (the report's sections, also a published site's):
+    ``engine_link`` makes each engine's name in the standings a link to that address."""
     notes = list(table.notes)
     if table.unrated:
         notes.append(f"Not rated (no finished games): {', '.join(table.unrated)}.")
     counted = sorted(((label, count) for label, count in terminations.items() if count),
                      key=lambda item: (-item[1], item[0]))
-    return str(render(
-        "report.html", title=title, details=details, table=table, notes=notes, sections=sections,
+    return dict(
+        table=table, notes=notes, sections=sections, engine_link=engine_link,
         chart=_chart(table.rows, table.anchor[1] if table.anchor else 0.0) if table.rows else None,
         matrices=[_crosstable(table), _los(table)] if table.rows else [], maybe=_maybe,
         terminations=counted, total=sum(terminations.values()),
-    ))
+    )
 
 
 def _maybe(value: float | None) -> str:

@@ -8,21 +8,27 @@ engine output can bring markup into a page, and no call site has to remember to 
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-_ENVIRONMENT = Environment(
-    loader=PackageLoader("arbiter.report", "templates"),
-    autoescape=True,              # every template is HTML
-    undefined=StrictUndefined,    # a misspelt name fails the render instead of printing nothing
-    trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-)
-# ``{{ value|fmt(".1f") }}``: Python's format(), so the numbers read as in the text output.
-_ENVIRONMENT.filters["fmt"] = format
+@functools.cache
+def environment(*packages: str) -> Environment:
+    """The Jinja2 environment of the templates of ``packages`` (each one's ``templates/``, the
+    first that has a name wins), configured as every page of the project is: autoescape on."""
+    env = Environment(
+        loader=ChoiceLoader([PackageLoader(package, "templates") for package in packages]),
+        autoescape=True,              # every template is HTML
+        undefined=StrictUndefined,    # a misspelt name fails the render instead of printing nothing
+        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+    )
+    # ``{{ value|fmt(".1f") }}``: Python's format(), so the numbers read as in the text output.
+    env.filters["fmt"] = format
+    return env
 
 
 def render(template: str, **context: Any) -> Markup:
     """``arbiter/report/templates/<template>`` rendered with ``context`` (escaped: see the module docstring)."""
-    return Markup(_ENVIRONMENT.get_template(template).render(**context))
+    return Markup(environment("arbiter.report").get_template(template).render(**context))

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from dipole_engine.rules import new_board
-from dipole_gui.boardjson import move_ends
+from arbiter.board import move_ends
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY_ENGINE = ROOT / "tests" / "engines" / "toy_engine.py"

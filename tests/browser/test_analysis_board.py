@@ -21,7 +21,7 @@ from playwright.sync_api import Browser, Page, expect
 from watch_support import ARBITER, toy
 
 from dipole_engine.rules import new_board
-from dipole_gui.boardjson import move_ends
+from arbiter.board import move_ends
 
 TIMEOUT = 120_000  # ms: the shared machine is slow
 

@@ -1,4 +1,7 @@
-"""A rules :class:`~dipole_engine.rules.Board` as the JSON that ``dipole_gui/static/board.js`` draws.
+"""A rules :class:`~dipole_engine.rules.Board` as the JSON that ``static/board.js`` here draws.
+
+The drawing (``arbiter/board/static/board.js`` and ``board.css``) has its one home here, package
+data of arbiter: the GUI serves it to its pages, ``dipole-arbiter publish`` copies it into sites.
 
 The shape (documented again at the top of ``board.js``, which is its only reader)::
 
@@ -15,11 +18,13 @@ removal) and both ends are null for a pass.  Everything here is plain data: name
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from dipole_engine.rules import WHITE, Board, Color
 
 BoardJson = dict[str, Any]
+STATIC = Path(__file__).parent / "static"  # board.js, board.css
 
 
 def side_letter(color: Color) -> str:

@@ -1,5 +1,6 @@
 // board.js: draws a Dipole or Impasse board as SVG.  A plain ES module with no state of its own;
-// the server sends the board (dipole_gui/boardjson.py writes it), this file only draws it.
+// the board JSON comes from arbiter/board/__init__.py (the GUI's server, a published site's page);
+// this file only draws it.  Its one home is arbiter/board/static/: the GUI serves it, publish copies it.
 //
 // The board JSON:
 //   {variant: "dipole", game: "dipole" | "impasse", width: 8, height: 8,

@@ -1,0 +1,102 @@
+"""One game made ready for its page: every position, the evaluations and the clocks.
+
+The page draws the board with the GUI's ``board.js`` and has no rules code, so the positions
+are computed here, by replaying the record through :mod:`dipole_engine.rules`: the start
+position as the board JSON (:func:`arbiter.board.board_json`), then per ply only what changed
+(a few squares), which keeps a game's data near a kilobyte whatever the board.  The page's
+``game.js`` applies the changes in turn to rebuild each position's board JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from dipole_engine.rules import WHITE, RulesError, color_name, new_board
+from markupsafe import Markup
+
+from ..board import board_json, side_letter
+from ..errors import ArbiterError
+from ..records.game import GameRecord, MoveSource
+
+GRAPH_PAWNS = 8.0  # the evaluation graph's range, in pawns either way (mates are drawn at the edge)
+
+
+@dataclass(frozen=True)
+class Ply:
+    """One ply as the move list shows it: the mover (``w``/``b``), the move, the evaluation
+    from White's view (pawns; None: no score), its text as the mover gave it, the depth and
+    time, and the mover's clock after it (None: no clock)."""
+
+    number: int
+    mover: str
+    text: str
+    white_pawns: float | None
+    score: str
+    note: str
+    clock: str
+
+
+@dataclass(frozen=True)
+class ReplayedGame:
+    plies: list[Ply]
+    data: Markup  # the JSON for game.js, safe inside a <script type="application/json">
+    graph: str  # the SVG polyline points of the evaluation graph ("" without scores)
+    final: dict[str, Any]  # the final position's board JSON
+
+
+def script_json(value: Any) -> Markup:
+    """``value`` as JSON to put inside a ``<script>`` element: ``<`` is escaped, so no text in
+    it can close the element or open a comment; the browser's JSON.parse reads it back."""
+    return Markup(json.dumps(value, separators=(",", ":")).replace("<", "\\u003c"))
+
+
+def _clock_text(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    minutes, rest = divmod(max(seconds, 0.0), 60)
+    return f"{int(minutes)}:{rest:06.3f}" if minutes else f"{rest:.3f}s"
+
+
+def replay(record: GameRecord, clocks: list[float | None], where: str) -> ReplayedGame:
+    """Replay ``record`` (ArbiterError naming ``where`` and the ply if a move does not hold)."""
+    try:
+        board = new_board(record.variant, record.fen)
+    except RulesError as error:
+        raise ArbiterError(f"{where}: {error}") from None
+    start = board_json(board)
+    squares = {s["square"]: (s["color"], s["height"]) for s in start["squares"]}
+    changes: list[list[Any]] = []
+    plies: list[Ply] = []
+    points: list[str] = []
+    for number, (move, clock) in enumerate(zip(record.moves, clocks), 1):
+        mover = board.turn
+        try:
+            played = board.parse_move(move.text)
+            board.push(played)
+        except RulesError as error:
+            raise ArbiterError(f"{where}, ply {number}: {color_name(mover)}'s move {move.text!r} "
+                               f"does not hold: {error}") from None
+        after = board_json(board, played)
+        now = {s["square"]: (s["color"], s["height"]) for s in after["squares"]}
+        diff = [[square, *now[square]] if square in now else [square, "", 0]
+                for square in sorted(set(squares) | set(now)) if squares.get(square) != now.get(square)]
+        squares = now
+        last = after["lastMove"]
+        changes.append([diff, after["turn"], last["from"], last["to"], last["text"], after["winner"]])
+        white_pawns = None
+        if move.score_mate is not None:
+            white_pawns = GRAPH_PAWNS if move.score_mate > 0 else -GRAPH_PAWNS
+        elif move.score_cp is not None:
+            white_pawns = max(-GRAPH_PAWNS, min(GRAPH_PAWNS, move.score_cp / 100))
+        if white_pawns is not None and mover != WHITE:
+            white_pawns = -white_pawns
+        if white_pawns is not None:
+            points.append(f"{number},{-white_pawns:g}")
+        comment = move.comment()
+        score, _, note = comment.partition(" ") if move.source is MoveSource.ENGINE and (
+            move.score_cp is not None or move.score_mate is not None) else ("", "", comment)
+        plies.append(Ply(number, side_letter(mover), move.text, white_pawns, score, note, _clock_text(clock)))
+    data = {"start": start, "plies": changes}
+    return ReplayedGame(plies, script_json(data), " ".join(points), board_json(board))

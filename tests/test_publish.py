@@ -1,0 +1,181 @@
+"""``dipole-arbiter publish`` from the command line: a site of an event database and a PGN file,
+valid HTML5 (html5lib's strict parser) with hostile names as text, republishing that leaves unchanged game pages alone,
+and one clear line for bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import html5lib  # type: ignore[import-untyped]
+import pytest
+
+HOSTILE = "<script>alert(1)</script>&\"x'"
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+SVG_LEAVES = {"rect", "line", "polyline", "circle", "path", "ellipse"}  # written self-closed inside <svg>
+
+
+def arbiter(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arbiter", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.fixture(scope="module")
+def event(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real round-robin of the project's engine at depth 1 (one side with a clock), with a
+    hostile engine name; its database and PGN in the directory returned."""
+    directory = tmp_path_factory.mktemp("event")
+    own = f"cmd={sys.executable} -m dipole_engine"
+    run = arbiter("tournament", "--engine", own, f"name={HOSTILE}", "tc=20+0.1", "depth=1",
+                  "--engine", own, "name=beta", "depth=1", "--engine", own, "name=gamma", "depth=1",
+                  "--games", "2", "--opening-plies", "2", "--seed", "5", "--concurrency", "2",
+                  "--db", "event.db", "--pgn", "event.pgn", cwd=directory)
+    assert run.returncode == 0, run.stderr
+    return directory
+
+
+class Checker(HTMLParser):
+    """Balanced tags (void elements aside), one doctype, unique ids."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.problems: list[str] = []
+        self.ids: set[str] = set()
+        self.doctype = False
+        self.text: list[str] = []
+
+    def handle_decl(self, decl: str) -> None:
+        self.doctype = decl.lower() == "doctype html"
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name == "id":
+                if value in self.ids:
+                    self.problems.append(f"duplicate id {value}")
+                self.ids.add(value or "")
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in VOID and tag not in SVG_LEAVES:
+            self.problems.append(f"self-closed <{tag}/>")
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack[-1] != tag:
+            self.problems.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
+        else:
+            self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def game_pages(site: Path) -> list[Path]:
+    return sorted(page for page in (site / "games").glob("*.html") if not page.name.startswith("all-"))
+
+
+def check_page(path: Path) -> str:
+    """The page's text, once its HTML is checked: no HTML5 parse error (html5lib's strict
+    WHATWG parser), balanced tags, one doctype, unique ids."""
+    html5lib.HTMLParser(strict=True).parse(path.read_text(encoding="utf-8"))  # raises ParseError
+    checker = Checker()
+    checker.feed(path.read_text(encoding="utf-8"))
+    checker.close()
+    assert checker.doctype, path
+    assert not checker.problems and not checker.stack, (path, checker.problems, checker.stack)
+    return "".join(checker.text)
+
+
+def test_publish_event_and_pgn(event: Path, tmp_path: Path) -> None:
+    pgn = tmp_path / "more.pgn"
+    shutil.copy(event / "event.pgn", pgn)
+    run = arbiter("publish", str(event / "event.db"), str(pgn), "--output", str(tmp_path / "site"), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "Published 2 source(s)" in run.stdout
+    site = tmp_path / "site"
+    pages = sorted(site.rglob("*.html"))
+    assert len(game_pages(site)) == 12  # 6 games from each source
+    shown = 0
+    for page in pages:
+        text = check_page(page)
+        assert "<script>alert" not in page.read_text(encoding="utf-8")  # the name is never markup
+        if page in game_pages(site):
+            shown += HOSTILE in text  # ... but text
+    assert shown == 8  # the games it played: 4 in each source
+    index = check_page(site / "index.html")
+    assert HOSTILE in index and "Standings" in index and "Crosstable" in index
+    results = json.loads((site / "results.json").read_text())
+    assert len(results["games"]) == 12
+    assert {row["engine"] for row in results["ratings"]} == {HOSTILE, "beta", "gamma"}
+    assert (site / "games.pgn").read_text().count("[Event ") == 12
+    board = (site / "assets" / "board.js").read_text()
+    assert "window.DipoleBoard" in board and "\nexport " not in board
+    assert not any(url in page.read_text() for page in pages for url in ("http://", "https://"))
+
+
+def test_republish_leaves_unchanged_games_alone(event: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    assert arbiter("publish", str(event / "event.db"), "--output", str(site), cwd=tmp_path).returncode == 0
+    games = game_pages(site)
+    assert len(games) == 6
+    for page in games:
+        os.utime(page, (1_000_000_000, 1_000_000_000))
+    pgn = tmp_path / "more.pgn"  # another event's games
+    pgn.write_text((event / "event.pgn").read_text().replace('[Event "dipole-arbiter tournament"]',
+                                                             '[Event "Second"]'))
+    run = arbiter("publish", str(event / "event.db"), str(pgn), "--output", str(site), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert all(page.stat().st_mtime == 1_000_000_000 for page in games)  # not written again
+    assert len(game_pages(site)) == 12  # the new source's games added
+    assert json.loads((site / "results.json").read_text())["games"].__len__() == 12
+    again = arbiter("publish", str(event / "event.db"), str(pgn), "--output", str(site), cwd=tmp_path)
+    assert "0 file(s) written" in again.stdout
+
+
+def test_bad_inputs_get_one_line(event: Path, tmp_path: Path) -> None:
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"\x00\x01 not a record \xff")
+    text = tmp_path / "notes.txt"
+    text.write_text("Some notes, not games.\n")
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    cases = [
+        ((str(tmp_path / "missing.db"), "--output", str(tmp_path / "s1")), "missing.db: no such file"),
+        ((str(junk), "--output", str(tmp_path / "s2")), "junk.bin: not UTF-8 text"),
+        ((str(text), "--output", str(tmp_path / "s2")), "notes.txt is neither an event database nor a PGN file"),
+        ((str(other), "--output", str(tmp_path / "s3")), "is not a dipole-arbiter event database"),
+        ((str(event / "event.db"), "--output", str(blocker / "site")), "cannot write there"),
+        ((str(event / "event.db"), "--output", str(blocker)), "is not a directory"),
+    ]
+    for args, message in cases:
+        run = arbiter("publish", *args, cwd=tmp_path)
+        assert run.returncode == 2, (args, run.stdout)
+        lines = run.stderr.strip().splitlines()
+        assert len(lines) == 1 and message in lines[0] and lines[0].startswith("dipole-arbiter: error:"), run.stderr
+
+
+def test_event_pages_show_bracket_and_sprt(tmp_path: Path) -> None:
+    own = f"cmd={sys.executable} -m dipole_engine"
+    knockout = arbiter("tournament", "--format", "knockout", *(arg for name in "abcd" for arg in (
+        "--engine", own, f"name={name}", "depth=1")), "--games", "2", "--opening-plies", "2", "--db", "ko.db",
+        cwd=tmp_path)
+    assert knockout.returncode == 0, knockout.stderr
+    sprt = arbiter("tournament", "--engine", own, "name=a", "depth=2", "--engine", own, "name=b", "depth=1",
+                   "--games", "4", "--sprt", "elo0=0 elo1=200 alpha=0.05 beta=0.05", "--opening-plies", "2",
+                   "--db", "sprt.db", cwd=tmp_path)
+    assert sprt.returncode == 0, sprt.stderr
+    run = arbiter("publish", "ko.db", "sprt.db", "--output", "site", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    events = {page.name.split("-")[0]: check_page(page) for page in (tmp_path / "site" / "events").glob("*.html")
+              if "-games-" not in page.name}
+    assert "Knockout" in events["ko"] and "Round 2" in events["ko"]
+    assert "SPRT (elo0=0 elo1=200 alpha=0.05 beta=0.05)" in events["sprt"] and "LLR" in events["sprt"]
