@@ -37,7 +37,7 @@ from .cli_options import (
     show_warnings,
 )
 from .errors import ArbiterError
-from .event import FORMATS, EventConfig, EventStore, GameOutcome, is_event_file
+from .event import FORMATS, EventConfig, EventStore, is_event_file
 from .files import check_log_directory, check_outputs, replace_text_chunks
 from .formats import DYNAMIC_FORMATS, event_file_plan, knockout_rounds
 from .formats import openings_needed as stage_openings_needed
@@ -45,6 +45,7 @@ from .game import SetupError
 from .live import LIVE_SUFFIX, check_live_file
 from .pgn import format_game, read_pgn_file
 from .ratings import RatingError, fit_ratings
+from .records import GameOutcome
 from .report import write_report
 from .tournament import Tournament, check_config, make_schedule, openings_needed
 

@@ -319,7 +319,7 @@ def end_run_on_worker(run: str) -> None:
         engines.end_run(run)
 
 
-class EnginesPlugin(WorkerPlugin):  # type: ignore[misc, valid-type]
+class EnginesPlugin(WorkerPlugin):
     """Registered on every worker (and every worker that joins later): when the worker closes,
     its engines are killed, and the games it was playing come back void (see
     :func:`play_on_worker`).  (A worker killed outright takes them along by the parent-death

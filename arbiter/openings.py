@@ -32,7 +32,7 @@ class Opening:
     moves: tuple[str, ...]
     source: str
 
-    def board(self, variant: str) -> Board:
+    def board(self, variant: str) -> Board[Any]:
         """The position after the book moves (checked: raises RulesError if they do not hold)."""
         board = new_board(variant, self.fen)
         for text in self.moves:
@@ -79,7 +79,7 @@ def load_openings(path: str, variant: str) -> list[Opening]:
     return openings
 
 
-def _quiet_moves(board: Board) -> list[Any]:
+def _quiet_moves(board: Board[Any]) -> list[Any]:
     """The legal moves that take no checker off the board, or, when every move does, all of
     them.  Random openings are drawn from these so that they stay balanced whatever the game:
     in both games the checkers left are what decides it (a random Dipole exit of half a stack

@@ -72,7 +72,7 @@ class MoveRecord:
     def comment(self) -> str:
         """The PGN comment text: ``+0.35/7 0.520s``, ``-M3/9 0.100s``, ``book`` or ``forced``."""
         if self.source is not MoveSource.ENGINE:
-            return self.source.value
+            return str(self.source.value)  # mypy types .value of a narrowed enum as Any
         parts = []
         if self.score_mate is not None:
             score = f"{'+' if self.score_mate > 0 else '-'}M{abs(self.score_mate)}"

@@ -130,7 +130,7 @@ def _chart(rows: Sequence[EngineRating], reference: float) -> Chart:
 
 def _nice_step(rough: float) -> float:
     """The smallest of 1, 2, 5 times a power of ten that is at least ``rough``."""
-    power = 10 ** math.floor(math.log10(rough))
+    power: float = 10 ** math.floor(math.log10(rough))
     return next(multiple * power for multiple in (1, 2, 5, 10) if multiple * power >= rough)
 
 
