@@ -91,7 +91,8 @@ def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, hos
     """Play, watch and analyse Dipole and Impasse in the browser, with any protocol engine."""
     import uvicorn  # the web stack is an extra: say so clearly if it is missing
 
-    from .server import GuiConfig, base_routes, create_app
+    from .config import GuiConfig
+    from .server import base_routes, create_app
     from .session import MAX_MESSAGE
     from .watch import Watching, check_watch_path, watch_routes
 

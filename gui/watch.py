@@ -88,7 +88,7 @@ class EventFeed:
         self._running: bool | None = None
         self._progress: Any = None
         self._rated: tuple[int, dict[str, Any] | None] = (-1, None)
-        self._boards: dict[int, tuple[str | None, list[str], Board]] = {}
+        self._boards: dict[int, tuple[str | None, list[str], Board[Any]]] = {}
         # One look at a time: a feed whose last viewer left may still be finishing one on its
         # thread when a new viewer starts the next.
         self._looking = threading.Lock()
@@ -435,7 +435,8 @@ def _watching(request: Request | WebSocket) -> Watching:
     state = request.app.state
     if not hasattr(state, "watching"):
         state.watching = Watching(None, os.getcwd())
-    return state.watching
+    watching: Watching = state.watching
+    return watching
 
 
 async def watch_page(request: Request) -> FileResponse:
