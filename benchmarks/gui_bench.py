@@ -32,6 +32,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from typing import Any
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
@@ -107,7 +108,7 @@ def latencies(page: Page, logs: list[Path]) -> list[tuple[float, float]]:
     return match(moves, shown, logs)
 
 
-def match(moves: list[list], shown: list[tuple[int, str, float, float]],
+def match(moves: list[list[Any]], shown: list[tuple[int, str, float, float]],
           logs: list[Path]) -> list[tuple[float, float]]:
     """Pair each move shown (ply, text, and two times in ms) with its engine's bestmove stamp;
     the differences.  ``moves`` is the game's whole move list ([text, forced] per ply, White
@@ -140,7 +141,7 @@ def watch_socket(url: str, white: int, black: int, variant: str, movetime: float
     """A game played over a WebSocket of its own: (ms from bestmove to the state arriving)."""
     socket_url = url.split("?")[0].replace("http:", "ws:") + "ws"
     shown: list[tuple[int, str, float, float]] = []
-    moves: list[list] = []
+    moves: list[list[Any]] = []
     with connect(socket_url, max_size=None) as socket:
         socket.send(json.dumps({"type": "new", "variant": variant, "white": white, "black": black,
                                 "tc": {"kind": "movetime", "seconds": movetime}}))
