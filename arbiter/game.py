@@ -33,8 +33,9 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 from dipole_engine.rules import BLACK, WHITE, Board, Color, RulesError, color_name
 from protocol import Limit, parse_response

@@ -19,8 +19,8 @@ from .engines import EngineSpec
 from .game import GameJob, RefereeSettings
 from .openings import Opening
 from .progress import Progress
-from .records import GameRecord
 from .recorded import RecordedRun
+from .records import GameRecord
 from .sequential import SprtMonitor, consecutive_pairs
 from .sprt import SprtParams
 from .stats import MatchStats

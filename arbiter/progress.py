@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 from .game import GameJob
 from .records import GameRecord

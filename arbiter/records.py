@@ -35,7 +35,7 @@ class Termination(Enum):
         self.label = label
 
     @classmethod
-    def from_tag(cls, tag: str) -> "Termination | None":
+    def from_tag(cls, tag: str) -> Termination | None:
         """The termination a PGN ``Termination`` tag names (``abandoned`` reads as a crash)."""
         for member in cls:
             if member.tag == tag:

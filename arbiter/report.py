@@ -107,8 +107,8 @@ class Chart:
 
 def _chart(rows: Sequence[EngineRating], reference: float) -> Chart:
     """The SVG's geometry: one whisker and point per engine, best at the top, on a shared x scale."""
-    low = min(min(row.ci_low for row in rows), reference)
-    high = max(max(row.ci_high for row in rows), reference)
+    low = min(*(row.ci_low for row in rows), reference)
+    high = max(*(row.ci_high for row in rows), reference)
     if high - low < 20:
         low, high = (low + high) / 2 - 10, (low + high) / 2 + 10
     step = _nice_step((high - low) / 6)

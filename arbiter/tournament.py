@@ -41,9 +41,9 @@ from .live import live_path
 from .pgn import format_game
 from .progress import Progress
 from .ratings import RatingError, RatingTable, fit_ratings
+from .recorded import RecordedRun
 from .records import GameRecord
 from .report import write_report
-from .recorded import RecordedRun
 from .sequential import SprtMonitor
 from .stats import MatchStats
 

@@ -39,6 +39,7 @@ from dipole_engine.rules import BLACK, WHITE, Color
 from protocol import Info, Limit, SearchResult
 from protocol.client import EngineClient, EngineError
 
+
 class GameTable:
     """The thread a page's game is refereed on and the engine slots of its engine seats (see
     the module docstring); :meth:`close` kills the engines (and ends the thread)."""
