@@ -32,8 +32,8 @@ import tempfile
 import threading
 import time
 import urllib.request
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import Page, sync_playwright
 from websockets.sync.client import connect
@@ -139,7 +139,7 @@ def match(moves: list[list[Any]], shown: list[tuple[int, str, float, float]],
 def watch_socket(url: str, white: int, black: int, variant: str, movetime: float, stop: threading.Event,
                  out: list[list[tuple[float, float]]], logs: list[Path]) -> None:
     """A game played over a WebSocket of its own: (ms from bestmove to the state arriving)."""
-    socket_url = url.split("?")[0].replace("http:", "ws:") + "ws"
+    socket_url = url.split("?", maxsplit=1)[0].replace("http:", "ws:") + "ws"
     shown: list[tuple[int, str, float, float]] = []
     moves: list[list[Any]] = []
     with connect(socket_url, max_size=None) as socket:
@@ -166,7 +166,7 @@ def watch_socket(url: str, white: int, black: int, variant: str, movetime: float
 def probe(url: str, seconds: float) -> tuple[list[float], list[float]]:
     """Round trips (ms) of a WebSocket ``view`` request and of ``GET /api/engines``, every
     50 ms for ``seconds``."""
-    socket_url = url.split("?")[0].replace("http:", "ws:") + "ws"
+    socket_url = url.split("?", maxsplit=1)[0].replace("http:", "ws:") + "ws"
     views: list[float] = []
     fetches: list[float] = []
     with connect(socket_url) as socket:
@@ -176,7 +176,7 @@ def probe(url: str, seconds: float) -> tuple[list[float], list[float]]:
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             started = time.perf_counter()
-            with urllib.request.urlopen(url.split("?")[0] + "api/engines", timeout=30) as answer:
+            with urllib.request.urlopen(url.split("?", maxsplit=1)[0] + "api/engines", timeout=30) as answer:
                 answer.read()
             fetches.append((time.perf_counter() - started) * 1000)
             ply = 1 - ply
