@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from dipole_engine.rules import Board, RulesError, all_variants, divide, new_board
 from protocol import (
@@ -317,7 +317,7 @@ class _Checker:
             session.quiet(f"setoption name UCI_Variant value {variant}")
         session.quiet("ucinewgame")
 
-    def legal(self, board: Board, move: str | None, where: str) -> None:
+    def legal(self, board: Board[Any], move: str | None, where: str) -> None:
         """Fail unless ``move`` is legal on ``board`` (None: only when the game is over)."""
         if move is None:
             if board.legal_moves():
@@ -684,7 +684,7 @@ class _Checker:
             self.restart()
 
 
-def _random_moves(board: Board, rng: random.Random, plies: int, playing: bool = False) -> list[str]:
+def _random_moves(board: Board[Any], rng: random.Random, plies: int, playing: bool = False) -> list[str]:
     """Play up to ``plies`` random moves on ``board`` (fewer if the game ends; with ``playing``,
     stop one ply before the end, so that the position still has moves); their texts."""
     texts: list[str] = []

@@ -22,7 +22,7 @@ ECHO = Path(__file__).parent.parent / "tests" / "engines" / "echo_engine.py"
 
 
 def answer_at_once(line: str, transport: MemoryTransport) -> None:
-    word = line.split()[0]
+    word = line.split(maxsplit=1)[0]
     if word == "uci":
         transport.reply("id name memory", "uciok")
     elif word == "isready":

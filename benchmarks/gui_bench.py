@@ -33,6 +33,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import Page, sync_playwright
 from websockets.sync.client import connect
@@ -107,7 +108,7 @@ def latencies(page: Page, logs: list[Path]) -> list[tuple[float, float]]:
     return match(moves, shown, logs)
 
 
-def match(moves: list[list], shown: list[tuple[int, str, float, float]],
+def match(moves: list[list[Any]], shown: list[tuple[int, str, float, float]],
           logs: list[Path]) -> list[tuple[float, float]]:
     """Pair each move shown (ply, text, and two times in ms) with its engine's bestmove stamp;
     the differences.  ``moves`` is the game's whole move list ([text, forced] per ply, White
@@ -138,9 +139,9 @@ def match(moves: list[list], shown: list[tuple[int, str, float, float]],
 def watch_socket(url: str, white: int, black: int, variant: str, movetime: float, stop: threading.Event,
                  out: list[list[tuple[float, float]]], logs: list[Path]) -> None:
     """A game played over a WebSocket of its own: (ms from bestmove to the state arriving)."""
-    socket_url = url.split("?")[0].replace("http:", "ws:") + "ws"
+    socket_url = url.split("?", maxsplit=1)[0].replace("http:", "ws:") + "ws"
     shown: list[tuple[int, str, float, float]] = []
-    moves: list[list] = []
+    moves: list[list[Any]] = []
     with connect(socket_url, max_size=None) as socket:
         socket.send(json.dumps({"type": "new", "variant": variant, "white": white, "black": black,
                                 "tc": {"kind": "movetime", "seconds": movetime}}))
@@ -165,7 +166,7 @@ def watch_socket(url: str, white: int, black: int, variant: str, movetime: float
 def probe(url: str, seconds: float) -> tuple[list[float], list[float]]:
     """Round trips (ms) of a WebSocket ``view`` request and of ``GET /api/engines``, every
     50 ms for ``seconds``."""
-    socket_url = url.split("?")[0].replace("http:", "ws:") + "ws"
+    socket_url = url.split("?", maxsplit=1)[0].replace("http:", "ws:") + "ws"
     views: list[float] = []
     fetches: list[float] = []
     with connect(socket_url) as socket:
@@ -175,7 +176,7 @@ def probe(url: str, seconds: float) -> tuple[list[float], list[float]]:
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             started = time.perf_counter()
-            with urllib.request.urlopen(url.split("?")[0] + "api/engines", timeout=30) as answer:
+            with urllib.request.urlopen(url.split("?", maxsplit=1)[0] + "api/engines", timeout=30) as answer:
                 answer.read()
             fetches.append((time.perf_counter() - started) * 1000)
             ply = 1 - ply

@@ -87,7 +87,7 @@ def main() -> None:
         for arrived, line in iter(lambda: lines.get(timeout=10), None):
             if line.startswith("id name "):
                 name = line[len("id name "):]
-            if line == "uciok" or not line and arrived:
+            if line == "uciok" or (not line and arrived):
                 break
         send("quit")
     finally:

@@ -7,5 +7,5 @@ from .build_info import select_build
 
 select_build()  # before any compiled module can be imported (build_info.py)
 
-from .rules import *  # noqa: F401,F403
-from .rules import __all__ as __all__  # noqa: F401
+from .rules import *  # noqa: E402, F403
+from .rules import __all__ as __all__  # noqa: E402

@@ -131,7 +131,7 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
             most = first // THREAT_FIRST + second // THREAT_SECOND
             if score - most >= beta:
                 score -= most
-                return (score if score <= limit else limit), NO_TACTICAL  # noqa: FURB136  (hot path: cheaper than min())
+                return (score if score <= limit else limit), NO_TACTICAL  # hot path: cheaper than min()
             gains: list[int] = []
             # (The pair loops' comparisons are written unchained, a <= b and b <= c: the
             # interpreter's chained form costs a few more steps, at every pair.)

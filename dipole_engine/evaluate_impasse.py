@@ -239,13 +239,13 @@ def bind_scan(board: ImpasseBoard, tactical: Callable[[], list[tuple[int, Any]]]
             if not white_mobile:  # at an impasse: its moves are removals
                 return score, tactical()
             near = white_singles & bottom
-            if white_doubles & down_clear or near and white_doubles & (near << left | near << right):
+            if white_doubles & down_clear or (near and white_doubles & (near << left | near << right)):
                 return score, tactical()
             return score, NO_TACTICAL
         if not black_mobile:
             return score, tactical()
         near = black_singles & top
-        if black_doubles & up_clear or near and black_doubles & (near >> left | near >> right):
+        if black_doubles & up_clear or (near and black_doubles & (near >> left | near >> right)):
             return score, tactical()
         return score, NO_TACTICAL
 
@@ -264,7 +264,7 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
             change += value[sq][after + 2] - value[sq][before + 2]
         if sign < 0:
             change = -change
-        return change if change > 0 else 0  # noqa: FURB136  (hot path: cheaper than max())
+        return change if change > 0 else 0  # hot path: cheaper than max()
 
     # Each move's gain, by id(move), worked out once: a move is one of the rules' shared
     # objects, made by one side only, and its gain depends on nothing else.

@@ -140,6 +140,9 @@ class Searcher:
     without searching), so use one Searcher per ``go``.
     """
 
+    _board: Board[Any]
+    """search()'s private copy of the position; every method that reads it runs inside search()."""
+
     def __init__(self, tt: TranspositionTable) -> None:
         self.tt = tt
         self.nodes = 0
@@ -151,7 +154,6 @@ class Searcher:
         self._soft_deadline: float | None = None
         self._clock_start = 0.0
         self._limits_armed = False  # the node limit counts once depth 1 is complete
-        self._board: Board[Any] | None = None
         self._killers: list[list[Move | None]] = []
         self._history: defaultdict[int, int] = defaultdict(int)
         """Quiet moves' cutoff scores by ``id(move)``: moves are the rules' shared table objects,
@@ -271,7 +273,6 @@ class Searcher:
         """The move to play when ``stop()`` came before depth 1 was complete: the TT move, else
         the move with the best static score one ply on (a few microseconds a move)."""
         board = self._board
-        assert board is not None
         entry = self.tt.probe(board.key)
         if entry is not None and any(entry[4] is move for move in moves):
             return entry[4]
@@ -348,7 +349,6 @@ class Searcher:
         the best score, which may be outside the window.  Only the search of every move
         (``first`` 0) is the root's entry in the table."""
         board = self._board
-        assert board is not None
         self.nodes += 1
         if self.nodes >= self._next_check:
             self._checkup()
@@ -394,9 +394,9 @@ class Searcher:
             self._pv[ply] = []
         # material is [0, White's, Black's]: unpacked, since BLACK's index, -1, would miss the
         # pure build's fast path for list[index].
-        _, white, black = board.material  # type: ignore[union-attr]
+        _, white, black = board.material
         if not (white and black):  # a side has no checkers left: the game is over
-            return MATE - ply if board.winner() == board.turn else ply - MATE  # type: ignore[union-attr]
+            return MATE - ply if board.winner() == board.turn else ply - MATE
         # Mate distance pruning: no result here can beat a mate found nearer the root.
         if alpha < ply - MATE:
             alpha = ply - MATE
@@ -407,7 +407,7 @@ class Searcher:
             if alpha >= beta:
                 return alpha
 
-        key = board.key  # type: ignore[union-attr]
+        key = board.key
         entry = self._tt_table[key & self._tt_mask]
         tt_move = None
         if entry is not None and entry[0] == key:
@@ -428,8 +428,8 @@ class Searcher:
         child_depth = depth - 1
         child_ply = ply + 1
         child_alpha, child_beta = -alpha - 1, -alpha
-        push = board.push  # type: ignore[union-attr]
-        pop = board.pop  # type: ignore[union-attr]
+        push = board.push
+        pop = board.pop
         child_pv = self._pv
 
         # The moves in search order, generated a stage at a time, since most nodes that fail
@@ -454,7 +454,7 @@ class Searcher:
             else:
                 moves = self._quiet_moves()
                 if not moves and not tactical_found:
-                    moves = board.legal_moves()  # type: ignore[union-attr]  # the forced pass
+                    moves = board.legal_moves()  # the forced pass
                 elif len(moves) > 1:
                     # Stable, so equal scores keep generation order; map() keeps the
                     # per-move work in C (the history defaults to 0 for a move never seen).
@@ -521,10 +521,10 @@ class Searcher:
         if self.nodes >= self._next_check:
             self._checkup()
         board = self._board
-        _, white, black = board.material  # type: ignore[union-attr]  # unpacked, as in _search
+        _, white, black = board.material  # unpacked, as in _search
         if not (white and black):  # a side has no checkers left: the game is over
-            return MATE - ply if board.winner() == board.turn else ply - MATE  # type: ignore[union-attr]
-        key = board.key  # type: ignore[union-attr]
+            return MATE - ply if board.winner() == board.turn else ply - MATE
+        key = board.key
         entry = self._tt_table[key & self._tt_mask]
         if entry is not None and entry[0] == key:  # any entry is at least as deep as this
             tt_score = score_from_tt(entry[2], ply)
@@ -541,8 +541,8 @@ class Searcher:
             if best > alpha:  # noqa: PLR1730  (hot path: a test is cheaper than max())
                 alpha = best
             floor = alpha - DELTA_MARGIN - best  # a move must be expected to gain more than this
-            push = board.push  # type: ignore[union-attr]
-            pop = board.pop  # type: ignore[union-attr]
+            push = board.push
+            pop = board.pop
             qsearch = self._qsearch
             for gain, move in tactical:
                 if gain < floor:

@@ -20,11 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from arbiter.board import move_ends
 from arbiter.live.searchline import search_line
 from dipole_engine.rules import Board, Color, RulesError
 from protocol import Info, OptionSpec
-
-from arbiter.board import move_ends
 
 MAX_LINES = 5  # the most lines the page offers to show at once
 MULTIPV_OPTION = "MultiPV"
@@ -34,7 +33,7 @@ KIND_WORDS = {  # the move kinds of both games, as the page's target markers and
 }
 
 
-def move_arrow(board: Board, text: str) -> dict[str, Any] | None:
+def move_arrow(board: Board[Any], text: str) -> dict[str, Any] | None:
     """The arrow of the move ``text`` in ``board``: its origin, target and kind; None for a
     pass or text that names no legal move there (an engine's line is not trusted)."""
     try:
@@ -59,7 +58,7 @@ def multipv_range(options: Mapping[str, OptionSpec]) -> int:
 class AnalysisLines:
     """The lines of the position analysed now (see the module docstring)."""
 
-    def __init__(self, board: Board, ply: int, wanted: int) -> None:
+    def __init__(self, board: Board[Any], ply: int, wanted: int) -> None:
         self.board = board
         self.ply = ply
         self.wanted = wanted

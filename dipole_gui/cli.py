@@ -27,8 +27,8 @@ import webbrowser
 import click
 
 from arbiter.cli.options import SEPARATOR, EngineWordsCommand, engine_help
-from arbiter.play.engines import EngineSpec, load_config, own_engine_command, resolve_engines
 from arbiter.errors import ArbiterError
+from arbiter.play.engines import EngineSpec, load_config, own_engine_command, resolve_engines
 from arbiter.play.timecontrol import SearchLimits
 from dipole_engine import clikit
 
@@ -101,7 +101,8 @@ def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, hos
     """Play, watch and analyse Dipole and Impasse in the browser, with any protocol engine."""
     import uvicorn  # the web stack is an extra: say so clearly if it is missing
 
-    from .server import GuiConfig, base_routes, create_app
+    from .config import GuiConfig
+    from .server import base_routes, create_app
     from .session import MAX_MESSAGE
     from .watch import Watching, check_watch_path, watch_routes
     from .workbench import Workbench

@@ -33,11 +33,12 @@ from arbiter.play.referee import (
     Seat,
     play_game,
 )
-from arbiter.records.game import GameRecord, MoveRecord
 from arbiter.play.timecontrol import Clock
+from arbiter.records.game import GameRecord, MoveRecord
 from dipole_engine.rules import BLACK, WHITE, Color
 from protocol import Info, Limit, OptionSpec, SearchResult
 from protocol.client import EngineClient, EngineError
+
 
 class GameTable:
     """The thread a page's game is refereed on and the engine slots of its engine seats (see

@@ -190,7 +190,7 @@ def _loopback_host(scope: Scope) -> bool:
 
 def _same_origin(scope: Scope) -> bool:
     """A socket opened by a page of this server (or by a client that sends no Origin)."""
-    headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
+    headers: dict[str, str] = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
     origin = headers.get("origin")
     if origin is None:
         return True

@@ -63,6 +63,7 @@ from typing import Any
 
 from starlette.websockets import WebSocketDisconnect
 
+from arbiter.board import board_json, move_ends, side_letter
 from arbiter.errors import ArbiterError
 from arbiter.live.searchline import search_line, shows_search, white_score
 from arbiter.play.referee import (
@@ -97,7 +98,6 @@ from dipole_engine.rules import (
     new_board,
     variant_by_name,
 )
-from arbiter.board import board_json, move_ends, side_letter
 from protocol import Info, Limit
 from protocol.client import EngineError
 
@@ -184,7 +184,7 @@ class Session:
     # -- the game's data ------------------------------------------------------------------
     def _reset_board(self, variant: str, fen: str | None) -> None:
         board = new_board(variant, fen)  # raises RulesError (FenError) for a bad FEN
-        self.board: Board = board
+        self.board: Board[Any] = board
         self.start_fen = None if fen is None or board.fen() == board.variant.start_fen else board.fen()
         self.moves: list[Any] = []
         self.records: list[MoveRecord] = []
@@ -200,7 +200,7 @@ class Session:
     def variant(self) -> str:
         return self.board.variant.name
 
-    def board_at(self, ply: int) -> Board:
+    def board_at(self, ply: int) -> Board[Any]:
         """A board at ``ply`` of this game (its own history: the moves from the start)."""
         board = new_board(self.variant, self.start_fen)
         for move in self.moves[:ply]:
@@ -350,7 +350,7 @@ class Session:
             return side_letter(turn)
         return None
 
-    def _human_may_move(self, board: Board) -> bool:
+    def _human_may_move(self, board: Board[Any]) -> bool:
         """Whether the page may enter a move at the viewed position ``board``: in an engine game
         only at the last ply on a human's turn; in a free game (no engine) anywhere, branching
         off the moves that followed."""
@@ -358,7 +358,7 @@ class Session:
             return self.in_progress() and self.view == len(self.moves) and self.players[board.turn] is None
         return board.winner() is None
 
-    def _legal_for_page(self, board: Board) -> list[dict[str, Any]]:
+    def _legal_for_page(self, board: Board[Any]) -> list[dict[str, Any]]:
         if board.winner() is not None:
             return []
         name = board.geometry.name

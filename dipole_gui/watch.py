@@ -50,6 +50,7 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from arbiter.board import board_json
 from arbiter.errors import ArbiterError
 from arbiter.events.store import EventConfig, EventStore, ScheduledGame, is_event_file
 from arbiter.live.publisher import STALE_AFTER, event_running, live_path, live_running, read_live
@@ -58,7 +59,6 @@ from arbiter.records.pgn import format_game
 from arbiter.stats.ratings import RatingError, RatingTable, fit_ratings
 from dipole_engine.rules import Board, RulesError, new_board
 
-from arbiter.board import board_json
 from .outbox import Outbox
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -88,7 +88,7 @@ class EventFeed:
         self._running: bool | None = None
         self._progress: Any = None
         self._rated: tuple[int, dict[str, Any] | None] = (-1, None)
-        self._boards: dict[int, tuple[str | None, list[str], Board]] = {}
+        self._boards: dict[int, tuple[str | None, list[str], Board[Any]]] = {}
         # One look at a time: a feed whose last viewer left may still be finishing one on its
         # thread when a new viewer starts the next.
         self._looking = threading.Lock()
@@ -435,7 +435,8 @@ def _watching(request: Request | WebSocket) -> Watching:
     state = request.app.state
     if not hasattr(state, "watching"):
         state.watching = Watching(None, os.getcwd())
-    return state.watching
+    watching: Watching = state.watching
+    return watching
 
 
 async def watch_page(request: Request) -> FileResponse:

@@ -5,19 +5,21 @@ Iterative-deepening negamax with alpha-beta over material, for every Dipole and 
 variant.  Run it under the arbiter:
     dipole-arbiter match --engine cmd="python3 examples/minimal_engine.py" --engine cmd=dipole-engine --each depth=2
 """
+from typing import Any
+
 from dipole_engine.rules import Board, all_variants, new_board
 from protocol.loop import SearchJob, serve
 
 MATE = 10_000
 
 
-def evaluate(board: Board) -> int:
+def evaluate(board: Board[Any]) -> int:
     """Material from the mover's side: checkers are wealth in Dipole and a burden in Impasse."""
     me, them = board.checkers(board.turn), board.checkers(-board.turn)
     return them - me if board.empty_side_wins else me - them
 
 
-def negamax(board: Board, depth: int, alpha: int, beta: int, job: SearchJob) -> int:
+def negamax(board: Board[Any], depth: int, alpha: int, beta: int, job: SearchJob[Board[Any]]) -> int:
     winner = board.winner()
     if winner is not None:  # the game is over: the side to move has won or lost
         return MATE if winner == board.turn else -MATE
@@ -33,7 +35,7 @@ def negamax(board: Board, depth: int, alpha: int, beta: int, job: SearchJob) -> 
     return alpha
 
 
-def search(job: SearchJob) -> str | None:
+def search(job: SearchJob[Board[Any]]) -> str | None:
     board, best = job.position, None
     moves = board.legal_moves()
     for depth in range(1, (job.limit.depth or 64) + 1):

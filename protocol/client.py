@@ -373,7 +373,7 @@ class EngineClient:
             self._close()
         self._state = _CLOSED
 
-    def __enter__(self) -> "EngineClient":
+    def __enter__(self) -> EngineClient:
         if self._state == _NEW:
             self.start()
         return self

@@ -292,7 +292,7 @@ class EngineLoop(Generic[P]):
             self._handlers[type(command)](command)
         except (ProtocolError, ValueError) as error:
             self._send(error_info(str(error)))
-        except Exception as error:  # a bug in the engine's hooks: report it and keep serving
+        except Exception as error:  # noqa: BLE001  a bug in the engine's hooks: report it and keep serving
             traceback.print_exc(file=sys.stderr)
             self._send(error_info(f"internal error on {line.strip()[:40]!r}: {type(error).__name__}: {error}"))
         return True

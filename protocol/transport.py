@@ -565,7 +565,7 @@ class MemoryTransport(Transport):
     also be called from other threads, e.g. to answer later.  ``sent`` lists what was sent.
     """
 
-    def __init__(self, handler: Callable[[str, "MemoryTransport"], None] | None = None,
+    def __init__(self, handler: Callable[[str, MemoryTransport], None] | None = None,
                  pid: int | None = None) -> None:
         self.handler = handler
         self.sent: list[str] = []

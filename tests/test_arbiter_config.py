@@ -169,7 +169,7 @@ def test_bad_config_files(tmp_path: Path, content: str, fragment: str) -> None:
 def test_conf_needs_the_named_engine(tmp_path: Path) -> None:
     path = tmp_path / "c.json"
     path.write_text(json.dumps([{"name": "alpha", "cmd": PY, "depth": 1}]))
-    with pytest.raises(ArbiterError, match="no engine named 'zeta'.*it has: alpha"):
+    with pytest.raises(ArbiterError, match=r"no engine named 'zeta'.*it has: alpha"):
         resolve_engines([["conf=zeta"]], config=load_config(str(path)))
 
 

@@ -143,7 +143,7 @@ def test_without_recover_a_crash_stops_the_match(tmp_path: Path) -> None:
 
 
 def test_with_recover_a_crashed_engine_is_restarted(tmp_path: Path) -> None:
-    records, pool = run_pool(toy("bad", tmp_path, "--crash", "--after", "3"), toy("good", tmp_path), 4)
+    records, _ = run_pool(toy("bad", tmp_path, "--crash", "--after", "3"), toy("good", tmp_path), 4)
     assert [record.termination for record in records] == [Termination.CRASH] * 4
     assert len(list(tmp_path.iterdir())) == 5  # bad started once per game, good once
     assert_all_gone(tmp_path, expected_at_least=5)

@@ -51,7 +51,7 @@ class FakeEngine:
         self.transport = MemoryTransport(self.handle, pid=4242)
 
     def handle(self, line: str, transport: MemoryTransport) -> None:
-        word = line.split()[0]
+        word = line.split(maxsplit=1)[0]
         if word == "uci":
             transport.reply(*HANDSHAKE)
         elif word == "isready":
@@ -313,7 +313,7 @@ def child_pid(lines: list[tuple[str, str]]) -> int:
 
 def test_real_engine_conversation_and_clean_quit() -> None:
     lines: list[tuple[str, str]] = []
-    client = echo("--child", log=lambda d, l: lines.append((d, l)))
+    client = echo("--child", log=lambda direction, line: lines.append((direction, line)))
     client.start()
     pgid = client.pid
     assert pgid is not None and os.getpgid(pgid) == pgid != os.getpgrp()  # its own process group
@@ -340,7 +340,7 @@ def test_quit_kills_an_engine_that_ignores_it() -> None:
 
 def test_kill_removes_the_whole_group() -> None:
     lines: list[tuple[str, str]] = []
-    client = echo("--child", log=lambda d, l: lines.append((d, l)))
+    client = echo("--child", log=lambda direction, line: lines.append((direction, line)))
     client.start()
     pgid, child = client.pid, child_pid(lines)
     assert pgid is not None
@@ -406,7 +406,7 @@ def test_garbage_output_of_a_real_engine_is_skipped() -> None:
 
 def test_stderr_lines_are_logged() -> None:
     lines: list[tuple[str, str]] = []
-    with echo("--child", log=lambda d, l: lines.append((d, l))):
+    with echo("--child", log=lambda direction, line: lines.append((direction, line))):
         child_pid(lines)
     assert any(direction == "!" for direction, _ in lines)
 

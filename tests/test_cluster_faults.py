@@ -74,7 +74,7 @@ class Arbiter:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-            raise AssertionError(f"the arbiter did not end within {timeout} s:\n" + "\n".join(self.out + self.err))
+            raise AssertionError(f"the arbiter did not end within {timeout} s:\n" + "\n".join(self.out + self.err)) from None
         for reader in self._readers:
             reader.join(timeout=5)
         return status

@@ -8,10 +8,10 @@ from __future__ import annotations
 import time
 
 import pytest
+from test_engine_protocol import EngineProcess, engine, error_after  # noqa: F401  (engine: a fixture)
 
 from dipole_engine.rules import new_board
 from protocol import BestMove, Info, OptionSpec, parse_response
-from test_engine_protocol import EngineProcess, engine, error_after  # noqa: F401  (engine: a fixture)
 
 MIDGAME = "W:W5c3,2f6,1h6,2h8:B1c5,4b6,5d8"
 """A Dipole middlegame (a bench position) with many legal moves."""

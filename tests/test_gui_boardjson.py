@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from dipole_engine.rules import new_board
 from arbiter.board import board_json, move_ends
+from dipole_engine.rules import new_board
 
 
 def test_start_position_shape() -> None:

@@ -153,7 +153,7 @@ def test_a_second_bestmove_is_never_the_answer_to_the_next_go() -> None:
         assert first.elapsed >= 0
         time.sleep(0.3)  # the second bestmove has arrived by now
         engine.set_position(None, [first.bestmove])
-        with pytest.raises(ProtocolViolation, match="bestmove .* before its go"):
+        with pytest.raises(ProtocolViolation, match=r"bestmove .* before its go"):
             engine.go(Limit(depth=1), timeout=10)
         assert not engine.alive
 
@@ -293,7 +293,7 @@ def test_control_characters_in_a_move_never_reach_the_record_raw() -> None:
                    toy("good", SearchLimits(depth=1)), notes=notes)
     assert_bad_side_lost(records, Termination.ILLEGAL_MOVE)
     for text in [*(format_game(record) for record in records), *(r.finished_line() for r in records), *notes]:
-        assert not any(ord(char) < 32 and char != "\n" or char == "\x7f" for char in text), repr(text)
+        assert not any((ord(char) < 32 and char != "\n") or char == "\x7f" for char in text), repr(text)
     assert any("\\x1b" in record.reason for record in records)
 
 

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dipole_engine.evaluate_impasse import CLEAR, IMPASSE, bind_scan
-from dipole_engine.hooks import NO_TACTICAL
 from dipole_engine.evaluate_impasse import _stack_work as stack_work
+from dipole_engine.hooks import NO_TACTICAL
 from dipole_engine.rules import BLACK, WHITE, ImpasseBoard
 from dipole_engine.tt import INFINITE, MATE_BOUND
 

@@ -133,7 +133,7 @@ def test_random_order_is_repeated_by_its_seed_and_bad_words_are_one_line(tmp_pat
     assert note == f"Openings: 6 from {book}, in random order, seed 5 (repeat with --seed 5)"
     assert openings_used("order=random", "--seed", "5")[0] == used
     assert openings_used("order=random", "start=2", "--seed", "5")[0][:2] == used[1:]
-    unseeded, note = openings_used("order=random")
+    _, note = openings_used("order=random")
     assert re.fullmatch(rf"Openings: 6 from {re.escape(str(book))}, in random order, seed \d+ \(repeat with "
                         rf"--seed \d+\)", note)
     assert openings_used("start=5")[0] == [f"{book} line {n}" for n in (5, 6, 1)]

@@ -49,10 +49,10 @@ def sigmoid_elo(diff: float) -> float:
 def synthetic(true: dict[str, float], advantage: float, games_per_colour: int, seed: int) -> list[GameRecord]:
     rng = random.Random(seed)
     games = []
-    for white in true:
-        for black in true:
+    for white, white_elo in true.items():
+        for black, black_elo in true.items():
             if white != black:
-                p = sigmoid_elo(true[white] - true[black] + advantage)
+                p = sigmoid_elo(white_elo - black_elo + advantage)
                 games += [game(white, black, WHITE_WINS if rng.random() < p else BLACK_WINS)
                           for _ in range(games_per_colour)]
     return games

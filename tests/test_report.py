@@ -22,7 +22,7 @@ HOSTILE = '<script>alert("x")</script>'
 
 
 class Element:
-    def __init__(self, tag: str, attrs: dict[str, str | None], parent: "Element | None") -> None:
+    def __init__(self, tag: str, attrs: dict[str, str | None], parent: Element | None) -> None:
         self.tag, self.attrs, self.parent = tag, attrs, parent
         self.children: list[Element] = []
         self.text = ""
@@ -30,7 +30,7 @@ class Element:
     def classes(self) -> set[str]:
         return set((self.attrs.get("class") or "").split())
 
-    def all(self, tag: str, css: str | None = None) -> list["Element"]:
+    def all(self, tag: str, css: str | None = None) -> list[Element]:
         found = []
         for child in self.children:
             if child.tag == tag and (css is None or css in child.classes()):
@@ -88,10 +88,10 @@ def sample_table() -> RatingTable:
     rng = random.Random(4)
     strength = {"alpha": 150, "beta": 40, HOSTILE: 0, 'quote"&amp': -90, "a" * 40: -160}
     games = []
-    for white in strength:
-        for black in strength:
+    for white, white_elo in strength.items():
+        for black, black_elo in strength.items():
             if white != black:
-                p = 1 / (1 + 10 ** (-(strength[white] - strength[black] + 30) / 400))
+                p = 1 / (1 + 10 ** (-(white_elo - black_elo + 30) / 400))
                 games += [game(white, black, WHITE_WINS if rng.random() < p else BLACK_WINS) for _ in range(8)]
     for name in strength:  # an engine that won every game
         games += [game("perfect", name, WHITE_WINS), game(name, "perfect", BLACK_WINS)]
@@ -224,7 +224,7 @@ def test_long_names_are_cut_in_the_chart_only():
     table = sample_table()
     tree = parse(render_report(table, {}))
     long_name = "a" * 40
-    group = [g for g in tree.root.all("g", "engine") if g.attrs["data-name"] == long_name][0]
+    group = next(g for g in tree.root.all("g", "engine") if g.attrs["data-name"] == long_name)
     label = group.all("text", "label")[0].text
     assert len(label) == 28 and label.endswith("\u2026")
     assert long_name in group.all("title")[0].text

@@ -32,7 +32,7 @@ def side_letter(color: Color) -> str:
     return "w" if color == WHITE else "b"
 
 
-def move_ends(board: Board, move: Any) -> tuple[str | None, str | None]:
+def move_ends(board: Board[Any], move: Any) -> tuple[str | None, str | None]:
     """The names of a move's origin and target squares (None where it has none)."""
     name = board.geometry.name
     origin = getattr(move, "origin", -1)
@@ -40,7 +40,7 @@ def move_ends(board: Board, move: Any) -> tuple[str | None, str | None]:
     return (name(origin) if origin >= 0 else None, name(target) if target >= 0 else None)
 
 
-def board_json(board: Board, last_move: Any = None, flip: bool = False) -> BoardJson:
+def board_json(board: Board[Any], last_move: Any = None, flip: bool = False) -> BoardJson:
     """``board`` (and optionally the move that led to it) in the shape described above.
 
     ``last_move`` is a move object of ``board``'s game, played in the position before this one.

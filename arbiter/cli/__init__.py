@@ -31,7 +31,6 @@ from .events import (
     tournament_command,
 )
 from .openings import openings_command
-from .publish import publish_command
 from .options import (
     MAX_GAMES,
     SEPARATOR,
@@ -44,6 +43,7 @@ from .options import (
     run_interruptible,
     show_warnings,
 )
+from .publish import publish_command
 
 __all__ = ["SEPARATOR", "cli", "group_settings", "main"]
 

@@ -26,11 +26,12 @@ import click
 from ..errors import ArbiterError
 from ..events.pairings import DYNAMIC_FORMATS, event_file_plan, knockout_rounds
 from ..events.pairings import openings_needed as stage_openings_needed
-from ..events.store import FORMATS, EventConfig, EventStore, GameOutcome, is_event_file
+from ..events.store import FORMATS, EventConfig, EventStore, is_event_file
 from ..events.tournament import Tournament, check_config, make_schedule, openings_needed
 from ..files import check_log_directory, check_outputs, replace_text_chunks
 from ..live.publisher import LIVE_SUFFIX, check_live_file
 from ..play.referee import SetupError
+from ..records.game import GameOutcome
 from ..records.pgn import format_game, read_pgn_file
 from ..report.event_report import write_report
 from ..stats.ratings import RatingError, fit_ratings

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 from ..play.referee import GameJob
 from ..records.game import GameRecord

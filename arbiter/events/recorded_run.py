@@ -8,7 +8,8 @@ extra).
 from __future__ import annotations
 
 import shlex
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..live.publisher import LivePublisher
 from ..play.referee import GameJob, RefereeSettings

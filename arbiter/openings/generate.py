@@ -18,9 +18,9 @@ from __future__ import annotations
 import os
 import random
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from dipole_engine.rules import new_board
 from protocol import Limit

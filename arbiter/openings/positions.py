@@ -60,7 +60,7 @@ def load_openings(path: str, variant: str) -> list[Opening]:
     return openings
 
 
-def _quiet_moves(board: Board) -> list[Any]:
+def _quiet_moves(board: Board[Any]) -> list[Any]:
     """The legal moves that take no checker off the board, or, when every move does, all of
     them.  Random openings are drawn from these so that they stay balanced whatever the game:
     in both games the checkers left are what decides it (a random Dipole exit of half a stack

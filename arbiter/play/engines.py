@@ -33,9 +33,10 @@ import os
 import shlex
 import shutil
 import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from ..errors import ArbiterError
 from ..files import read_text
@@ -296,8 +297,9 @@ def _unique_names(specs: list[EngineSpec], warn: Callable[[str], None]) -> list[
             taken.add(new)
             warn(f"two engines are called {spec.name!r} (named after their command); "
                  f"the one run as {shlex.join(spec.command)!r} is called {new!r} (give name= to choose)")
-            spec = EngineSpec(new, spec.command, spec.limits, spec.cwd, spec.options)
-        unique.append(spec)
+            unique.append(EngineSpec(new, spec.command, spec.limits, spec.cwd, spec.options))
+        else:
+            unique.append(spec)
     return unique
 
 

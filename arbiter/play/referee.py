@@ -33,8 +33,9 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 from dipole_engine.rules import BLACK, WHITE, Board, Color, RulesError, color_name
 from protocol import Limit, parse_response
@@ -386,7 +387,7 @@ class _Game:
         self.control = control
         self.sides = {color: _Side(seat, color, clocks[color] if clocks is not None else Clock(seat.spec.limits.clock))
                       for color, seat in ((WHITE, white), (BLACK, black))}
-        self.board: Board = job.opening.board(job.variant)
+        self.board: Board[Any] = job.opening.board(job.variant)
         self.start_fen = job.opening.fen
         self.move_texts: list[str] = list(job.opening.moves)
         self.records: list[MoveRecord] = [MoveRecord(text, MoveSource.BOOK) for text in job.opening.moves]
@@ -663,7 +664,7 @@ def engine_move_record(text: str, answer: SearchResult) -> MoveRecord:
     )
 
 
-def normal_reason(board: Board, winner: Color) -> str:
+def normal_reason(board: Board[Any], winner: Color) -> str:
     """The result sentence of a game the rules ended (``board`` is its final position)."""
     loser = -winner
     if board.checkers(loser) == 0:

@@ -45,7 +45,7 @@ class TimeControl:
     increment: float = 0.0
 
     @classmethod
-    def parse(cls, text: str) -> "TimeControl | None":
+    def parse(cls, text: str) -> TimeControl | None:
         """Read ``[moves/]time[+increment]``; ``inf`` gives None (no clock)."""
         token = text.strip()
         if token == "inf":

@@ -50,10 +50,11 @@ import threading
 import time
 import uuid
 from collections import OrderedDict, deque
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import CancelledError
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from ..errors import ArbiterError
 from ..play.engines import EngineSpec, check_program
@@ -225,7 +226,7 @@ _heartbeat: _Heartbeat | None = None
 
 def _watch() -> _Heartbeat:
     """This process's heartbeat, started with its first game."""
-    global _heartbeat
+    global _heartbeat  # noqa: PLW0603  (one heartbeat per worker process, started lazily)
     with _threads_lock:
         if _heartbeat is None:
             _heartbeat = _Heartbeat()
@@ -319,7 +320,7 @@ def end_run_on_worker(run: str) -> None:
         engines.end_run(run)
 
 
-class EnginesPlugin(WorkerPlugin):  # type: ignore[misc, valid-type]
+class EnginesPlugin(WorkerPlugin):
     """Registered on every worker (and every worker that joins later): when the worker closes,
     its engines are killed, and the games it was playing come back void (see
     :func:`play_on_worker`).  (A worker killed outright takes them along by the parent-death
@@ -768,7 +769,7 @@ def _probe(address: str) -> None:
                     raise ArbiterError(f"{address} is not a Dask scheduler: it closed the connection without "
                                        f"a word")
                 greeting += chunk
-        except socket.timeout:
+        except TimeoutError:
             raise ArbiterError(f"{address} is not a Dask scheduler: it accepted the connection but said nothing "
                                f"in {ANSWER_TIMEOUT:g} s") from None
         except OSError as error:

@@ -22,7 +22,8 @@ import dataclasses
 import queue
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from dipole_engine.rules import WHITE, Color
 from protocol.codec import Info

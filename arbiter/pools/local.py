@@ -20,10 +20,11 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, TextIO
+from typing import TextIO
 
 from protocol.client import kill_all
 
@@ -96,7 +97,7 @@ class _LogFile:
         with self._lock:
             try:
                 if self._state == "new":
-                    self._handle = open(self.path, "a", encoding="utf-8", errors="replace", buffering=1)
+                    self._handle = open(self.path, "a", encoding="utf-8", errors="replace", buffering=1)  # noqa: SIM115  (open across writes; close() closes it)
                     self._state = "open"
                 if self._state == "open":
                     assert self._handle is not None
@@ -242,7 +243,7 @@ class GamePool:
                     for slot in (white, black):
                         if slot.broken and not self.recover:
                             self._stop_because(slot)
-        except BaseException as error:  # handed to run(), which re-raises it in the caller
+        except BaseException as error:  # noqa: BLE001  handed to run(), which re-raises it in the caller
             self._error = error
         finally:
             if self.interrupted:  # interrupt() has killed every engine already

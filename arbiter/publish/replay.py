@@ -13,8 +13,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from dipole_engine.rules import WHITE, RulesError, color_name, new_board
 from markupsafe import Markup
+
+from dipole_engine.rules import WHITE, RulesError, color_name, new_board
 
 from ..board import board_json, side_letter
 from ..errors import ArbiterError

@@ -281,7 +281,7 @@ def _game_pages(site: Site, sources: list[Source], slugs: dict[str, str], known:
 def _assets(site: Site) -> None:
     templates = resources.files("arbiter.publish").joinpath("templates")
     site.write("assets/board.css", (BOARD_STATIC / "board.css").read_text(encoding="utf-8"))
-    report_css = resources.files("arbiter.report").joinpath("templates", "report.css").read_text(encoding="utf-8")
+    report_css = resources.files("arbiter.report").joinpath("templates").joinpath("report.css").read_text(encoding="utf-8")
     site.write("assets/site.css", report_css + templates.joinpath("site.css").read_text(encoding="utf-8"))
     site.write("assets/game.js", templates.joinpath("game.js").read_text(encoding="utf-8"))
     site.write("assets/board.js", classic_board_script())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 from dipole_engine.rules import Board, new_board
 
@@ -27,7 +28,7 @@ class Opening:
     moves: tuple[str, ...]
     source: str
 
-    def board(self, variant: str) -> Board:
+    def board(self, variant: str) -> Board[Any]:
         """The position after the book moves (checked: raises RulesError if they do not hold)."""
         board = new_board(variant, self.fen)
         for text in self.moves:
@@ -57,7 +58,7 @@ class Termination(Enum):
         self.label = label
 
     @classmethod
-    def from_tag(cls, tag: str) -> "Termination | None":
+    def from_tag(cls, tag: str) -> Termination | None:
         """The termination a PGN ``Termination`` tag names (``abandoned`` reads as a crash)."""
         for member in cls:
             if member.tag == tag:
@@ -94,7 +95,7 @@ class MoveRecord:
     def comment(self) -> str:
         """The PGN comment text: ``+0.35/7 0.520s``, ``-M3/9 0.100s``, ``book`` or ``forced``."""
         if self.source is not MoveSource.ENGINE:
-            return self.source.value
+            return str(self.source.value)  # mypy types .value of a narrowed enum as Any
         parts = []
         if self.score_mate is not None:
             score = f"{'+' if self.score_mate > 0 else '-'}M{abs(self.score_mate)}"

@@ -266,9 +266,7 @@ class _Reader:
                 self.pos += 1
             elif char.isspace():
                 self.pos += 1
-            elif char == "%" and (self.pos == 0 or text[self.pos - 1] == "\n"):
-                self.skip_to_line_end()
-            elif char == ";":
+            elif (char == "%" and (self.pos == 0 or text[self.pos - 1] == "\n")) or char == ";":
                 self.skip_to_line_end()
             elif char == "[":
                 self.read_tag()

@@ -120,8 +120,8 @@ class Chart:
 
 def _chart(rows: Sequence[EngineRating], reference: float) -> Chart:
     """The SVG's geometry: one whisker and point per engine, best at the top, on a shared x scale."""
-    low = min(min(row.ci_low for row in rows), reference)
-    high = max(max(row.ci_high for row in rows), reference)
+    low = min(*(row.ci_low for row in rows), reference)
+    high = max(*(row.ci_high for row in rows), reference)
     if high - low < 20:
         low, high = (low + high) / 2 - 10, (low + high) / 2 + 10
     step = _nice_step((high - low) / 6)
@@ -143,7 +143,7 @@ def _chart(rows: Sequence[EngineRating], reference: float) -> Chart:
 
 def _nice_step(rough: float) -> float:
     """The smallest of 1, 2, 5 times a power of ten that is at least ``rough``."""
-    power = 10 ** math.floor(math.log10(rough))
+    power: float = 10 ** math.floor(math.log10(rough))
     return next(multiple * power for multiple in (1, 2, 5, 10) if multiple * power >= rough)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+
 @functools.cache
 def environment(*packages: str) -> Environment:
     """The Jinja2 environment of the templates of ``packages`` (each one's ``templates/``, the

@@ -62,9 +62,10 @@ When the maximum likelihood does not exist
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable, Mapping, Protocol, Sequence
+from typing import Protocol
 
 from ..records.game import BLACK_WINS, UNFINISHED, WHITE_WINS
 from .tallies import Z_95, Results

@@ -24,8 +24,8 @@ Wald's bounds: stop and accept H1 once ``LLR >= log((1 - beta) / alpha)``, accep
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ..records.game import BLACK_WINS, WHITE_WINS
 from .ratings import GameResult
@@ -71,7 +71,7 @@ class SprtParams:
             raise SprtError(f"elo0 must be less than elo1 (got elo0={self.elo0:g} elo1={self.elo1:g})")
 
     @classmethod
-    def parse(cls, text: str) -> "SprtParams":
+    def parse(cls, text: str) -> SprtParams:
         """Read ``elo0=0 elo1=10 alpha=0.05 beta=0.05`` (space- or comma-separated, any order)."""
         values: dict[str, float] = {}
         for item in text.replace(",", " ").split():

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from ..records.game import BLACK_WINS, WHITE_WINS, GameOutcome, GameRecord
 
@@ -63,7 +63,7 @@ def elo_estimate(wins: int, losses: int, draws: int = 0) -> EloEstimate:
     variance = (wins * (1 - score) ** 2 + losses * score ** 2 + draws * (0.5 - score) ** 2) / games
     half_width = Z_95 * math.sqrt(variance / games)
     low, high = score - half_width, score + half_width
-    margin = (elo_from_score(high) - elo_from_score(low)) / 2 if 0 < low and high < 1 else math.inf
+    margin = (elo_from_score(high) - elo_from_score(low)) / 2 if low > 0 and high < 1 else math.inf
     return EloEstimate(elo_from_score(score), margin, likelihood_of_superiority(wins, losses))
 
 
@@ -83,11 +83,11 @@ class Results:
     def points(self) -> float:
         return self.wins + self.draws / 2
 
-    def reversed(self) -> "Results":
+    def reversed(self) -> Results:
         """The same games seen from the other side."""
         return Results(self.losses, self.wins, self.draws)
 
-    def __add__(self, other: "Results") -> "Results":
+    def __add__(self, other: Results) -> Results:
         return Results(self.wins + other.wins, self.losses + other.losses, self.draws + other.draws)
 
     def line(self) -> str:

@@ -9,6 +9,8 @@ Pure and self-contained: nothing here does I/O or knows about search.  Start wit
     board.push(board.parse_move("c1-c3"))
 """
 
+from typing import Any
+
 from .base import Board, Variant, all_variants, variant_by_name
 from .common import (
     BLACK,
@@ -27,7 +29,7 @@ from .impasse import ImpasseBoard, ImpasseMove, ImpasseMoveKind
 from .perft import divide, perft
 
 
-def new_board(variant: str | Variant = "dipole", fen: str | None = None) -> Board:
+def new_board(variant: str | Variant = "dipole", fen: str | None = None) -> Board[Any]:
     """A board of ``variant`` (a name or a Variant) at ``fen``, or at its start position."""
     if isinstance(variant, str):
         variant = variant_by_name(variant)

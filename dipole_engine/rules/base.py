@@ -37,13 +37,13 @@ class Variant:
     checkers_per_side: int
     start_fen: str
     description: str
-    board_class: "type[Board]"
+    board_class: type[Board[Any]]
 
     @property
     def geometry(self) -> Geometry:
         return geometry(self.width, self.height)
 
-    def new_board(self, fen: str | None = None) -> "Board":
+    def new_board(self, fen: str | None = None) -> Board[Any]:
         """A board of this variant at ``fen`` (default: the start position)."""
         return self.board_class(self, fen)
 
@@ -235,7 +235,7 @@ class Board(ABC, Generic[MoveT]):
         return self.winner() is not None
 
     # -- convenience -----------------------------------------------------------------
-    def copy(self) -> "Board[MoveT]":
+    def copy(self) -> Board[MoveT]:
         """A new board at the same position, sharing no state, with an empty history."""
         return self.variant.new_board(self.fen())
 

@@ -37,12 +37,11 @@ from arbiter.errors import ArbiterError
 from arbiter.openings.choice import SHIPPED
 from dipole_engine.rules import all_variants
 
-from . import Workbench
-from . import events
-from .ratings import directory_ratings
+from . import Workbench, events
 from .book import EngineBook, Entry, probe
 from .gate import managed
 from .http import BadRequest, failure, read_json, text_field
+from .ratings import directory_ratings
 
 STATIC_DIR = Path(__file__).parent.parent / "static"
 ARBITER = (sys.executable, "-m", "arbiter")

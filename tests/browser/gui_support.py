@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from dipole_engine.rules import new_board
 from arbiter.board import move_ends
+from dipole_engine.rules import new_board
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY_ENGINE = ROOT / "tests" / "engines" / "toy_engine.py"

@@ -20,8 +20,8 @@ from gui_support import TOY_ENGINE, click_move, gui_server
 from playwright.sync_api import Browser, Page, expect
 from watch_support import ARBITER, toy
 
-from dipole_engine.rules import new_board
 from arbiter.board import move_ends
+from dipole_engine.rules import new_board
 
 TIMEOUT = 120_000  # ms: the shared machine is slow
 
@@ -166,7 +166,7 @@ def test_watch_page_live_boards_have_coordinates_and_whole_lines(browser: Browse
             for width, height, name in ((1280, 800, "watch.png"), (390, 844, "watch-390.png")):
                 page = browser.new_page(viewport={"width": width, "height": height})
                 errors: list[str] = []
-                page.on("pageerror", lambda error: errors.append(str(error)))
+                page.on("pageerror", lambda error, errors=errors: errors.append(str(error)))
                 page.goto(server.url)
                 card = page.locator(".live-game").first
                 expect(card).to_be_visible(timeout=TIMEOUT)

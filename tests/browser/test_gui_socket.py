@@ -173,7 +173,7 @@ def test_a_big_pgn_is_parsed_off_the_event_loop() -> None:
 
 def connect_from(url: str, source: str) -> ClientConnection:
     """A socket to the server from the loopback address ``source`` (another client)."""
-    port = int(url.split(":")[2].split("/")[0])
+    port = int(url.split(":")[2].split("/", maxsplit=1)[0])
     return connect(url, sock=create_connection(("127.0.0.1", port), source_address=(source, 0)))
 
 
@@ -330,7 +330,7 @@ def test_a_take_back_while_the_engine_thinks_stops_it_and_the_same_engine_plays_
                 pass
             assert state["legal"] and not state["result"] and time.monotonic() - taken < 10
         socket.send(json.dumps({"type": "move", "move": "c1-c3"}))
-        while not (until(socket, "state"))["thinking"] == "b":
+        while until(socket, "state")["thinking"] != "b":
             pass
         assert server.descendants() == engines  # never restarted
         socket.send(json.dumps({"type": "resign"}))

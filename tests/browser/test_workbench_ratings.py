@@ -13,7 +13,6 @@ from gui_support import TOY_ENGINE, gui_server
 from playwright.sync_api import Browser, expect
 from watch_support import arbiter
 
-
 SCREENSHOTS = os.environ.get("WORKBENCH_SCREENSHOTS")
 
 

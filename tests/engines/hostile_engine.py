@@ -38,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from toy_engine import ToyEngine  # noqa: E402  (the script's own directory, put first above)
+from toy_engine import ToyEngine  # the script's own directory, put first above
 
 CHUNK = "x" * 65536
 

@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, sys.argv[1])
 
-from arbiter.cli import main  # noqa: E402  (the repository given first, put first above)
+from arbiter.cli import main  # the repository given first, put first above
 
 sys.argv = ["dipole-arbiter", *sys.argv[2:]]
 try:
