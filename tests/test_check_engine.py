@@ -120,7 +120,7 @@ def test_bad_engine_words_are_one_line_errors(words: list[str], message: str) ->
 # hostile flag -> --timeout, and the detail one of its FAIL lines must have (a regular expression)
 HOSTILE_FAULTS = {
     # 2 s, not less: the handshake has the same deadline, and Python starts slowly on a busy machine
-    "--flood-info": ("2", r"no 'bestmove' for 'go depth 1' within 2 s \(it wrote \d{4,} other lines "
+    "--flood-info": ("2", r"no 'bestmove' for 'go depth 1' within 2\.0 s \(it wrote \d{4,} other lines "
                             r"meanwhile, \d{4,} of them info\)"),
     "--flood-options": ("10", r"more than 1024 id and option lines or 256 KB of them before 'uciok'"),
     "--long-line": ("2", r"the engine wrote a line longer than 1048576 bytes while the checker waited for "
