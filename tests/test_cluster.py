@@ -163,6 +163,7 @@ def finished_numbers(out: str) -> list[int]:
     return sorted(int(match.group(1)) for line in out.splitlines() if (match := FINISHED.match(line)))
 
 
+@pytest.mark.slow
 def test_round_robin_on_the_cluster_is_the_local_round_robin(cluster: Cluster, tmp_path: Path) -> None:
     event = [*own("d3", 3), *own("d2", 2), *own("d1", 1), "--rounds", "1", "--games", "2",
              "--opening-plies", "2", "--seed", "11"]
@@ -192,6 +193,7 @@ def test_round_robin_on_the_cluster_is_the_local_round_robin(cluster: Cluster, t
     assert "> go depth 3" in log and any(f":{pid} < bestmove " in log for pid in workers)
 
 
+@pytest.mark.slow
 def test_the_live_file_shows_the_games_played_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
     from arbiter.live.publisher import live_path, read_live
     from arbiter.records.pgn import read_pgn
@@ -235,6 +237,7 @@ def test_the_live_file_shows_the_games_played_on_the_cluster(cluster: Cluster, t
     assert final["done_this_run"] == 2 and read_pgn(pgn.read_text()) == []
 
 
+@pytest.mark.slow
 def test_sprt_match_on_the_cluster_decides_as_locally(cluster: Cluster, tmp_path: Path) -> None:
     match = [*own("d3", 3), *own("d1", 1), "--games", "40", "--opening-plies", "2", "--seed", "5",
              "--sprt", "elo0=0 elo1=150 alpha=0.1 beta=0.1"]
@@ -248,6 +251,7 @@ def test_sprt_match_on_the_cluster_decides_as_locally(cluster: Cluster, tmp_path
     assert remote.stdout.rstrip().endswith("Finished match")
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_game_loses_nothing_and_counts_nothing_twice(cluster: Cluster, tmp_path: Path) -> None:
     toy = [sys.executable, TOY, "--think", "30", "--pid-dir", str(tmp_path / "pids")]
     (tmp_path / "pids").mkdir()
@@ -276,6 +280,7 @@ def test_a_worker_killed_mid_game_loses_nothing_and_counts_nothing_twice(cluster
     assert games(db) == games(tmp_path / "local.db")
 
 
+@pytest.mark.slow
 def test_an_engine_missing_on_a_worker_is_reported_and_the_others_play(cluster: Cluster, tmp_path: Path) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -303,6 +308,7 @@ def test_an_engine_missing_on_a_worker_is_reported_and_the_others_play(cluster: 
 
 
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
+@pytest.mark.slow
 def test_the_arbiter_stopped_then_resume_reconnects_to_the_cluster(cluster: Cluster, tmp_path: Path,
                                                                    stop: signal.Signals) -> None:
     db = tmp_path / "event.db"
@@ -328,6 +334,7 @@ def test_the_arbiter_stopped_then_resume_reconnects_to_the_cluster(cluster: Clus
 
 
 @pytest.mark.parametrize("freeze", [False, True], ids=["running", "results-waiting"])
+@pytest.mark.slow
 def test_the_scheduler_gone_stops_in_one_line_and_resume_finishes_locally(tmp_path: Path, freeze: bool) -> None:
     """``results-waiting``: the arbiter is frozen while the worker finishes the next games, so the
     scheduler dies with results the arbiter was told of but has not fetched yet."""

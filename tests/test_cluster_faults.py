@@ -145,6 +145,7 @@ def engine_path(directory: Path) -> dict[str, str]:
     return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
 
 
+@pytest.mark.slow
 def test_two_events_at_once_share_the_workers_and_touch_no_other_engines(tmp_path: Path) -> None:
     """The second event registers on the workers while the first one's games are running: the
     first one's engines must live on (a game they lose by being killed is a wrong result)."""
@@ -152,12 +153,16 @@ def test_two_events_at_once_share_the_workers_and_touch_no_other_engines(tmp_pat
         first_worker = cluster.add_worker("w1")
         second_worker = cluster.add_worker("w2")
         events = {name: tmp_path / f"{name}.db" for name in ("first", "second")}
-        event = [*toy("a", "--think 60"), *toy("b", "--think 60"), "--depth", "1", "--games", "2",
-                 "--opening-plies", "2", "--cluster", cluster.address]
-        with arbiter_running("tournament", *event, "--seed", "1", "--db", str(events["first"])) as first:
+        def event(think: int) -> list[str]:
+            return [*toy("a", f"--think {think}"), *toy("b", f"--think {think}"), "--depth", "1", "--games", "2",
+                    "--opening-plies", "2", "--cluster", cluster.address]
+        # The first event's engines think long enough to be still playing whenever the second
+        # event, started meanwhile, is ready (a Python start and a Dask connection: seconds on
+        # a busy machine); engines whose game ended would leave /proc without being killed.
+        with arbiter_running("tournament", *event(400), "--seed", "1", "--db", str(events["first"])) as first:
             engines = wait_playing(first_worker)
             time.sleep(0.3)
-            with arbiter_running("tournament", *event, "--seed", "2", "--db", str(events["second"])) as second:
+            with arbiter_running("tournament", *event(60), "--seed", "2", "--db", str(events["second"])) as second:
                 second.wait_for(r"^Cluster: ", second.err)  # registered on every worker
                 time.sleep(1.0)
                 assert all(os.path.exists(f"/proc/{pid}") for pid in engines), "the second event killed engines"
@@ -172,6 +177,7 @@ def test_two_events_at_once_share_the_workers_and_touch_no_other_engines(tmp_pat
 
 
 @pytest.mark.parametrize("at_once", [False, True], ids=["one-after-another", "all-at-once"])
+@pytest.mark.slow
 def test_workers_restarted_under_an_event_never_hang_it_nor_lose_its_database(tmp_path: Path, at_once: bool) -> None:
     """A worker without the engine sends its games back; the others are then restarted (new
     addresses) while games are running and waiting: the event must finish, every game once,
@@ -204,6 +210,7 @@ def test_workers_restarted_under_an_event_never_hang_it_nor_lose_its_database(tm
     assert "disconnects" not in run.stdout
 
 
+@pytest.mark.slow
 def test_a_frozen_worker_costs_no_engine_its_game_and_a_slow_engine_still_loses(tmp_path: Path) -> None:
     """SIGSTOP freezes the worker (its referee) but not the engines, its children in their own
     process groups; after SIGCONT the referee would see a move that took the whole freeze.
@@ -239,6 +246,7 @@ def test_a_frozen_worker_costs_no_engine_its_game_and_a_slow_engine_still_loses(
     assert "does not count" not in slow.stderr
 
 
+@pytest.mark.slow
 def test_three_worker_deaths_on_one_game_stop_the_event_which_resumes(tmp_path: Path) -> None:
     """The README's promise: a game on which three workers die in turn stops the event (in one
     line, the database kept), instead of going to a fourth."""
@@ -278,6 +286,7 @@ def processed(address: str) -> Counter[int]:
                    if str(key).startswith("dipole-game-") and finish == "processing")
 
 
+@pytest.mark.slow
 def test_a_worker_lost_after_its_game_was_recorded_plays_it_no_more(tmp_path: Path) -> None:
     """Game 1 (two fast engines) ends long before games 2 and 3 (a slow one): killing the worker
     that played it must not make Dask play it again for a result already taken."""
@@ -362,6 +371,7 @@ def serving(kind: str) -> Iterator[str]:
     ("garbage", r"is not a Dask scheduler: what it sends is not Dask's protocol"),
     ("tls", r"TLS is not configured here \(set Dask's distributed\.comm\.tls options .+\)"),
 ])
+@pytest.mark.slow
 def test_a_server_that_is_not_a_dask_scheduler_is_one_line_in_seconds(tmp_path: Path, kind: str,
                                                                       reason: str) -> None:
     db = tmp_path / "event.db"
@@ -374,5 +384,6 @@ def test_a_server_that_is_not_a_dask_scheduler_is_one_line_in_seconds(tmp_path: 
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("dipole-arbiter: error: ") and address in lines[0], result.stderr
     assert re.search(reason, lines[0]), lines[0]
-    assert took < 20, took  # 5 s at most for the answer, plus starting Python under load
+    assert took < 45, took  # 5 s at most for the answer, plus starting Python (and Dask) under load:
+    # 21 s was seen on the shared 2-core machine at a load average of 12; a hang would be 60 s
     assert not db.exists()  # the event never started: the same command can be given again

@@ -372,6 +372,7 @@ def _check_round_trip(line: str, parse: object, write: object) -> None:
 
 @settings(max_examples=1500, deadline=None)
 @given(LINE)
+@pytest.mark.slow
 def test_random_commands_parse_or_raise_protocol_error(line: str) -> None:
     _check_round_trip(line, parse_command, format_command)
 

@@ -170,6 +170,7 @@ def event_args(tmp_path: Path, format_: str, *extra: str, think: int = 8) -> lis
     ("knockout", ("--games", "2", "--resign", "movecount=1", "score=3"), 40),
     ("swiss", ("--games", "1", "--rounds", "4", "--rating-interval", "3"), 8),
 ])
+@pytest.mark.slow
 def test_killed_and_resumed_event_has_the_pairings_of_an_uninterrupted_one(
         tmp_path: Path, format_: str, extra: tuple[str, ...], think: int) -> None:
     reference_db = tmp_path / "reference.db"

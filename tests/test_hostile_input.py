@@ -103,6 +103,7 @@ def test_huge_anchors_are_refused(event: Path) -> None:
 
 # -- outputs that would destroy data -------------------------------------------------------
 
+@pytest.mark.slow
 def test_no_output_may_replace_the_database_or_another_output(event: Path, tmp_path: Path) -> None:
     before = digest(event)
     pgn = event.with_name("event.pgn")
@@ -244,6 +245,7 @@ def test_a_read_only_database_can_be_exported_and_rated_but_not_resumed(event: P
 
 # -- PGN from elsewhere --------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_pgn_with_a_byte_order_mark_and_odd_rounds_is_read(event: Path, tmp_path: Path) -> None:
     text = event.with_name("event.pgn").read_text()
     odd = text.replace('[Round "1"]', '[Round "\u00b2"]').replace('[Round "2"]', '[Round "' + "9" * 5000 + '"]')

@@ -26,6 +26,7 @@ def positions(openings: list[Opening], variant: str) -> list[int]:
     return [opening.board(variant).key for opening in openings]
 
 
+@pytest.mark.slow
 def test_a_generated_suite_is_legal_distinct_balanced_and_read_by_the_arbiter(tmp_path: Path) -> None:
     suite = tmp_path / "suite.txt"
     args = ("openings", "--variant", "dipole-s", "--count", "6", "--plies", "4", "--engine", OWN, "name=ref",
@@ -116,6 +117,7 @@ def test_order_and_start_choose_the_lines_exactly() -> None:
         OpeningsChoice("x", "sequential", 11).arrange(lines, None)
 
 
+@pytest.mark.slow
 def test_random_order_is_repeated_by_its_seed_and_bad_words_are_one_line(tmp_path: Path) -> None:
     book = tmp_path / "book.txt"
     book.write_text("".join(f"{line}\n" for line in ("c1-c3", "c1-d2", "c1-e3", "c1-b2", "c1-a3", "c1-f4")))

@@ -122,6 +122,7 @@ def wait_for_games(db: Path, count: int, timeout: float = 60) -> int:
     raise AssertionError(f"{db} never held {count} games")
 
 
+@pytest.mark.slow
 def test_sigkill_mid_event_then_resume_plays_exactly_the_schedule(tmp_path: Path) -> None:
     pids, db, pgn = tmp_path / "pids", tmp_path / "k.db", tmp_path / "k.pgn"
     engines = [*toy("a", pids, "--think", "10"), *toy("b", pids, "--think", "10"), *toy("c", pids, "--think", "10")]

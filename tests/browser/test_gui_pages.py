@@ -14,6 +14,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
 from gui_support import (
     ROOT,
     TOY_ENGINE,
@@ -50,6 +51,7 @@ def no_markup_ran(page: Page) -> None:
     assert page.locator("body script").count() == 0
 
 
+@pytest.mark.slow
 def test_engine_vs_engine_watched_to_the_end_and_saved(browser: Browser, tmp_path: Path) -> None:
     with gui_server() as server:
         page, errors = open_page(browser, server.url)
@@ -78,6 +80,7 @@ def save_and_replay(page: Page, path: Path) -> str:
     return path.read_text()
 
 
+@pytest.mark.slow
 def test_game_in_progress_screenshot_clock_thinking_takeback_resign(browser: Browser, tmp_path: Path) -> None:
     with gui_server() as server:
         page, errors = open_page(browser, server.url)
@@ -143,6 +146,7 @@ def hostile_pgn(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_pgn_opened_picked_and_stepped_through_as_text(browser: Browser, tmp_path: Path) -> None:
     path = hostile_pgn(tmp_path)
     with gui_server() as server:
@@ -265,6 +269,7 @@ def test_crashed_engine_reported_and_server_keeps_running(browser: Browser) -> N
         assert not errors
 
 
+@pytest.mark.slow
 def test_engines_die_with_the_page_and_with_a_killed_server(browser: Browser) -> None:
     with gui_server("--keep-games", "0") as server:  # a game is dropped as soon as its last page goes
         page, _ = open_page(browser, server.url)
@@ -384,6 +389,7 @@ def test_host_names_are_loopback_only_as_literal_addresses_or_localhost() -> Non
                                 int(port))
 
 
+@pytest.mark.slow
 def test_two_guis_on_one_host_keep_their_own_token_cookie(browser: Browser) -> None:
     with gui_server("--token", "first-token-1") as one, gui_server("--token", "second-token-2") as two:
         context = browser.new_context()
@@ -403,6 +409,7 @@ def test_two_guis_on_one_host_keep_their_own_token_cookie(browser: Browser) -> N
         context.close()
 
 
+@pytest.mark.slow
 def test_a_game_over_the_servers_limit_is_refused_on_the_page(browser: Browser) -> None:
     with gui_server("--max-games", "1", "--keep-games", "0") as server:
         first, _ = open_page(browser, server.url)

@@ -71,6 +71,7 @@ def play_to_the_end(page: Page, variant: str) -> tuple[list[str], list[str]]:
     ("dipole", "-off:", "How many checkers leave?"),
     ("impasse", "=", "Which single crowns?"),
 ])
+@pytest.mark.slow
 def test_whole_game_won_by_clicking(browser: Browser, variant: str, feature: str, chooser_seen: str) -> None:
     with gui_server() as server:
         page = browser.new_page(viewport={"width": 1280, "height": 860})

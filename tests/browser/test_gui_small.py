@@ -9,6 +9,7 @@ import os
 import time
 from pathlib import Path
 
+import pytest
 from gui_support import click_move, gui_server, start_game
 from playwright.sync_api import Browser, Page
 from watch_support import arbiter, toy
@@ -178,6 +179,7 @@ def apart(page: Page, first: str, second: str) -> None:
     assert not (overlap_x and overlap_y), (first, a, second, b)
 
 
+@pytest.mark.slow
 def test_the_watch_page_fits_a_phone_and_its_picker_says_when_there_is_nothing(browser: Browser, tmp_path: Path) -> None:
     db = tmp_path / "small.db"
     pids = tmp_path / "pids"

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from gui_support import gui_server
 from playwright.sync_api import Browser, Page, expect
 from watch_support import ARBITER
@@ -53,6 +54,7 @@ def page_standings(page: Page) -> dict[str, tuple[str, str]]:
             for row in page.locator("#standings tr[data-engine]").all()}
 
 
+@pytest.mark.slow
 def test_watch_a_tournament_through_a_kill_and_a_resume(browser: Browser, tmp_path: Path) -> None:
     db = tmp_path / "cup.db"
     arbiters: list[subprocess.Popen[bytes]] = []

@@ -120,6 +120,7 @@ def test_twenty_viewers_of_one_event_each_get_it_and_their_requests_answered(tmp
             assert json.loads(viewers[1].recv(timeout=30)) == {"type": "error", "text": "unreadable request"}
 
 
+@pytest.mark.slow
 def test_a_match_is_watched_from_its_live_file(tmp_path: Path) -> None:
     live = tmp_path / "m.json"
     feed = EventFeed(str(live))
@@ -176,6 +177,7 @@ def test_watching_a_finished_event_writes_nothing_beside_it(tmp_path: Path) -> N
     assert beside(db) == before
 
 
+@pytest.mark.slow
 def test_a_stopped_event_is_read_as_it_is_then_live_when_resumed(tmp_path: Path) -> None:
     db = tmp_path / "cup.db"
     pids = tmp_path / "pids"
