@@ -51,10 +51,12 @@ SETTINGS = RefereeSettings(stop_grace=1.0, quit_grace=0.3)
 VARIANT = "dipole"
 
 
-def side_game(flood: str | None, done: threading.Event) -> int:
+def side_game(flood: str | None, done: threading.Event, niceness: int = 0) -> int:
     """Play games beside the neighbours until ``done``: the flooder (``hostile_engine.py`` with
-    the flag ``flood``; None: a toy engine in its place) against a toy engine; how many were played."""
-    command = (sys.executable, str(ENGINES / "hostile_engine.py"), flood) if flood else (*TOY, "--seed", "3")
+    the flag ``flood``, at ``niceness``; None: a toy engine in its place) against a toy engine;
+    how many were played."""
+    nice = ("nice", "-n", str(niceness)) if flood and niceness else ()
+    command = (*nice, sys.executable, str(ENGINES / "hostile_engine.py"), flood) if flood else (*TOY, "--seed", "3")
     third = EngineSpec("third", command, FLOOD_MOVE if flood else INSTANT)
     partner = EngineSpec("partner", (*TOY, "--seed", "4"), INSTANT)
     slots = {spec.name: EngineSlot(spec, VARIANT, SETTINGS) for spec in (third, partner)}
@@ -82,15 +84,16 @@ def side_game(flood: str | None, done: threading.Event) -> int:
     return played
 
 
-def neighbour_times(flood: str | None, games: int, neighbours: int) -> tuple[list[float], int]:
-    """One round beside the flood ``flood`` (a flag of ``hostile_engine.py``; None: a quiet game):
-    the neighbours' engine move times (seconds), and the games played beside them."""
+def neighbour_times(flood: str | None, games: int, neighbours: int, niceness: int = 0) -> tuple[list[float], int]:
+    """One round beside the flood ``flood`` (a flag of ``hostile_engine.py``; None: a quiet game),
+    the flooder run at ``niceness``: the neighbours' engine move times (seconds), and the games
+    played beside them."""
     first = EngineSpec("first", (*TOY, "--seed", "1"), INSTANT)
     second = EngineSpec("second", (*TOY, "--seed", "2"), INSTANT)
     jobs = schedule(first, second, games, generate_openings(VARIANT, 2, (games + 1) // 2, seed=1), VARIANT)
     done = threading.Event()
     beside: list[int] = []
-    thread = threading.Thread(target=lambda: beside.append(side_game(flood, done)), name="side-game")
+    thread = threading.Thread(target=lambda: beside.append(side_game(flood, done, niceness)), name="side-game")
     thread.start()
     time.sleep(START_UP)
     records: list[GameRecord] = []

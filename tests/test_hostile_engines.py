@@ -127,10 +127,15 @@ def test_a_flood_costs_the_engines_of_the_other_games_no_clock_time() -> None:
     floods ``info`` lines (benchmarks/flood_bench.py, small): the moves their clocks were
     charged stay as short as beside a quiet game.  The 95th percentile, not the worst move,
     so that a stall of the shared machine cannot fail it: before the readers paced a flood,
-    one move in ten or more waited an interpreter switch interval (5 ms) or longer."""
+    one move in ten or more waited an interpreter switch interval (5 ms) or longer.
+
+    The flooder runs at the lowest priority: what is measured is the arbiter's own cost of a
+    flood (reading and pacing it), not the flooder's share of the cores, which a busy test
+    machine (other tests in parallel) would otherwise take from the neighbours' engines; on an
+    idle core it floods at full speed all the same."""
     times: dict[bool, list[float]] = {False: [], True: []}
     for flood in (False, True, False, True):  # alternating: the machine's speed drifts
-        times[flood] += neighbour_times("--flood-info" if flood else None, games=8, neighbours=2)[0]
+        times[flood] += neighbour_times("--flood-info" if flood else None, games=8, neighbours=2, niceness=19)[0]
     quiet, flooded = (1000 * percentile(times[flood], 0.95) for flood in (False, True))
     assert flooded < 2 * quiet + 2, f"95th percentile {flooded:.2f} ms beside a flood, {quiet:.2f} ms without"
 

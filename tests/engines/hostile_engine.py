@@ -174,9 +174,10 @@ def main() -> None:
     parser.add_argument("--escape", metavar="DIR")
     parser.add_argument("--pid-dir", metavar="DIR")
     args = parser.parse_args()
-    for name in ("crash", "hang", "badmove", "illegal", "none", "garbage", "no_uciok", "ignore_quit"):
+    for name in ("crash", "hang", "badmove", "illegal", "none", "garbage", "no_uciok", "ignore_quit", "multipv",
+                 "more_options"):
         setattr(args, name, False)
-    args.overrun = args.think = 0
+    args.overrun = args.think = args.pv = 0
     if args.pid_dir:
         Path(args.pid_dir, str(os.getpid())).touch()
     if args.escape:
