@@ -52,6 +52,7 @@ from .codec import (
     Uci,
     UciNewGame,
     UciOk,
+    extend_position,
     format_command,
     format_response,
     parse_response,
@@ -181,6 +182,8 @@ class EngineClient:
         self._stale = 0  # bestmoves still owed by searches the client stopped waiting for
         self._go_written = 0.0  # when the running search's go was written (time.monotonic)
         self._stalled = ""  # why the engine was killed for not taking its input, once it was
+        # The last position line built: (fen, moves, line), which a game's next position extends.
+        self._position: tuple[str | None, tuple[str, ...], str] | None = None
 
     # -- properties --------------------------------------------------------------------
     @property
@@ -289,8 +292,18 @@ class EngineClient:
 
     def set_position(self, fen: str | None, moves: Sequence[str] = ()) -> None:
         """``position startpos|fen <fen> [moves ...]`` (``fen`` None: the start position).
-        Raises ProtocolError for a FEN or move that cannot be written on one line."""
-        self._send_command(Position(fen, tuple(moves)))
+        Raises ProtocolError for a FEN or move that cannot be written on one line.
+
+        The line of a position that follows the last one by more moves (the next ply of a
+        game) is that line extended: only the new moves are checked."""
+        moves = tuple(moves)
+        last = self._position
+        if last is not None and last[0] == fen and moves[:len(last[1])] == last[1]:
+            line = extend_position(last[2], len(last[1]), moves[len(last[1]):])
+        else:
+            line = format_command(Position(fen, moves))
+        self._position = (fen, moves, line)
+        self._send(line)
 
     def go(self, limit: Limit, timeout: float | None = None,
            on_info: Callable[[Info], None] | None = None) -> SearchResult:

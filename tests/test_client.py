@@ -137,6 +137,38 @@ def test_positions_and_new_game_are_sent_canonically() -> None:
         client.set_position(None, ["e1 e3"])
 
 
+def test_a_games_positions_check_each_move_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ply after ply, a position line extends the last one: the same canonical lines, each
+    move checked once (today's cost per ply does not grow with the game), and a bad move, a
+    take-back or another start position still caught or rebuilt."""
+    import protocol.codec as codec
+    checked: list[object] = []
+    real_check = codec._check_token
+
+    def counting(value: object, what: str) -> str:
+        checked.append(value)
+        return real_check(value, what)
+
+    client, engine = started()
+    monkeypatch.setattr(codec, "_check_token", counting)
+    moves = [f"m{ply}" for ply in range(300)]
+    for ply in range(len(moves) + 1):
+        client.set_position(None, moves[:ply])
+    sent = engine.transport.sent[2:]
+    assert sent[0] == "position startpos"
+    assert sent[-1] == "position startpos moves " + " ".join(moves)
+    assert sent[5] == "position startpos moves m0 m1 m2 m3 m4"
+    assert len(checked) == len(moves)  # once each, not 45,150 times
+    with pytest.raises(ProtocolError):
+        client.set_position(None, moves + ["e1 e3"])
+    client.set_position(None, ["m0", "x1"])  # a take-back: built afresh
+    client.set_position("W:W1d4:B2c5,2e5", ["m0"])
+    client.set_position("W:W1d4:B2c5,2e5", ["m0", "pass"])
+    assert engine.transport.sent[-3:] == [
+        "position startpos moves m0 x1", "position fen W:W1d4:B2c5,2e5 moves m0",
+        "position fen W:W1d4:B2c5,2e5 moves m0 pass"]
+
+
 def test_go_collects_infos_calls_on_info_and_times_the_answer() -> None:
     engine = FakeEngine()
     engine.answer = None
