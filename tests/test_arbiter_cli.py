@@ -235,3 +235,13 @@ def test_python_dash_m_arbiter_is_the_dipole_arbiter_command(tmp_path: Path) -> 
     replay = subprocess.run([*module, "replay", str(pgn)], capture_output=True, text=True, timeout=60)
     assert replay.stdout.splitlines() == [f"{pgn}: 2 games replayed, all hold"]
     assert_all_gone(pids, expected_at_least=2)
+
+
+def test_the_command_imports_the_html_templates_only_to_write_html() -> None:
+    """Jinja2 is a tenth of a second of every start: the command and its events load without
+    it (a match writes no HTML); the first page rendered imports it (tests/test_report.py)."""
+    probe = ("import sys, arbiter.cli, arbiter.events.tournament, arbiter.report.event_report; "
+             "print('jinja2' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False"]

@@ -8,21 +8,31 @@ engine output can bring markup into a page, and no call site has to remember to 
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
-from markupsafe import Markup
+if TYPE_CHECKING:
+    from jinja2 import Environment
+    from markupsafe import Markup
 
-_ENVIRONMENT = Environment(
-    loader=PackageLoader("arbiter.report", "templates"),
-    autoescape=True,              # every template is HTML
-    undefined=StrictUndefined,    # a misspelt name fails the render instead of printing nothing
-    trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-)
-# ``{{ value|fmt(".1f") }}``: Python's format(), so the numbers read as in the text output.
-_ENVIRONMENT.filters["fmt"] = format
+
+@functools.cache
+def _environment() -> Environment:
+    """The one template environment, made at the first render: Jinja2 is imported then, not
+    with the arbiter (a tenth of a second of every command that writes no HTML)."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+    environment = Environment(
+        loader=PackageLoader("arbiter.report", "templates"),
+        autoescape=True,              # every template is HTML
+        undefined=StrictUndefined,    # a misspelt name fails the render instead of printing nothing
+        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+    )
+    # ``{{ value|fmt(".1f") }}``: Python's format(), so the numbers read as in the text output.
+    environment.filters["fmt"] = format
+    return environment
 
 
 def render(template: str, **context: Any) -> Markup:
     """``arbiter/report/templates/<template>`` rendered with ``context`` (escaped: see the module docstring)."""
-    return Markup(_ENVIRONMENT.get_template(template).render(**context))
+    from markupsafe import Markup
+    return Markup(_environment().get_template(template).render(**context))
