@@ -169,6 +169,29 @@ def test_a_games_positions_check_each_move_once(monkeypatch: pytest.MonkeyPatch)
         "position fen W:W1d4:B2c5,2e5 moves m0 pass"]
 
 
+def test_go_with_its_position_is_one_write_of_two_lines() -> None:
+    """A referee's move: the position and the go reach the engine in one write (one wake-up
+    of the engine instead of two), each logged as its own line."""
+    logged: list[tuple[str, str]] = []
+    client, engine = started(log=lambda direction, line: logged.append((direction, line)))
+    writes: list[str] = []
+    send = engine.transport.send
+
+    def counted(line: str, timeout: float | None = None) -> None:
+        writes.append(line)
+        send(line, timeout)
+
+    engine.transport.send = counted  # type: ignore[method-assign]
+    result = client.go(Limit(depth=1), timeout=2, position=(None, ["c1-c3", "d8-d6"]))
+    assert result.bestmove == "e1-e3"
+    assert writes == ["position startpos moves c1-c3 d8-d6\ngo depth 1"]
+    assert engine.transport.sent[-2:] == ["position startpos moves c1-c3 d8-d6", "go depth 1"]
+    assert [line for direction, line in logged if direction == ">"][-2:] == engine.transport.sent[-2:]
+    with pytest.raises(ProtocolError):  # nothing written for a position that cannot be
+        client.go(Limit(depth=1), timeout=2, position=(None, ["c1-c3", "d8 d6"]))
+    assert len(writes) == 1
+
+
 def test_go_collects_infos_calls_on_info_and_times_the_answer() -> None:
     engine = FakeEngine()
     engine.answer = None
