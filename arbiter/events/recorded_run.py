@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from ..live.publisher import LivePublisher
 from ..play.referee import GameJob, RefereeSettings
 from ..pools.local import EngineLogs, GamePool
+from ..pools.processes import ProcessPool, process_shares
 from ..records.game import GameRecord
 from ..records.pgn import PgnWriter
 from .progress import Progress
@@ -42,12 +43,15 @@ class RecordedRun:
         self.referee = referee
         self.cluster = cluster
         self.games_started = 0  # games handed to the pool by this run
-        self.pool: GamePool | ClusterPool
+        self.pool: GamePool | ClusterPool | ProcessPool
         notify = lambda line: self.progress.message(f"Warning: {line}")  # noqa: E731
         if cluster is not None:
             from ..pools.cluster import ClusterPool  # only with --cluster: distributed is an extra
             self.pool = ClusterPool(cluster, variant, referee, recover=recover, logs=self.logs, notify=notify,
                                     announce=lambda line: self.progress.message(line))
+        elif len(process_shares(concurrency)) > 1:  # games in several processes, one per core at most
+            self.pool = ProcessPool(variant, referee, concurrency=concurrency, recover=recover, logs=self.logs,
+                                    notify=notify)
         else:
             self.pool = GamePool(variant, referee, concurrency=concurrency, recover=recover, logs=self.logs,
                                  notify=notify)
