@@ -95,11 +95,13 @@ class Run:
         return self.system / max(self.user + self.system, 1e-9)
 
 
-def run_measured(command: list[str], cwd: Path) -> tuple[float, float, float]:
+def run_measured(command: list[str], cwd: Path, python_path: str | None = None) -> tuple[float, float, float]:
     """Run ``command``; its wall time and its own user and system CPU seconds (its children's
     excluded), read from /proc while it is a zombie (``waitid`` with ``WNOWAIT``)."""
     # Python's bytecode cached, as an installed command has it (not compiled at every start).
     environment = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    if python_path is not None:
+        environment["PYTHONPATH"] = python_path
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT)
@@ -119,13 +121,13 @@ def count_plies(pgn: Path) -> tuple[int, int]:
     return len(counts), sum(counts)
 
 
-def run_arbiter(engine: Path, games: int, concurrency: int, directory: Path) -> Run:
+def run_arbiter(engine: Path, games: int, concurrency: int, directory: Path, root: str | None = None) -> Run:
     pgn = directory / "arbiter.pgn"
     pgn.unlink(missing_ok=True)
     command = [sys.executable, "-m", "arbiter", "match", "--engine", f"cmd={engine}", "name=a",
                "--engine", f"cmd={engine}", "name=b", "--tc", "10+0.1", "--games", str(games),
                "--concurrency", str(concurrency), "--pgn", str(pgn)]
-    wall, user, system = run_measured(command, directory)
+    wall, user, system = run_measured(command, directory, root)
     played, plies = count_plies(pgn)
     return Run("dipole-arbiter", concurrency, played, plies, wall, user, system)
 
@@ -164,21 +166,24 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 2, 4, 8])
     parser.add_argument("--rounds", type=int, default=1, help="runs of each runner at each concurrency")
     parser.add_argument("--cutegames", default=DEFAULT_CUTEGAMES, help="the cutegames binary")
+    parser.add_argument("--arbiter-root", metavar="DIR",
+                        help="run the arbiter of this checkout (e.g. an older commit's) instead of this one")
     args = parser.parse_args()
     if not os.access(args.cutegames, os.X_OK):
         raise SystemExit(f"cutegames not found at {args.cutegames} (--cutegames PATH or $CUTEGAMES)")
     with tempfile.TemporaryDirectory(prefix="arbiter-vs-cutegames-") as temp:
         directory = Path(temp)
         engine = build_engine(directory)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "arbiter"), str(ROOT / "protocol"),
-                        str(ROOT / "dipole_engine")], check=True)
+        root = Path(args.arbiter_root) if args.arbiter_root else ROOT
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "arbiter"), str(root / "protocol"),
+                        str(root / "dipole_engine")], check=True, stdout=subprocess.DEVNULL)
         print(f"{args.games} games at 10+0.1 per run, instant engine ({len(fixed_game()[0])} plies a game), "
               f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
         summary: list[tuple[int, Run, Run]] = []
         for concurrency in args.concurrency:
             print(f"concurrency {concurrency}:")
             for round_number in range(args.rounds):
-                runs = [lambda: run_arbiter(engine, args.games, concurrency, directory),
+                runs = [lambda: run_arbiter(engine, args.games, concurrency, directory, args.arbiter_root),
                         lambda: run_cutegames(args.cutegames, engine, args.games, concurrency, directory)]
                 if round_number % 2 == 1:  # alternate which runner goes first
                     runs.reverse()
