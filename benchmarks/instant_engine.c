@@ -7,11 +7,16 @@
 
    It speaks UCI and UGI as protocol/SPEC.md asks of an engine (uci/ugi, isready, setoption,
    ucinewgame/uginewgame, position, go, stop, quit) and answers cutegames' queries
-   (`query gameover`, `query result`, `query p1turn`) from the same stored game. */
+   (`query gameover`, `query result`, `query p1turn`) from the same stored game.
+
+   When it ends (quit, or the end of its input) it appends its own CPU time, "<user> <system>"
+   in seconds, to the file $INSTANT_ENGINE_CPU if that is set: so the benchmark can take the
+   engines' time out of a runner's whole process tree. */
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "game.h"
 
@@ -69,5 +74,15 @@ int main(void) {
         fflush(stdout);
     }
     free(line);
+    const char *report = getenv("INSTANT_ENGINE_CPU");
+    if (report != NULL) {
+        struct rusage usage;
+        FILE *file = fopen(report, "a");
+        if (file != NULL && getrusage(RUSAGE_SELF, &usage) == 0) {
+            fprintf(file, "%ld.%06ld %ld.%06ld\n", (long)usage.ru_utime.tv_sec, (long)usage.ru_utime.tv_usec,
+                    (long)usage.ru_stime.tv_sec, (long)usage.ru_stime.tv_usec);
+        }
+        if (file != NULL) fclose(file);
+    }
     return 0;
 }

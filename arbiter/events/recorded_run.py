@@ -71,11 +71,13 @@ class RecordedRun:
         """Play ``jobs``; however the run ends, settle the engines after an interruption and
         close the progress display, the PGN file and the logs."""
         live, live_pgn = self.live_paths
+        publisher = None
         if live or live_pgn:
             referee = self.referee
-            self.pool.live = LivePublisher(live, live_pgn, header=self.live_header,
-                                           tags=(referee.event, referee.site, referee.date),
-                                           warn=lambda line: self.progress.message(f"Warning: {line}"))
+            publisher = LivePublisher(live, live_pgn, header=self.live_header,
+                                      tags=(referee.event, referee.site, referee.date),
+                                      warn=lambda line: self.progress.message(f"Warning: {line}"))
+            self.pool.live = publisher
         def started(job: GameJob) -> None:
             self.games_started += 1
             self.progress.started(job)
@@ -85,8 +87,8 @@ class RecordedRun:
         finally:
             if self.pool.interrupted:
                 self.pool.settle()
-            if self.pool.live is not None:
-                self.pool.live.close("stopped" if self.pool.interrupted else "finished")
+            if publisher is not None:
+                publisher.close("stopped" if self.pool.interrupted else "finished")
             self.progress.close()
             if self.writer is not None:
                 self.writer.close()

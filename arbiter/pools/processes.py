@@ -38,15 +38,18 @@ from typing import Any, Callable, Iterable, Iterator
 from protocol.guard import PR_SET_PDEATHSIG, _prctl
 
 from ..errors import ArbiterError
+from ..live.publisher import LivePublisher
 from ..play.referee import GameJob, Notify, RefereeSettings
 from ..records.game import GameRecord
 from .cluster_live import LiveProxy, LiveRelay
-from .local import EngineLogs, GamePool, PoolWatcher
+from .local import EngineLogs, GamePool
 
 
 def process_shares(concurrency: int, cores: int | None = None) -> list[int]:
     """Games at once of each game process: one process per core at most, the games spread evenly."""
-    processes = max(1, min(concurrency, cores if cores is not None else (os.cpu_count() or 1)))
+    if cores is None:
+        cores = len(os.sched_getaffinity(0))  # the cores this process may use, not all the machine's
+    processes = max(1, min(concurrency, cores))
     return [concurrency // processes + (1 if index < concurrency % processes else 0) for index in range(processes)]
 
 
@@ -81,7 +84,7 @@ class ProcessPool:
         self._report_lock = threading.RLock()
         self._processes: list[_GameProcess] = []
         self._dispatcher: threading.Thread | None = None
-        self.live: PoolWatcher | None = None  # the arbiter's publisher (arbiter.live.publisher)
+        self.live: LivePublisher | None = None  # the arbiter's publisher: the relay writes to it
 
     def run(self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None],
             on_finish: Callable[[GameRecord], None]) -> None:
@@ -101,10 +104,9 @@ class ProcessPool:
             first += threads
         relay = None
         if self.live is not None:
-            publisher = self.live
             playing = lambda number: next((p.playing[number] for p in self._processes  # noqa: E731
                                            if number in p.playing), None)
-            relay = LiveRelay(publisher, playing)  # type: ignore[arg-type]
+            relay = LiveRelay(self.live, playing)
         self._dispatcher = threading.Thread(target=self._dispatch, args=(iter(jobs), on_start, on_finish, relay),
                                             daemon=True, name="arbiter-games-dispatch")
         self._dispatcher.start()
@@ -142,10 +144,13 @@ class ProcessPool:
                 relay: LiveRelay | None) -> None:
         kind = message[0]
         if kind == "next":
-            job = None if self.stopping() else next(jobs, None)
-            if job is not None:
-                game_process.playing[job.number] = job
-            game_process.connection.send(job)
+            job = None
+            try:  # the process waits for an answer, whatever the schedule raises
+                job = None if self.stopping() else next(jobs, None)
+            finally:
+                if job is not None:
+                    game_process.playing[job.number] = job
+                game_process.connection.send(job)
         elif kind == "start":
             with self._report_lock:
                 if not self.interrupted:
