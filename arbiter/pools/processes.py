@@ -29,6 +29,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+import queue
 import signal
 import threading
 import time
@@ -84,6 +85,7 @@ class ProcessPool:
         self._report_lock = threading.RLock()
         self._processes: list[_GameProcess] = []
         self._dispatcher: threading.Thread | None = None
+        self._requests: queue.Queue[_GameProcess | None] = queue.Queue()  # processes asking for a job
         self.live: LivePublisher | None = None  # the arbiter's publisher: the relay writes to it
 
     def run(self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None],
@@ -107,11 +109,15 @@ class ProcessPool:
             playing = lambda number: next((p.playing[number] for p in self._processes  # noqa: E731
                                            if number in p.playing), None)
             relay = LiveRelay(self.live, playing)
-        self._dispatcher = threading.Thread(target=self._dispatch, args=(iter(jobs), on_start, on_finish, relay),
+        feeder = threading.Thread(target=self._feed, args=(iter(jobs),), daemon=True, name="arbiter-games-feed")
+        feeder.start()
+        self._dispatcher = threading.Thread(target=self._dispatch, args=(on_start, on_finish, relay),
                                             daemon=True, name="arbiter-games-dispatch")
         self._dispatcher.start()
         while self._dispatcher.is_alive():
             self._dispatcher.join(timeout=0.5)
+        self._requests.put(None)
+        feeder.join(timeout=5.0)
         for game_process in self._processes:
             game_process.process.join(timeout=5.0)
         if relay is not None:
@@ -119,9 +125,9 @@ class ProcessPool:
         if self._error is not None and not self.interrupted:
             raise self._error
 
-    def _dispatch(self, jobs: Iterator[GameJob], on_start: Callable[[GameJob], None],
-                  on_finish: Callable[[GameRecord], None], relay: LiveRelay | None) -> None:
-        """Answer the game processes until every one has ended."""
+    def _dispatch(self, on_start: Callable[[GameJob], None], on_finish: Callable[[GameRecord], None],
+                  relay: LiveRelay | None) -> None:
+        """Take the game processes' messages until every one has ended."""
         by_connection = {game_process.connection: game_process for game_process in self._processes}
         while by_connection:
             for connection in wait(list(by_connection)):
@@ -134,23 +140,36 @@ class ProcessPool:
                     self._ended(game_process)
                     continue
                 try:
-                    self._handle(game_process, message, jobs, on_start, on_finish, relay)
+                    self._handle(game_process, message, on_start, on_finish, relay)
                 except BaseException as error:  # from on_start/on_finish: handed to run(); no more jobs
                     if self._error is None:
                         self._error = error
 
-    def _handle(self, game_process: _GameProcess, message: tuple[Any, ...], jobs: Iterator[GameJob],
+    def _feed(self, jobs: Iterator[GameJob]) -> None:
+        """Answer each game process's request for its next job, one at a time.  On a thread of
+        its own: a knockout's or Swiss event's schedule waits for the stage's last games, whose
+        records the dispatcher must go on taking meanwhile."""
+        while (game_process := self._requests.get()) is not None:
+            job = None
+            try:  # the process waits for an answer, whatever the schedule raises
+                job = None if self.stopping() else next(jobs, None)
+            except BaseException as error:  # handed to run(); no more jobs
+                if self._error is None:
+                    self._error = error
+            finally:
+                if job is not None:
+                    game_process.playing[job.number] = job
+                try:
+                    game_process.connection.send(job)
+                except OSError:  # the process is gone: its end is the dispatcher's to report
+                    pass
+
+    def _handle(self, game_process: _GameProcess, message: tuple[Any, ...],
                 on_start: Callable[[GameJob], None], on_finish: Callable[[GameRecord], None],
                 relay: LiveRelay | None) -> None:
         kind = message[0]
         if kind == "next":
-            job = None
-            try:  # the process waits for an answer, whatever the schedule raises
-                job = None if self.stopping() else next(jobs, None)
-            finally:
-                if job is not None:
-                    game_process.playing[job.number] = job
-                game_process.connection.send(job)
+            self._requests.put(game_process)
         elif kind == "start":
             with self._report_lock:
                 if not self.interrupted:
