@@ -52,6 +52,7 @@ from .codec import (
     Uci,
     UciNewGame,
     UciOk,
+    extend_position,
     format_command,
     format_response,
     parse_response,
@@ -181,6 +182,8 @@ class EngineClient:
         self._stale = 0  # bestmoves still owed by searches the client stopped waiting for
         self._go_written = 0.0  # when the running search's go was written (time.monotonic)
         self._stalled = ""  # why the engine was killed for not taking its input, once it was
+        # The last position line built: (fen, moves, line), which a game's next position extends.
+        self._position: tuple[str | None, tuple[str, ...], str] | None = None
 
     # -- properties --------------------------------------------------------------------
     @property
@@ -290,12 +293,27 @@ class EngineClient:
     def set_position(self, fen: str | None, moves: Sequence[str] = ()) -> None:
         """``position startpos|fen <fen> [moves ...]`` (``fen`` None: the start position).
         Raises ProtocolError for a FEN or move that cannot be written on one line."""
-        self._send_command(Position(fen, tuple(moves)))
+        self._send(self._position_line(fen, moves))
+
+    def _position_line(self, fen: str | None, moves: Sequence[str]) -> str:
+        """The ``position`` line.  One that follows the last line built by more moves (the
+        next ply of a game) is that line extended: only the new moves are checked."""
+        moves = tuple(moves)
+        last = self._position
+        if last is not None and last[0] == fen and moves[:len(last[1])] == last[1]:
+            line = extend_position(last[2], len(last[1]), moves[len(last[1]):])
+        else:
+            line = format_command(Position(fen, moves))
+        self._position = (fen, moves, line)
+        return line
 
     def go(self, limit: Limit, timeout: float | None = None,
-           on_info: Callable[[Info], None] | None = None) -> SearchResult:
+           on_info: Callable[[Info], None] | None = None, *,
+           position: tuple[str | None, Sequence[str]] | None = None) -> SearchResult:
         """Search under ``limit`` and wait at most ``timeout`` seconds (None: no limit) for
-        ``bestmove``.  ``on_info`` sees each info line as it is read.  Raises EngineTimeout
+        ``bestmove``.  ``on_info`` sees each info line as it is read.  ``position`` (a FEN or
+        None, and moves) is :meth:`set_position` written together with the ``go``, in one
+        write: one wake-up of the engine a move instead of two.  Raises EngineTimeout
         (the engine keeps searching; the next command first stops it and collects that
         bestmove), UnreadableMove (the search ended with a ``bestmove`` line that cannot be
         read), EngineStalled or EngineCrashed."""
@@ -304,6 +322,8 @@ class EngineClient:
         if self._stale:
             self._collect_stale(None if timeout is None else time.monotonic() + timeout)
         line = format_command(Go(limit))
+        if position is not None:
+            line = self._position_line(*position) + "\n" + line
         infos: deque[Info] = deque(maxlen=MAX_INFOS)
         scored: Info | None = None
         depth: int | None = None
@@ -313,7 +333,9 @@ class EngineClient:
             started = time.monotonic()
             self._go_written = started
             deadline = None if timeout is None else started + timeout
-            self._send(line, deadline)
+            # A position goes with its go: the engine has write_timeout to take it, as when it
+            # comes alone (an engine that stops reading stalls the same way).
+            self._send(line, deadline if position is None else None)
             while True:
                 response, arrival = self._next(deadline, "bestmove", EngineTimeout)
                 if type(response) is Info and arrival >= started:
@@ -405,7 +427,8 @@ class EngineClient:
         timeout = self.write_timeout
         if deadline is not None:
             timeout = min(timeout, max(0.0, deadline - time.monotonic()))
-        self._log(">", line)
+        for part in line.split("\n"):  # a position and its go are written at once
+            self._log(">", part)
         try:
             self._transport.send(line, timeout)
         except TimeoutError:  # an OSError too: first

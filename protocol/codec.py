@@ -20,7 +20,7 @@ knows nothing of any game: FENs and moves are opaque tokens that the engine chec
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -28,7 +28,7 @@ __all__ = [
     "BestMove", "Command", "Go", "GoPerft", "Id", "Info", "IsReady", "Limit", "OptionSpec",
     "OPTION_TYPES", "PerftMove", "PerftTotal", "PonderHit", "Position", "ProtocolError", "Query",
     "QUERY_ITEMS", "QueryResponse", "Quit", "ReadyOk", "Response", "SetOption", "Stop", "Uci",
-    "UciNewGame", "UciOk", "Ugi", "UgiNewGame", "UgiOk", "error_info", "format_command",
+    "UciNewGame", "UciOk", "Ugi", "UgiNewGame", "UgiOk", "error_info", "extend_position", "format_command",
     "format_response", "parse_command", "parse_int", "parse_response",
 ]
 
@@ -367,6 +367,17 @@ def _format_position(command: Position) -> str:
     for move in command.moves:
         _check_token(move, "position move")
     return head + " moves " + " ".join(command.moves)
+
+
+def extend_position(line: str, previous: int, added: Sequence[str]) -> str:
+    """The ``position`` line ``line`` (one :func:`format_command` wrote, with ``previous``
+    moves) followed by the moves ``added``: only the added moves are checked, so a game's
+    lines cost the host the same at every ply instead of a check of the whole game each time."""
+    for move in added:
+        _check_token(move, "position move")
+    if not added:
+        return line
+    return line + (" " if previous else " moves ") + " ".join(added)
 
 
 def _parse_query(tokens: list[str]) -> Query:

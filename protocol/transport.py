@@ -125,7 +125,8 @@ class Transport(ABC):
     @abstractmethod
     def send(self, line: str, timeout: float | None = None) -> None:
         """Write ``line`` and a line feed, flushed, waiting at most ``timeout`` seconds (None: no
-        limit) for the engine to take it.  Raises TimeoutError when it did not (part of the line
+        limit) for the engine to take it.  ``line`` may be several lines joined by line feeds
+        (a ``position`` and its ``go``): they are written at once.  Raises TimeoutError when it did not (part of the line
         may have been written: the channel is then unusable), and another OSError when the
         engine's input is closed."""
 
@@ -605,9 +606,10 @@ class MemoryTransport(Transport):
     def send(self, line: str, timeout: float | None = None) -> None:
         if self._exited.is_set():
             raise BrokenPipeError("the engine has exited")
-        self.sent.append(line)
-        if self.handler is not None:
-            self.handler(line, self)
+        for part in line.split("\n"):
+            self.sent.append(part)
+            if self.handler is not None:
+                self.handler(part, self)
 
     def receive(self, timeout: float | None) -> tuple[str | None, float]:
         return self._lines.get(timeout)

@@ -236,3 +236,57 @@ def test_python_dash_m_arbiter_is_the_dipole_arbiter_command(tmp_path: Path) -> 
     replay = subprocess.run([*module, "replay", str(pgn)], capture_output=True, text=True, timeout=60)
     assert replay.stdout.splitlines() == [f"{pgn}: 2 games replayed, all hold"]
     assert_all_gone(pids, expected_at_least=2)
+
+
+def test_the_command_imports_the_html_templates_only_to_write_html() -> None:
+    """Jinja2 is a tenth of a second of every start: the command and its events load without
+    it (a match writes no HTML); the first page rendered imports it (tests/test_report.py)."""
+    probe = ("import sys, arbiter.cli, arbiter.events.tournament, arbiter.report.event_report; "
+             "print('jinja2' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False"]
+
+
+def _parent(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2:].split()[1])
+
+
+def test_games_at_once_are_played_in_processes_that_die_with_the_arbiter(tmp_path: Path) -> None:
+    """At concurrency 2 on a machine of two cores or more, the games are played in two game
+    processes (each engine's guard is a child of one, not of the arbiter); a SIGKILL of the
+    arbiter takes the game processes and every engine with it."""
+    from arbiter.pools.processes import process_shares
+    pids = tmp_path / "pids"
+    process = subprocess.Popen(
+        [*ARBITER, "match", *toy("a", pids, "--think", "200"), *toy("b", pids, "--think", "200"),
+         "--games", "40", "--concurrency", "2", "--depth", "1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while (len(list(pids.glob("*"))) if pids.exists() else 0) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        engines = [int(path.name) for path in pids.iterdir()]
+        assert len(engines) == 4
+        hosts = {_parent(_parent(engine)) for engine in engines}  # engine -> its guard -> who started it
+        expected = len(process_shares(2))
+        assert len(hosts) == expected and (expected == 1 or process.pid not in hosts), (hosts, process.pid)
+        assert all(_parent(host) == process.pid for host in hosts if host != process.pid)
+    finally:
+        process.kill()
+        process.communicate(timeout=30)
+    assert_all_gone(pids, expected_at_least=4)
+    deadline = time.monotonic() + 5
+    while any(map(_running, hosts)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [host for host in hosts if _running(host)] == []
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not exited (a zombie has)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2:].split()[0] != "Z"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -218,6 +219,33 @@ def test_match_stats_split_by_engine_and_colour() -> None:
     assert "...      alpha playing Black: 1 - 1 - 0  [0.500] 2" in summary
     assert "Terminations: normal 4, unterminated 1" in summary
     assert "Unfinished games (not scored): 1" in summary
+
+
+def test_a_games_end_does_not_wait_for_the_disk_but_close_does(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fsync of finished games runs beside the games (several games in one fsync when the
+    disk is slow); every game is in the file at once (a crash of the arbiter loses none), and
+    close() returns only when all are on disk."""
+    import os
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def slow_fsync(fd: int) -> None:
+        time.sleep(0.5)  # a busy disk
+        real_fsync(fd)
+        synced.append(os.fstat(fd).st_size)
+
+    monkeypatch.setattr(os, "fsync", slow_fsync)
+    path = tmp_path / "games.pgn"
+    writer = PgnWriter(str(path))
+    started = time.monotonic()
+    for number in range(1, 6):
+        assert writer.write(random_game(number))
+        assert [game.to_record().number for game in read_pgn_file(str(path))] == list(range(1, number + 1))
+    assert time.monotonic() - started < 0.4  # today's writer: 2.5 s, one fsync per game
+    writer.close()
+    assert synced and synced[-1] == path.stat().st_size  # all of it on disk when close returns
+    assert len(synced) < 5  # games that ended during an fsync share the next one
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")

@@ -137,6 +137,61 @@ def test_positions_and_new_game_are_sent_canonically() -> None:
         client.set_position(None, ["e1 e3"])
 
 
+def test_a_games_positions_check_each_move_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ply after ply, a position line extends the last one: the same canonical lines, each
+    move checked once (today's cost per ply does not grow with the game), and a bad move, a
+    take-back or another start position still caught or rebuilt."""
+    from protocol import codec
+    checked: list[object] = []
+    real_check = codec._check_token
+
+    def counting(value: object, what: str) -> str:
+        checked.append(value)
+        return real_check(value, what)
+
+    client, engine = started()
+    monkeypatch.setattr(codec, "_check_token", counting)
+    moves = [f"m{ply}" for ply in range(300)]
+    for ply in range(len(moves) + 1):
+        client.set_position(None, moves[:ply])
+    sent = engine.transport.sent[2:]
+    assert sent[0] == "position startpos"
+    assert sent[-1] == "position startpos moves " + " ".join(moves)
+    assert sent[5] == "position startpos moves m0 m1 m2 m3 m4"
+    assert len(checked) == len(moves)  # once each, not 45,150 times
+    with pytest.raises(ProtocolError):
+        client.set_position(None, moves + ["e1 e3"])
+    client.set_position(None, ["m0", "x1"])  # a take-back: built afresh
+    client.set_position("W:W1d4:B2c5,2e5", ["m0"])
+    client.set_position("W:W1d4:B2c5,2e5", ["m0", "pass"])
+    assert engine.transport.sent[-3:] == [
+        "position startpos moves m0 x1", "position fen W:W1d4:B2c5,2e5 moves m0",
+        "position fen W:W1d4:B2c5,2e5 moves m0 pass"]
+
+
+def test_go_with_its_position_is_one_write_of_two_lines() -> None:
+    """A referee's move: the position and the go reach the engine in one write (one wake-up
+    of the engine instead of two), each logged as its own line."""
+    logged: list[tuple[str, str]] = []
+    client, engine = started(log=lambda direction, line: logged.append((direction, line)))
+    writes: list[str] = []
+    send = engine.transport.send
+
+    def counted(line: str, timeout: float | None = None) -> None:
+        writes.append(line)
+        send(line, timeout)
+
+    engine.transport.send = counted  # type: ignore[method-assign]
+    result = client.go(Limit(depth=1), timeout=2, position=(None, ["c1-c3", "d8-d6"]))
+    assert result.bestmove == "e1-e3"
+    assert writes == ["position startpos moves c1-c3 d8-d6\ngo depth 1"]
+    assert engine.transport.sent[-2:] == ["position startpos moves c1-c3 d8-d6", "go depth 1"]
+    assert [line for direction, line in logged if direction == ">"][-2:] == engine.transport.sent[-2:]
+    with pytest.raises(ProtocolError):  # nothing written for a position that cannot be
+        client.go(Limit(depth=1), timeout=2, position=(None, ["c1-c3", "d8 d6"]))
+    assert len(writes) == 1
+
+
 def test_go_collects_infos_calls_on_info_and_times_the_answer() -> None:
     engine = FakeEngine()
     engine.answer = None

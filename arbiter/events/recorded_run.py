@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..live.publisher import LivePublisher
 from ..play.referee import GameJob, RefereeSettings
 from ..pools.local import EngineLogs, GamePool
+from ..pools.processes import ProcessPool, process_shares
 from ..records.game import GameRecord
 from ..records.pgn import PgnWriter
 from .progress import Progress
@@ -43,12 +44,15 @@ class RecordedRun:
         self.referee = referee
         self.cluster = cluster
         self.games_started = 0  # games handed to the pool by this run
-        self.pool: GamePool | ClusterPool
+        self.pool: GamePool | ClusterPool | ProcessPool
         notify = lambda line: self.progress.message(f"Warning: {line}")  # noqa: E731
         if cluster is not None:
             from ..pools.cluster import ClusterPool  # only with --cluster: distributed is an extra
             self.pool = ClusterPool(cluster, variant, referee, recover=recover, logs=self.logs, notify=notify,
                                     announce=lambda line: self.progress.message(line))
+        elif len(process_shares(concurrency)) > 1:  # games in several processes, one per core at most
+            self.pool = ProcessPool(variant, referee, concurrency=concurrency, recover=recover, logs=self.logs,
+                                    notify=notify)
         else:
             self.pool = GamePool(variant, referee, concurrency=concurrency, recover=recover, logs=self.logs,
                                  notify=notify)
@@ -68,11 +72,13 @@ class RecordedRun:
         """Play ``jobs``; however the run ends, settle the engines after an interruption and
         close the progress display, the PGN file and the logs."""
         live, live_pgn = self.live_paths
+        publisher = None
         if live or live_pgn:
             referee = self.referee
-            self.pool.live = LivePublisher(live, live_pgn, header=self.live_header,
-                                           tags=(referee.event, referee.site, referee.date),
-                                           warn=lambda line: self.progress.message(f"Warning: {line}"))
+            publisher = LivePublisher(live, live_pgn, header=self.live_header,
+                                      tags=(referee.event, referee.site, referee.date),
+                                      warn=lambda line: self.progress.message(f"Warning: {line}"))
+            self.pool.live = publisher
         def started(job: GameJob) -> None:
             self.games_started += 1
             self.progress.started(job)
@@ -82,8 +88,8 @@ class RecordedRun:
         finally:
             if self.pool.interrupted:
                 self.pool.settle()
-            if self.pool.live is not None:
-                self.pool.live.close("stopped" if self.pool.interrupted else "finished")
+            if publisher is not None:
+                publisher.close("stopped" if self.pool.interrupted else "finished")
             self.progress.close()
             if self.writer is not None:
                 self.writer.close()

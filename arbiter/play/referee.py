@@ -498,8 +498,8 @@ class _Game:
             deadline += self.settings.stop_grace
             stopper.start()
         try:
-            client.set_position(self.start_fen, self.move_texts)
-            answer = client.go(limit, timeout=deadline, on_info=on_info)
+            answer = client.go(limit, timeout=deadline, on_info=on_info,
+                               position=(self.start_fen, self.move_texts))
         except EngineError as error:
             if control is not None:  # the host ended the game: its stop or kill ended the search
                 control._check()

@@ -1,1 +1,1 @@
-"""Game pools: the workers that play a list of games, locally or on a Dask cluster."""
+"""Game pools: the workers that play a list of games, locally (threads, or game processes) or on a Dask cluster."""

@@ -24,15 +24,21 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Protocol, TextIO
 
 from protocol.client import kill_all
 
 from ..errors import ArbiterError
-from ..live.publisher import LivePublisher
 from ..play.engines import EngineSpec
-from ..play.referee import EngineSlot, GameJob, Notify, RefereeSettings, play_game
+from ..play.referee import EngineSlot, GameJob, GameWatcher, Notify, RefereeSettings, play_game
 from ..records.game import GameRecord
+
+
+class PoolWatcher(GameWatcher, Protocol):
+    """Whoever shows a pool's games: the publisher (or, in a game process, what stands for it)."""
+
+    def game_over(self, number: int) -> None:
+        """Game ``number`` is recorded: it leaves the view."""
 
 
 class EngineLogs:
@@ -136,7 +142,7 @@ class GamePool:
 
     def __init__(self, variant: str, settings: RefereeSettings, *, concurrency: int = 1,
                  recover: bool = False, logs: EngineLogs | None = None,
-                 notify: Notify = lambda message: None) -> None:
+                 notify: Notify = lambda message: None, first_worker: int = 1) -> None:
         if concurrency < 1:
             raise ArbiterError(f"concurrency must be at least 1, not {concurrency}")
         self.variant = variant
@@ -154,7 +160,8 @@ class GamePool:
         self._on_start: Callable[[GameJob], None] = lambda job: None
         self._on_finish: Callable[[GameRecord], None] = lambda record: None
         self._workers: list[threading.Thread] = []
-        self.live: LivePublisher | None = None  # told of every game in progress (arbiter.live.publisher)
+        self._first_worker = first_worker  # the number of the first worker thread (in engine logs)
+        self.live: PoolWatcher | None = None  # told of every game in progress (arbiter.live.publisher)
 
     def run(self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None],
             on_finish: Callable[[GameRecord], None]) -> None:
@@ -168,7 +175,7 @@ class GamePool:
         self._on_finish = on_finish
         self._workers = [threading.Thread(target=self._work, args=(number,), daemon=True,
                                           name=f"arbiter-worker-{number}")
-                         for number in range(1, self.concurrency + 1)]
+                         for number in range(self._first_worker, self._first_worker + self.concurrency)]
         for worker in self._workers:
             worker.start()
         for worker in self._workers:

@@ -2,8 +2,8 @@
 
 The format is described in ``arbiter/NOTATION.md``.  Writing: :func:`format_game` turns a
 :class:`GameRecord` into the text of one game; :class:`PgnWriter` appends whole games to a
-file, each with a single ``write`` followed by ``fsync``, so the file only ever holds whole
-games.  Reading: :func:`read_pgn` splits a file into :class:`PgnGame` values (tags, moves with
+file, each with a single ``write`` (so the file only ever holds whole games), and a thread of
+its own puts them on disk (``fsync``) without holding up the games.  Reading: :func:`read_pgn` splits a file into :class:`PgnGame` values (tags, moves with
 their comments and line numbers, the result) and raises :class:`PgnSyntaxError` naming the
 line of the first thing it cannot read.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 
 from dipole_engine.rules import BLACK, new_board
@@ -88,18 +89,31 @@ def format_game(record: GameRecord) -> str:
 class PgnWriter:
     """Appends whole games to a PGN file, safe against crashes and across threads.
 
-    Each game is one ``os.write`` on a file opened for appending, then ``fsync``.  After
-    :meth:`seal` (called when the arbiter is interrupted) nothing more is written, and a write
-    in progress is finished first, so the file never ends inside a game.
+    Each game is one ``os.write`` on a file opened for appending: once :meth:`write` returns,
+    the game is in the file whatever becomes of the arbiter (even SIGKILL), and the file never
+    ends inside a game.  Getting it onto the disk (``fsync``, against a power cut) is the job of
+    a flusher thread, so that a game's end does not wait the milliseconds of an fsync (tens of
+    them on a busy disk: more than a whole game of fast engines): it syncs as soon as games are
+    waiting, all that were written meanwhile in one ``fsync``, and :meth:`close` returns only
+    once everything written is on disk.  An fsync that fails is raised by the next
+    :meth:`write` or by :meth:`close`.  After :meth:`seal` (called when the arbiter is
+    interrupted) nothing more is written, and a write in progress is finished first.
     """
 
     def __init__(self, path: str) -> None:
         self.path = path
         try:
             self._fd: int | None = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            self._sync_fd = os.dup(self._fd)  # the flusher's own: sealing closes _fd under it
         except OSError as error:
             raise ArbiterError(f"PGN file {path}: {error.strerror or error}") from None
         self._lock = threading.Lock()
+        self._waiting = threading.Condition(threading.Lock())  # guards the three fields below
+        self._unsynced = False  # written since the flusher's last fsync began
+        self._closing = False
+        self._sync_error: OSError | None = None
+        self._flusher = threading.Thread(target=self._flush, daemon=True, name="pgn-fsync")
+        self._flusher.start()
 
     def write(self, record: GameRecord) -> bool:
         """Append ``record``; False (and nothing written) once the writer is sealed."""
@@ -107,32 +121,66 @@ class PgnWriter:
         with self._lock:
             if self._fd is None:
                 return False
+            self._raise_sync_error()
             size = os.fstat(self._fd).st_size
             view = memoryview(data)
             try:
                 while view:
                     view = view[os.write(self._fd, view):]
-                os.fsync(self._fd)
             except OSError as error:  # e.g. the disk is full: take back what part was written
                 try:
                     os.ftruncate(self._fd, size)
                 except OSError:
                     pass
                 raise ArbiterError(f"PGN file {self.path}: {error.strerror or error}") from None
+            with self._waiting:
+                self._unsynced = True
+                self._waiting.notify()
             return True
 
+    def _raise_sync_error(self) -> None:
+        with self._waiting:
+            error, self._sync_error = self._sync_error, None
+        if error is not None:
+            raise ArbiterError(f"PGN file {self.path}: {error.strerror or error}")
+
+    def _flush(self) -> None:
+        """The flusher: fsync whenever games were written since the last one; after the last
+        fsync asked for by :meth:`seal`, close its descriptor."""
+        while True:
+            with self._waiting:
+                self._waiting.wait_for(lambda: self._unsynced or self._closing)
+                if not self._unsynced:
+                    break
+                self._unsynced = False
+            try:
+                os.fsync(self._sync_fd)
+            except OSError as error:
+                with self._waiting:
+                    self._sync_error = error
+        os.close(self._sync_fd)
+
     def seal(self, timeout: float = 5.0) -> None:
-        """Let a write in progress finish, then refuse every later one and close the file."""
+        """Let a write in progress finish, then refuse every later one, close the file, and wait
+        (at most ``timeout`` seconds in all) until what was written is on disk."""
+        deadline = time.monotonic() + timeout
         acquired = self._lock.acquire(timeout=timeout)
         try:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
+                with self._waiting:
+                    self._closing = True
+                    self._waiting.notify()
         finally:
             if acquired:
                 self._lock.release()
+        self._flusher.join(timeout=max(0.0, deadline - time.monotonic()))
 
-    close = seal
+    def close(self) -> None:
+        """:meth:`seal`, then raise an fsync that failed."""
+        self.seal()
+        self._raise_sync_error()
 
 
 # -- reading ---------------------------------------------------------------------------------

@@ -9,16 +9,21 @@ engine output can bring markup into a page, and no call site has to remember to 
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
-from markupsafe import Markup
+if TYPE_CHECKING:
+    from jinja2 import Environment
+    from markupsafe import Markup
 
 
 @functools.cache
 def environment(*packages: str) -> Environment:
     """The Jinja2 environment of the templates of ``packages`` (each one's ``templates/``, the
-    first that has a name wins), configured as every page of the project is: autoescape on."""
+    first that has a name wins), configured as every page of the project is: autoescape on.
+    Jinja2 is imported here, at the first page, not with the arbiter (a tenth of a second of
+    every command that writes no HTML)."""
+    from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
+
     env = Environment(
         loader=ChoiceLoader([PackageLoader(package, "templates") for package in packages]),
         autoescape=True,              # every template is HTML
@@ -32,4 +37,6 @@ def environment(*packages: str) -> Environment:
 
 def render(template: str, **context: Any) -> Markup:
     """``arbiter/report/templates/<template>`` rendered with ``context`` (escaped: see the module docstring)."""
+    from markupsafe import Markup
+
     return Markup(environment("arbiter.report").get_template(template).render(**context))

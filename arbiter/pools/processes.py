@@ -1,0 +1,311 @@
+"""Playing games in several worker processes of the arbiter's machine: past one interpreter's limit.
+
+One Python process referees at most a few thousand plies a second, whatever the cores (its
+threads share one interpreter).  :class:`ProcessPool` is a drop-in for
+:class:`~arbiter.pools.local.GamePool` (the same ``run``, ``request_stop``, ``interrupt``,
+``settle`` and ``stopping``, the same ``on_start``/``on_finish`` calls, in the order games end)
+that splits ``concurrency`` games at once over up to one process per core, each running a
+:class:`GamePool` of its own (its threads, its engines, reused from game to game), as the
+cluster backend does on its workers (:mod:`arbiter.pools.cluster`).
+
+The arbiter process stays the one writer of every record: a game process asks for its next
+job when one of its threads is free, and sends back the game's start, its record, its
+incidents and (with a live file) its live events (:class:`~arbiter.pools.cluster_live.LiveProxy`,
+replayed on the publisher by a :class:`~arbiter.pools.cluster_live.LiveRelay`).  So a stop (an
+SPRT decision, an engine that may not be restarted) takes effect for every process at its next
+job, as with threads.  Engine logs are appended by the game processes themselves, one whole line
+per write (``O_APPEND``), the worker numbers running on from process to process.
+
+Crash safety: a game process dies with the thread of the arbiter that started it
+(``PR_SET_PDEATHSIG``, even when the arbiter is SIGKILLed), and its engines' guards then kill
+the engines; :meth:`ProcessPool.interrupt` kills the game processes.  A game process ignores
+SIGINT (a Ctrl-C reaches the whole process group: the arbiter decides).  A game process that
+dies on its own stops the pool with the reason; the games it was playing are not recorded (a
+tournament's ``resume`` plays them).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import queue
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from protocol.guard import PR_SET_PDEATHSIG, _prctl
+
+from ..errors import ArbiterError
+from ..live.publisher import LivePublisher
+from ..play.referee import GameJob, Notify, RefereeSettings
+from ..records.game import GameRecord
+from .cluster_live import LiveProxy, LiveRelay
+from .local import EngineLogs, GamePool
+
+
+def process_shares(concurrency: int, cores: int | None = None) -> list[int]:
+    """Games at once of each game process: one process per core at most, the games spread evenly."""
+    if cores is None:
+        cores = len(os.sched_getaffinity(0))  # the cores this process may use, not all the machine's
+    processes = max(1, min(concurrency, cores))
+    return [concurrency // processes + (1 if index < concurrency % processes else 0) for index in range(processes)]
+
+
+class _GameProcess:
+    """The arbiter's side of one game process: its connection and the games it is playing."""
+
+    def __init__(self, process: Any, connection: Connection) -> None:
+        self.process = process
+        self.connection = connection
+        self.playing: dict[int, GameJob] = {}
+        self.done = False
+
+
+class ProcessPool:
+    """Plays jobs in game processes (see the module docstring)."""
+
+    def __init__(self, variant: str, settings: RefereeSettings, *, concurrency: int = 2,
+                 recover: bool = False, logs: EngineLogs | None = None,
+                 notify: Notify = lambda message: None, cores: int | None = None) -> None:
+        if concurrency < 1:
+            raise ArbiterError(f"concurrency must be at least 1, not {concurrency}")
+        self.variant = variant
+        self.settings = settings
+        self.concurrency = concurrency
+        self.recover = recover
+        self.logs = logs
+        self.shares = process_shares(concurrency, cores)
+        self._notify = notify
+        self.stop_reason: str | None = None
+        self.interrupted = False
+        self._error: BaseException | None = None
+        self._report_lock = threading.RLock()
+        self._processes: list[_GameProcess] = []
+        self._dispatcher: threading.Thread | None = None
+        self._requests: queue.Queue[_GameProcess | None] = queue.Queue()  # processes asking for a job
+        self.live: LivePublisher | None = None  # the arbiter's publisher: the relay writes to it
+
+    def run(self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None],
+            on_finish: Callable[[GameRecord], None]) -> None:
+        """Play every job (until stopped or interrupted); returns when every game process is done.
+        Re-raises, in the calling thread, an error that makes going on pointless."""
+        context = multiprocessing.get_context("spawn")  # no fork of a process with threads
+        first = 1
+        for threads in self.shares:
+            here, there = context.Pipe()
+            process = context.Process(
+                target=serve, name=f"arbiter-games-{first}", daemon=True,
+                args=(there, os.getpid(), self.variant, self.settings, threads, first, self.recover,
+                      self.logs.directory if self.logs is not None else None, self.live is not None))
+            process.start()  # from this thread, which waits in run(): the processes die with it
+            there.close()
+            self._processes.append(_GameProcess(process, here))
+            first += threads
+        relay = None
+        if self.live is not None:
+            playing = lambda number: next((p.playing[number] for p in self._processes  # noqa: E731
+                                           if number in p.playing), None)
+            relay = LiveRelay(self.live, playing)
+        feeder = threading.Thread(target=self._feed, args=(iter(jobs),), daemon=True, name="arbiter-games-feed")
+        feeder.start()
+        self._dispatcher = threading.Thread(target=self._dispatch, args=(on_start, on_finish, relay),
+                                            daemon=True, name="arbiter-games-dispatch")
+        self._dispatcher.start()
+        while self._dispatcher.is_alive():
+            self._dispatcher.join(timeout=0.5)
+        self._requests.put(None)
+        feeder.join(timeout=5.0)
+        for game_process in self._processes:
+            game_process.process.join(timeout=5.0)
+        if relay is not None:
+            relay.close()
+        if self._error is not None and not self.interrupted:
+            raise self._error
+
+    def _dispatch(self, on_start: Callable[[GameJob], None], on_finish: Callable[[GameRecord], None],
+                  relay: LiveRelay | None) -> None:
+        """Take the game processes' messages until every one has ended."""
+        by_connection = {game_process.connection: game_process for game_process in self._processes}
+        while by_connection:
+            for connection in wait(list(by_connection)):
+                assert isinstance(connection, Connection)
+                game_process = by_connection[connection]
+                try:
+                    message = connection.recv()
+                except (EOFError, OSError):
+                    del by_connection[connection]
+                    self._ended(game_process)
+                    continue
+                try:
+                    self._handle(game_process, message, on_start, on_finish, relay)
+                except BaseException as error:  # noqa: BLE001  (from on_start/on_finish: handed to run(); no more jobs)
+                    if self._error is None:
+                        self._error = error
+
+    def _feed(self, jobs: Iterator[GameJob]) -> None:
+        """Answer each game process's request for its next job, one at a time.  On a thread of
+        its own: a knockout's or Swiss event's schedule waits for the stage's last games, whose
+        records the dispatcher must go on taking meanwhile."""
+        while (game_process := self._requests.get()) is not None:
+            job = None
+            try:  # the process waits for an answer, whatever the schedule raises
+                job = None if self.stopping() else next(jobs, None)
+            except BaseException as error:  # noqa: BLE001  (handed to run(); no more jobs)
+                if self._error is None:
+                    self._error = error
+            finally:
+                if job is not None:
+                    game_process.playing[job.number] = job
+                try:
+                    game_process.connection.send(job)
+                except OSError:  # the process is gone: its end is the dispatcher's to report
+                    pass
+
+    def _handle(self, game_process: _GameProcess, message: tuple[Any, ...],
+                on_start: Callable[[GameJob], None], on_finish: Callable[[GameRecord], None],
+                relay: LiveRelay | None) -> None:
+        kind = message[0]
+        if kind == "next":
+            self._requests.put(game_process)
+        elif kind == "start":
+            with self._report_lock:
+                if not self.interrupted:
+                    on_start(game_process.playing[message[1]])
+        elif kind == "finish":
+            record: GameRecord = message[1]
+            with self._report_lock:
+                if self.interrupted:
+                    return
+                game_process.playing.pop(record.number, None)
+                on_finish(record)
+                if relay is not None:  # recorded first: the game never vanishes from view
+                    relay.game_over(record.number)
+        elif kind == "live" and relay is not None:
+            relay.received((time.time(), message[1]))
+        elif kind == "notify":
+            self.notify(message[1])
+        elif kind == "stop":
+            self.request_stop(message[1])
+        elif kind == "error":
+            if self._error is None:
+                self._error = message[1]
+        elif kind == "done":
+            game_process.done = True
+
+    def _ended(self, game_process: _GameProcess) -> None:
+        """A game process's connection closed: after its last word, or because it died."""
+        if game_process.done or self.interrupted:
+            return
+        game_process.process.join(timeout=1.0)
+        code = game_process.process.exitcode
+        lost = len(game_process.playing)
+        self.request_stop(f"a game process died (exit status {code}); "
+                          f"{lost} game{'s' if lost != 1 else ''} it was playing {'were' if lost != 1 else 'was'} "
+                          f"not recorded")
+
+    def settle(self, timeout: float = 3.0) -> None:
+        """After :meth:`interrupt`: wait (at most ``timeout`` seconds) for the game processes to end."""
+        deadline = time.monotonic() + timeout
+        for game_process in self._processes:
+            game_process.process.join(timeout=max(0.0, deadline - time.monotonic()))
+        if self._dispatcher is not None:
+            self._dispatcher.join(timeout=max(0.0, deadline - time.monotonic()))
+
+    def interrupt(self) -> None:
+        """Stop now: report nothing more, and kill every game process (their engines die with
+        them).  Safe in a signal handler (it waits, briefly, for a report in progress)."""
+        acquired = self._report_lock.acquire(timeout=5.0)
+        try:
+            self.interrupted = True
+        finally:
+            if acquired:
+                self._report_lock.release()
+        for game_process in self._processes:
+            pid = game_process.process.pid
+            if pid is not None:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+    def notify(self, line: str) -> None:
+        if not self.interrupted:
+            self._notify(line)
+
+    def stopping(self) -> bool:
+        """True once the pool takes no new games (interrupted, stopped, or a process failed)."""
+        return self.interrupted or self.stop_reason is not None or self._error is not None
+
+    def request_stop(self, reason: str) -> None:
+        """Take no new games (those running finish and are reported); the first reason stays."""
+        with self._report_lock:
+            if self.stop_reason is None:
+                self.stop_reason = reason
+
+
+# -- the game process ---------------------------------------------------------------------------
+
+class _LiveSender(LiveProxy):
+    """The live view in a game process: events go to the arbiter, which ends each game's view
+    once it has recorded the game."""
+
+    def game_over(self, number: int) -> None:
+        pass
+
+
+class _ProcessGamePool(GamePool):
+    """A game process's pool: its own stop is also the arbiter's."""
+
+    def __init__(self, send: Callable[[tuple[Any, ...]], None], *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._send = send
+
+    def request_stop(self, reason: str) -> None:
+        super().request_stop(reason)
+        self._send(("stop", reason))
+
+
+def serve(connection: Connection, arbiter: int, variant: str, settings: RefereeSettings, threads: int,
+          first_worker: int, recover: bool, log_dir: str | None, live: bool) -> None:
+    """A game process: play the jobs the arbiter hands out on ``threads`` threads, and report."""
+    _prctl()(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != arbiter:  # the arbiter died before the line above
+        os._exit(1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    lock = threading.Lock()
+
+    def send(message: tuple[Any, ...]) -> None:
+        with lock:
+            connection.send(message)
+
+    def jobs() -> Iterator[GameJob]:
+        while True:  # advanced only under the pool's lock of jobs: one request at a time
+            send(("next",))
+            job = connection.recv()
+            if job is None:
+                return
+            yield job
+
+    warn = lambda line: send(("notify", line))  # noqa: E731
+    logs = EngineLogs(log_dir, warn=warn) if log_dir is not None else None
+    pool = _ProcessGamePool(send, variant, settings, concurrency=threads, recover=recover, logs=logs,
+                            notify=warn, first_worker=first_worker)
+    if live:
+        pool.live = _LiveSender(lambda event: send(("live", event)))
+    try:
+        pool.run(jobs(), lambda job: send(("start", job.number)), lambda record: send(("finish", record)))
+    except BaseException as error:  # noqa: BLE001  (the arbiter re-raises it)
+        try:
+            pickle.dumps(error)
+        except Exception:  # noqa: BLE001
+            error = ArbiterError(str(error))
+        send(("error", error))
+    finally:
+        if logs is not None:
+            logs.close()
+        send(("done",))
+        connection.close()
