@@ -69,8 +69,10 @@ class OptionalBuildExt(build_ext):
             if build_mode() == "compiled":
                 raise
             reason = " ".join(str(error).split())
-            say(f"compiling failed ({reason[:160]}{'...' if len(reason) > 160 else ''}); "
-                f"installing the pure-Python build")
+            say(
+                f"compiling failed ({reason[:160]}{'...' if len(reason) > 160 else ''}); "
+                f"installing the pure-Python build"
+            )
             self._remove_outputs()
             return
         if not self.extensions:
@@ -78,8 +80,10 @@ class OptionalBuildExt(build_ext):
         # In place (an editable install) beside the sources, else where the wheel's modules go.
         target = manifest if self.inplace else Path(self.build_lib) / MANIFEST
         target.parent.mkdir(parents=True, exist_ok=True)
-        hashes = {module: hashlib.sha256((ROOT / source_path(module)).read_bytes()).hexdigest()
-                  for module in compiled_modules()}
+        hashes = {
+            module: hashlib.sha256((ROOT / source_path(module)).read_bytes()).hexdigest()
+            for module in compiled_modules()
+        }
         target.write_text(json.dumps(hashes, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         say("compiled with mypyc")
 
@@ -97,6 +101,7 @@ def extensions() -> list[Any]:
         return []
     try:
         from mypyc.build import mypycify
+
         return list(mypycify([source_path(module) for module in compiled_modules()], opt_level="3"))
     except Exception as error:  # mypyc missing, or a type error in the sources
         if mode == "compiled":

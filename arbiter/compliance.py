@@ -239,8 +239,10 @@ class _Session:
             kept.append(response)
             size += len(format_response(response))
             if len(kept) > MAX_HANDSHAKE_LINES or size > MAX_HANDSHAKE_CHARS:
-                raise _Fail(f"more than {MAX_HANDSHAKE_LINES} id and option lines or "
-                            f"{MAX_HANDSHAKE_CHARS // 1024} KB of them before '{word}ok'")
+                raise _Fail(
+                    f"more than {MAX_HANDSHAKE_LINES} id and option lines or "
+                    f"{MAX_HANDSHAKE_CHARS // 1024} KB of them before '{word}ok'"
+                )
         return kept
 
     def alive(self) -> bool:
@@ -334,10 +336,22 @@ class _Checker:
             self.check_handshakes()
             if not self.variants:
                 return self.results
-            for check in (self.check_isready, self.check_variants, self.check_new_game, self.check_positions,
-                          self.check_limits, self.check_time, self.check_infinite, self.check_legal_moves,
-                          self.check_finished, self.check_line_endings, self.check_bad_input,
-                          self.check_perft, self.check_queries, self.check_quit):
+            for check in (
+                self.check_isready,
+                self.check_variants,
+                self.check_new_game,
+                self.check_positions,
+                self.check_limits,
+                self.check_time,
+                self.check_infinite,
+                self.check_legal_moves,
+                self.check_finished,
+                self.check_line_endings,
+                self.check_bad_input,
+                self.check_perft,
+                self.check_queries,
+                self.check_quit,
+            ):
                 check()
         finally:
             self.restart()
@@ -494,8 +508,11 @@ class _Checker:
     def check_time(self) -> None:
         variant = self.variants[0]
         margin = self.settings.margin
-        for parameters, limit in (("movetime 300", 300), ("wtime 2000 btime 2000 winc 0 binc 0", 2000),
-                                  ("wtime 150 btime 60000 winc 0 binc 0", 150)):
+        for parameters, limit in (
+            ("movetime 300", 300),
+            ("wtime 2000 btime 2000 winc 0 binc 0", 2000),
+            ("wtime 150 btime 60000 winc 0 binc 0", 150),
+        ):
             with self.check(f"go {parameters}: answered within {limit} ms") as note:
                 session = self.engine()
                 self.use_variant(session, variant)
@@ -590,8 +607,14 @@ class _Checker:
 
     def check_bad_input(self) -> None:
         variant = self.variants[0]
-        bad = ("hello", "position fen W:W1z99:B1a1", "position startpos moves e9-e7",
-               "go depth x", "setoption name NoSuchOption value 1", "isready now")
+        bad = (
+            "hello",
+            "position fen W:W1z99:B1a1",
+            "position startpos moves e9-e7",
+            "go depth x",
+            "setoption name NoSuchOption value 1",
+            "isready now",
+        )
         with self.check("bad input: one error line each, and the engine plays on") as note:
             session = self.engine()
             self.use_variant(session, variant)
@@ -601,8 +624,10 @@ class _Checker:
                     raise _Fail(f"the engine exited on {line!r}")
                 errors = session.ready().errors
                 if errors != 1:
-                    raise _Fail(f"{line!r} was answered by {errors} error lines; expected exactly one "
-                                f"'info string error <reason>'")
+                    raise _Fail(
+                        f"{line!r} was answered by {errors} error lines; expected exactly one "
+                        f"'info string error <reason>'"
+                    )
             session.quiet("position startpos")
             move, _ = session.go(GO_LEGAL, self.settings.timeout)
             self.legal(new_board(variant), move, "after the bad input")
@@ -632,8 +657,10 @@ class _Checker:
                     break
             if counts != expected or response.nodes != sum(expected.values()):
                 wrong = next((m for m in expected if counts.get(m) != expected[m]), None) or next(iter(counts), "?")
-                raise _Fail(f"perft 2 of the {variant} start: {response.nodes} nodes, expected "
-                            f"{sum(expected.values())} (first difference: {wrong})")
+                raise _Fail(
+                    f"perft 2 of the {variant} start: {response.nodes} nodes, expected "
+                    f"{sum(expected.values())} (first difference: {wrong})"
+                )
             session.ready()
             note(f"{response.nodes} nodes")
 
@@ -701,8 +728,9 @@ def _random_moves(board: Board[Any], rng: random.Random, plies: int, playing: bo
     return texts
 
 
-def check_engine(settings: CheckSettings, report: Callable[[CheckResult], None] = lambda result: None
-                 ) -> list[CheckResult]:
+def check_engine(
+    settings: CheckSettings, report: Callable[[CheckResult], None] = lambda result: None
+) -> list[CheckResult]:
     """Run every check; ``report`` sees each result as it is known.  Never leaves the engine running.
     Raises ArbiterError when the engine refuses one of ``settings.options`` (bad input)."""
     return _Checker(settings, report).run()
@@ -712,5 +740,7 @@ def summary(results: Sequence[CheckResult]) -> str:
     """The closing line: how many checks passed, failed and were skipped, and the verdict."""
     counts = {status: sum(r.status == status for r in results) for status in ("ok", "FAIL", "skip")}
     verdict = "passed" if not counts["FAIL"] else "FAILED"
-    return (f"{len(results)} checks: {counts['ok']} ok, {counts['FAIL']} failed, "
-            f"{counts['skip']} skipped; the engine {verdict}")
+    return (
+        f"{len(results)} checks: {counts['ok']} ok, {counts['FAIL']} failed, "
+        f"{counts['skip']} skipped; the engine {verdict}"
+    )

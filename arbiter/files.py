@@ -96,7 +96,7 @@ def check_outputs(outputs: Sequence[tuple[str, str | None]], protected: Sequence
         if is_sqlite_file(path):
             raise ArbiterError(f"{flag} {path}: that file is an SQLite database (an event?); it is not overwritten")
     for index, (flag, path) in enumerate(given):
-        for other_flag, other in given[index + 1:]:
+        for other_flag, other in given[index + 1 :]:
             if _same_file(path, other):
                 raise ArbiterError(f"{flag} and {other_flag} name the same file ({path}); give two different files")
 

@@ -58,8 +58,10 @@ def referee(games: int, variant: str, live: LivePublisher | None = None) -> tupl
     second = EngineSpec("second", ENGINE, limits)
     slots = {spec.name: EngineSlot(spec, variant, settings) for spec in (first, second)}
     openings = generate_openings(variant, 2, (games + 1) // 2, seed=1)
-    jobs = [GameJob(i + 1, *((first, second) if i % 2 == 0 else (second, first)), openings[i // 2], variant)
-            for i in range(games)]
+    jobs = [
+        GameJob(i + 1, *((first, second) if i % 2 == 0 else (second, first)), openings[i // 2], variant)
+        for i in range(games)
+    ]
     for slot in slots.values():  # start outside the timing: process start-up is not per move
         slot.start()
     records = []
@@ -107,8 +109,11 @@ def compare(games: int, variant: str, rounds: int, pgn: bool) -> None:
     with tempfile.TemporaryDirectory() as directory:
         for _ in range(rounds):
             for publish in (False, True):
-                live = LivePublisher(f"{directory}/live.json", f"{directory}/live.pgn" if pgn else None) \
-                    if publish else None
+                live = (
+                    LivePublisher(f"{directory}/live.json", f"{directory}/live.pgn" if pgn else None)
+                    if publish
+                    else None
+                )
                 records, wall = referee(games, variant, live)
                 if live is not None:
                     live.close()
@@ -116,9 +121,10 @@ def compare(games: int, variant: str, rounds: int, pgn: bool) -> None:
     plain, published = (statistics.median(costs[key]) for key in (False, True))
     what = "live file and live PGN" if pgn else "live file"
     print(f"{platform.python_implementation()} {platform.python_version()}, {rounds} rounds of {games} games each way")
-    print(f"arbiter cost per move, no publishing:  {plain:.3f} ms (median; {min(costs[False]):.3f}-{max(costs[False]):.3f})")
-    print(f"arbiter cost per move, {what}: {published:.3f} ms (median; "
-          f"{min(costs[True]):.3f}-{max(costs[True]):.3f})")
+    print(
+        f"arbiter cost per move, no publishing:  {plain:.3f} ms (median; {min(costs[False]):.3f}-{max(costs[False]):.3f})"
+    )
+    print(f"arbiter cost per move, {what}: {published:.3f} ms (median; {min(costs[True]):.3f}-{max(costs[True]):.3f})")
     print(f"difference:                            {published - plain:+.3f} ms per move")
 
 
@@ -137,8 +143,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         live = None
         if args.live or args.live_pgn:
-            live = LivePublisher(f"{directory}/live.json" if args.live else None,
-                                 f"{directory}/live.pgn" if args.live_pgn else None)
+            live = LivePublisher(
+                f"{directory}/live.json" if args.live else None, f"{directory}/live.pgn" if args.live_pgn else None
+            )
         records, wall = referee(args.games, args.variant, live)
         if live is not None:
             live.close()
@@ -147,12 +154,16 @@ def main() -> None:
     engine_time = sum(m.time or 0.0 for m in engine_moves)
     base = baseline(records, args.variant)
     n = len(engine_moves)
-    print(f"{platform.python_implementation()} {platform.python_version()}, {args.games} games, "
-          f"{plies} plies ({n} engine moves), toy engine answering at once (depth 1)"
-          f"{', live file' if args.live else ''}{', live PGN' if args.live_pgn else ''}")
+    print(
+        f"{platform.python_implementation()} {platform.python_version()}, {args.games} games, "
+        f"{plies} plies ({n} engine moves), toy engine answering at once (depth 1)"
+        f"{', live file' if args.live else ''}{', live PGN' if args.live_pgn else ''}"
+    )
     print(f"refereed games:           {plies / wall:,.0f} plies/s ({wall:.3f} s)")
-    print(f"arbiter cost per move:    {1000 * (wall - engine_time) / n:.3f} ms "
-          f"(wall {1000 * wall / n:.3f} ms - engine {1000 * engine_time / n:.3f} ms)")
+    print(
+        f"arbiter cost per move:    {1000 * (wall - engine_time) / n:.3f} ms "
+        f"(wall {1000 * wall / n:.3f} ms - engine {1000 * engine_time / n:.3f} ms)"
+    )
     print(f"bare-pipe baseline:       {1000 * base / n:.3f} ms per move")
     print(f"added latency per move:   {1000 * (wall - base) / n:.3f} ms (arbiter wall - baseline wall)")
 

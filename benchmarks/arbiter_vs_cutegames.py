@@ -70,8 +70,9 @@ def fixed_game(seed: int = 1) -> tuple[list[str], str]:
 def build_engine(directory: Path) -> Path:
     moves, result = fixed_game()
     header = directory / "game.h"
-    header.write_text("#define GAME_MOVES " + ", ".join(f'"{move}"' for move in moves)
-                      + f'\n#define GAME_RESULT "{result}"\n')
+    header.write_text(
+        "#define GAME_MOVES " + ", ".join(f'"{move}"' for move in moves) + f'\n#define GAME_RESULT "{result}"\n'
+    )
     binary = directory / "instant_engine"
     subprocess.run(["cc", "-O2", "-I", str(directory), "-o", str(binary), str(ENGINE_SOURCE)], check=True)
     return binary
@@ -117,7 +118,7 @@ def run_measured(command: list[str], cwd: Path, python_path: str | None = None) 
     os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT)
     wall = time.perf_counter() - started
     stat = Path(f"/proc/{process.pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2:].split()  # after the command name, which may hold spaces
+    fields = stat[stat.rindex(")") + 2 :].split()  # after the command name, which may hold spaces
     user, system, children_user, children_system = (int(value) / TICKS for value in fields[11:15])
     _, errors = process.communicate()
     if process.returncode != 0:
@@ -142,40 +143,78 @@ def count_plies(pgn: Path) -> tuple[int, int]:
     return len(counts), sum(counts)
 
 
-def run_arbiter(engine: Path, games: int, concurrency: int, tc: tuple[float, float], directory: Path,
-                root: str | None = None) -> Run:
+def run_arbiter(
+    engine: Path, games: int, concurrency: int, tc: tuple[float, float], directory: Path, root: str | None = None
+) -> Run:
     pgn = directory / "arbiter.pgn"
     pgn.unlink(missing_ok=True)
-    command = [sys.executable, "-m", "arbiter", "match", "--engine", f"cmd={engine}", "name=a",
-               "--engine", f"cmd={engine}", "name=b", "--tc", f"{tc[0]:g}+{tc[1]:g}", "--games", str(games),
-               "--concurrency", str(concurrency), "--pgn", str(pgn)]
+    command = [
+        sys.executable,
+        "-m",
+        "arbiter",
+        "match",
+        "--engine",
+        f"cmd={engine}",
+        "name=a",
+        "--engine",
+        f"cmd={engine}",
+        "name=b",
+        "--tc",
+        f"{tc[0]:g}+{tc[1]:g}",
+        "--games",
+        str(games),
+        "--concurrency",
+        str(concurrency),
+        "--pgn",
+        str(pgn),
+    ]
     wall, user, system = run_measured(command, directory, root)
     played, plies = count_plies(pgn)
     times, abnormal = move_times(pgn)
     if times:
+
         def at(share: float) -> float:
             return times[min(len(times) - 1, int(share * len(times)))] * 1000
-        print(f"  dipole-arbiter recorded move times: median {at(0.5):.0f} ms, p99 {at(0.99):.0f} ms, "
-              f"p99.9 {at(0.999):.0f} ms, worst {times[-1] * 1000:.0f} ms; games not ended normally: {abnormal}")
+
+        print(
+            f"  dipole-arbiter recorded move times: median {at(0.5):.0f} ms, p99 {at(0.99):.0f} ms, "
+            f"p99.9 {at(0.999):.0f} ms, worst {times[-1] * 1000:.0f} ms; games not ended normally: {abnormal}"
+        )
     return Run("dipole-arbiter", concurrency, played, plies, wall, user, system)
 
 
-def run_cutegames(cutegames: str, engine: Path, games: int, concurrency: int, tc: tuple[float, float],
-                  directory: Path) -> Run:
+def run_cutegames(
+    cutegames: str, engine: Path, games: int, concurrency: int, tc: tuple[float, float], directory: Path
+) -> Run:
     pgn = directory / "cutegames.pgn"
     pgn.unlink(missing_ok=True)
     (directory / "openings.txt").write_text("startpos\n")
     settings = {
-        "game": "generic", "games": games, "concurrency": concurrency, "ratinginterval": games,  # 0 divides by zero
-        "verbose": False, "debug": False, "recover": False, "tournament": "roundrobin",
+        "game": "generic",
+        "games": games,
+        "concurrency": concurrency,
+        "ratinginterval": games,  # 0 divides by zero
+        "verbose": False,
+        "debug": False,
+        "recover": False,
+        "tournament": "roundrobin",
         "protocol": {"askturn": False},
         "openings": {"path": "openings.txt", "repeat": True, "shuffle": False},
         "adjudication": {"timeoutbuffer": 25},
         "timecontrol": {"type": "clock", "time": round(tc[0] * 1000), "increment": round(tc[1] * 1000)},
-        "pgn": {"enabled": True, "verbose": False, "override": False, "colour1": "White",
-                "colour2": "Black", "path": str(pgn), "event": "bench"},
-        "engines": [{"name": "a", "path": str(engine), "protocol": "UGI"},
-                    {"name": "b", "path": str(engine), "protocol": "UGI"}],
+        "pgn": {
+            "enabled": True,
+            "verbose": False,
+            "override": False,
+            "colour1": "White",
+            "colour2": "Black",
+            "path": str(pgn),
+            "event": "bench",
+        },
+        "engines": [
+            {"name": "a", "path": str(engine), "protocol": "UGI"},
+            {"name": "b", "path": str(engine), "protocol": "UGI"},
+        ],
     }
     (directory / "settings.json").write_text(json.dumps(settings))
     wall, user, system = run_measured([cutegames, "--settings", "settings.json"], directory)
@@ -184,9 +223,12 @@ def run_cutegames(cutegames: str, engine: Path, games: int, concurrency: int, tc
 
 
 def show(run: Run) -> None:
-    print(f"  {run.runner:<15} {run.games:>5} games {run.plies:>7} plies {run.wall:7.2f} s "
-          f"{run.plies_per_second:>9,.0f} plies/s  CPU/ply {run.cpu_per_ply_ms:.4f} ms "
-          f"(system {run.system_share:.0%})", flush=True)
+    print(
+        f"  {run.runner:<15} {run.games:>5} games {run.plies:>7} plies {run.wall:7.2f} s "
+        f"{run.plies_per_second:>9,.0f} plies/s  CPU/ply {run.cpu_per_ply_ms:.4f} ms "
+        f"(system {run.system_share:.0%})",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -196,8 +238,11 @@ def main() -> None:
     parser.add_argument("--tc", default="10+0.1", help="SECONDS+INCREMENT (default 10+0.1)")
     parser.add_argument("--rounds", type=int, default=1, help="runs of each runner at each concurrency")
     parser.add_argument("--cutegames", default=DEFAULT_CUTEGAMES, help="the cutegames binary")
-    parser.add_argument("--arbiter-root", metavar="DIR",
-                        help="run the arbiter of this checkout (e.g. an older commit's) instead of this one")
+    parser.add_argument(
+        "--arbiter-root",
+        metavar="DIR",
+        help="run the arbiter of this checkout (e.g. an older commit's) instead of this one",
+    )
     args = parser.parse_args()
     base, _, increment = args.tc.partition("+")
     tc = (float(base), float(increment or 0))
@@ -207,16 +252,31 @@ def main() -> None:
         directory = Path(temp)
         engine = build_engine(directory)
         root = Path(args.arbiter_root) if args.arbiter_root else ROOT
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "arbiter"), str(root / "protocol"),
-                        str(root / "dipole_engine")], check=True, stdout=subprocess.DEVNULL)
-        print(f"{args.games} games at {args.tc} per run, instant engine ({len(fixed_game()[0])} plies a game), "
-              f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "compileall",
+                "-q",
+                str(root / "arbiter"),
+                str(root / "protocol"),
+                str(root / "dipole_engine"),
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        print(
+            f"{args.games} games at {args.tc} per run, instant engine ({len(fixed_game()[0])} plies a game), "
+            f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"
+        )
         summary: list[tuple[int, Run, Run]] = []
         for concurrency in args.concurrency:
             print(f"concurrency {concurrency}:")
             for round_number in range(args.rounds):
-                runs = [functools.partial(run_arbiter, engine, args.games, concurrency, tc, directory, args.arbiter_root),
-                        functools.partial(run_cutegames, args.cutegames, engine, args.games, concurrency, tc, directory)]
+                runs = [
+                    functools.partial(run_arbiter, engine, args.games, concurrency, tc, directory, args.arbiter_root),
+                    functools.partial(run_cutegames, args.cutegames, engine, args.games, concurrency, tc, directory),
+                ]
                 if round_number % 2 == 1:  # alternate which runner goes first
                     runs.reverse()
                 results = [measure() for measure in runs]
@@ -225,16 +285,23 @@ def main() -> None:
                 arbiter = next(run for run in results if run.runner == "dipole-arbiter")
                 cutegames = next(run for run in results if run.runner == "cutegames")
                 summary.append((concurrency, arbiter, cutegames))
-                print(f"  arbiter/cutegames: throughput {arbiter.plies_per_second / cutegames.plies_per_second:.2f}, "
-                      f"CPU per ply {arbiter.cpu_per_ply_ms / cutegames.cpu_per_ply_ms:.2f}", flush=True)
-        print("\n| concurrency | dipole-arbiter plies/s | CPU/ply ms | cutegames plies/s | CPU/ply ms "
-              "| throughput ratio | CPU ratio |")
+                print(
+                    f"  arbiter/cutegames: throughput {arbiter.plies_per_second / cutegames.plies_per_second:.2f}, "
+                    f"CPU per ply {arbiter.cpu_per_ply_ms / cutegames.cpu_per_ply_ms:.2f}",
+                    flush=True,
+                )
+        print(
+            "\n| concurrency | dipole-arbiter plies/s | CPU/ply ms | cutegames plies/s | CPU/ply ms "
+            "| throughput ratio | CPU ratio |"
+        )
         print("|---|---|---|---|---|---|---|")
         for concurrency, arbiter, cutegames in summary:
-            print(f"| {concurrency} | {arbiter.plies_per_second:,.0f} | {arbiter.cpu_per_ply_ms:.3f} "
-                  f"| {cutegames.plies_per_second:,.0f} | {cutegames.cpu_per_ply_ms:.3f} "
-                  f"| {arbiter.plies_per_second / cutegames.plies_per_second:.2f} "
-                  f"| {arbiter.cpu_per_ply_ms / cutegames.cpu_per_ply_ms:.2f} |")
+            print(
+                f"| {concurrency} | {arbiter.plies_per_second:,.0f} | {arbiter.cpu_per_ply_ms:.3f} "
+                f"| {cutegames.plies_per_second:,.0f} | {cutegames.cpu_per_ply_ms:.3f} "
+                f"| {arbiter.plies_per_second / cutegames.plies_per_second:.2f} "
+                f"| {arbiter.cpu_per_ply_ms / cutegames.cpu_per_ply_ms:.2f} |"
+            )
 
 
 if __name__ == "__main__":

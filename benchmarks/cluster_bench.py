@@ -50,8 +50,12 @@ def jobs(games: int) -> list[GameJob]:
     first = EngineSpec("a", (sys.executable, TOY, "--seed", "a"), SearchLimits(depth=1))
     second = EngineSpec("b", (sys.executable, TOY, "--seed", "b"), SearchLimits(depth=1))
     openings = generate_openings("dipole", 2, (games + 1) // 2, seed=1)
-    return [GameJob(n + 1, *((first, second) if n % 2 == 0 else (second, first)), openings[n // 2 % len(openings)],
-                    "dipole") for n in range(games)]
+    return [
+        GameJob(
+            n + 1, *((first, second) if n % 2 == 0 else (second, first)), openings[n // 2 % len(openings)], "dipole"
+        )
+        for n in range(games)
+    ]
 
 
 def timed(pool: GamePool, games: list[GameJob]) -> tuple[float, int]:
@@ -69,8 +73,19 @@ class Cluster:
         self.directory = directory
         self.processes: list[subprocess.Popen[bytes]] = []
         scheduler_file = os.path.join(directory, "scheduler.json")
-        self._start([*DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                     "--scheduler-file", scheduler_file])
+        self._start(
+            [
+                *DASK,
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                scheduler_file,
+            ]
+        )
         deadline = time.monotonic() + 60
         while not os.path.exists(scheduler_file) and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -79,8 +94,15 @@ class Cluster:
             self.address = json.load(handle)["address"]
 
     def _start(self, command: list[str]) -> None:
-        self.processes.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                               start_new_session=True, cwd=self.directory))
+        self.processes.append(
+            subprocess.Popen(
+                command,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                cwd=self.directory,
+            )
+        )
 
     def add_worker(self, count: int) -> None:
         from distributed import Client
@@ -106,8 +128,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each kind; the best is shown")
     args = parser.parse_args()
     games = jobs(args.games)
-    print(f"Python {platform.python_version()}, {args.games} games of the toy engine at depth 1 per run, "
-          f"best of {args.repeat} runs of each kind")
+    print(
+        f"Python {platform.python_version()}, {args.games} games of the toy engine at depth 1 per run, "
+        f"best of {args.repeat} runs of each kind"
+    )
     rows = []
     with tempfile.TemporaryDirectory() as directory:
         cluster = Cluster(directory)

@@ -10,8 +10,10 @@ import timeit
 
 from protocol import format_command, format_response, parse_command, parse_response
 
-INFO = ("info depth 12 seldepth 19 score cp -31 nodes 1234567 nps 104000 time 11870 hashfull 318 "
-        "pv e1-e3 d8-d6 c1xe3 d6-d4 e3-e5 d4xd2 pass d2-off:1")
+INFO = (
+    "info depth 12 seldepth 19 score cp -31 nodes 1234567 nps 104000 time 11870 hashfull 318 "
+    "pv e1-e3 d8-d6 c1xe3 d6-d4 e3-e5 d4xd2 pass d2-off:1"
+)
 BESTMOVE = "bestmove e1-e3"
 GO = "go wtime 61234 btime 59876 winc 1000 binc 1000"
 POSITION = "position startpos moves " + " ".join(["c1-c3", "d8-d6"] * 30)

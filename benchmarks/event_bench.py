@@ -58,19 +58,43 @@ def random_record(number: int, rng: random.Random) -> GameRecord:
         move = rng.choice(board.legal_moves())
         board.push(move)
         source = MoveSource.FORCED if str(move) == "pass" else MoveSource.ENGINE
-        moves.append(MoveRecord(str(move), source, rng.randint(-500, 500), None, rng.randint(1, 12),
-                                rng.randint(1, 900) / 1000) if source is MoveSource.ENGINE else MoveRecord("pass", source))
+        moves.append(
+            MoveRecord(str(move), source, rng.randint(-500, 500), None, rng.randint(1, 12), rng.randint(1, 900) / 1000)
+            if source is MoveSource.ENGINE
+            else MoveRecord("pass", source)
+        )
     white, black = ("alpha", "beta") if number % 2 else ("beta", "alpha")
     result = WHITE_WINS if board.winner() == WHITE else BLACK_WINS
-    return GameRecord(number, white, black, "dipole", None, tuple(moves), result, Termination.NORMAL,
-                      "Black has no checkers left", "10+0.1", "10+0.1", "start position", "bench")
+    return GameRecord(
+        number,
+        white,
+        black,
+        "dipole",
+        None,
+        tuple(moves),
+        result,
+        Termination.NORMAL,
+        "Black has no checkers left",
+        "10+0.1",
+        "10+0.1",
+        "start position",
+        "bench",
+    )
 
 
 def bench_config(games: int, sprt: SprtParams | None = None) -> EventConfig:
     limits = SearchLimits(TimeControl(0, 10.0, 0.1))
-    return EventConfig("round-robin", "dipole", (EngineSpec("alpha", ("alpha",), limits),
-                                                 EngineSpec("beta", ("beta",), limits)),
-                       1, games, (START,), "start", RefereeSettings(event="bench"), sprt=sprt)
+    return EventConfig(
+        "round-robin",
+        "dipole",
+        (EngineSpec("alpha", ("alpha",), limits), EngineSpec("beta", ("beta",), limits)),
+        1,
+        games,
+        (START,),
+        "start",
+        RefereeSettings(event="bench"),
+        sprt=sprt,
+    )
 
 
 def measure(directory: Path, games: int, synchronous: str) -> tuple[list[float], float, float]:
@@ -161,19 +185,27 @@ def main() -> None:
         for synchronous in ("FULL", "NORMAL"):
             costs, read, export = measure(Path(directory), args.games, synchronous)
             costs_ms = sorted(1000 * cost for cost in costs)
-            print(f"synchronous={synchronous:<6} commit per game: median {statistics.median(costs_ms):.2f} ms, "
-                  f"90th percentile {costs_ms[int(0.9 * len(costs_ms))]:.2f} ms, max {costs_ms[-1]:.2f} ms; "
-                  f"read all back {1000 * read:.0f} ms; export as PGN {1000 * export:.0f} ms")
-        resume_memory, resume_time, records_memory, records_time, moves = \
-            measure_resume(Path(directory), args.resume_games)
-        print(f"resume of {args.resume_games} finished games ({moves} moves): standings, SPRT and results rebuilt "
-              f"from the outcomes: peak {resume_memory:.1f} MB, {1000 * resume_time:.0f} ms; every game read "
-              f"with its moves (as resume did before): peak {records_memory:.1f} MB, {1000 * records_time:.0f} ms")
-        streamed_memory, streamed_time, at_once_memory, at_once_time, size = \
-            measure_export(Path(directory) / "resume.db")
-        print(f"export of those {args.resume_games} games ({size / 1e6:.1f} MB of PGN): streamed: peak "
-              f"{streamed_memory:.1f} MB, {1000 * streamed_time:.0f} ms; every game read and the text joined "
-              f"first (as export did before): peak {at_once_memory:.1f} MB, {1000 * at_once_time:.0f} ms")
+            print(
+                f"synchronous={synchronous:<6} commit per game: median {statistics.median(costs_ms):.2f} ms, "
+                f"90th percentile {costs_ms[int(0.9 * len(costs_ms))]:.2f} ms, max {costs_ms[-1]:.2f} ms; "
+                f"read all back {1000 * read:.0f} ms; export as PGN {1000 * export:.0f} ms"
+            )
+        resume_memory, resume_time, records_memory, records_time, moves = measure_resume(
+            Path(directory), args.resume_games
+        )
+        print(
+            f"resume of {args.resume_games} finished games ({moves} moves): standings, SPRT and results rebuilt "
+            f"from the outcomes: peak {resume_memory:.1f} MB, {1000 * resume_time:.0f} ms; every game read "
+            f"with its moves (as resume did before): peak {records_memory:.1f} MB, {1000 * records_time:.0f} ms"
+        )
+        streamed_memory, streamed_time, at_once_memory, at_once_time, size = measure_export(
+            Path(directory) / "resume.db"
+        )
+        print(
+            f"export of those {args.resume_games} games ({size / 1e6:.1f} MB of PGN): streamed: peak "
+            f"{streamed_memory:.1f} MB, {1000 * streamed_time:.0f} ms; every game read and the text joined "
+            f"first (as export did before): peak {at_once_memory:.1f} MB, {1000 * at_once_time:.0f} ms"
+        )
 
 
 if __name__ == "__main__":

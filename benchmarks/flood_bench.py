@@ -74,7 +74,9 @@ def side_game(flood: str | None, done: threading.Event, niceness: int = 0) -> in
     try:
         while not done.is_set():
             white, black = (third, partner) if played % 2 == 0 else (partner, third)
-            play_game(GameJob(played + 1, white, black, opening, VARIANT), slots[white.name], slots[black.name], SETTINGS)
+            play_game(
+                GameJob(played + 1, white, black, opening, VARIANT), slots[white.name], slots[black.name], SETTINGS
+            )
             played += 1
     finally:
         done.set()
@@ -102,8 +104,12 @@ def neighbour_times(flood: str | None, games: int, neighbours: int, niceness: in
     finally:
         done.set()
         thread.join()
-    times = [move.time for record in records for move in record.moves
-             if move.source is MoveSource.ENGINE and move.time is not None]
+    times = [
+        move.time
+        for record in records
+        for move in record.moves
+        if move.source is MoveSource.ENGINE and move.time is not None
+    ]
     return times, beside[0] if beside else 0
 
 
@@ -114,8 +120,10 @@ def percentile(values: list[float], fraction: float) -> float:
 
 def describe(times: list[float]) -> str:
     ms = [1000 * t for t in times]
-    return (f"median {statistics.median(ms):6.2f} ms, p90 {percentile(ms, 0.9):6.2f} ms, p99 {percentile(ms, 0.99):6.2f} ms, "
-            f"worst {max(ms):6.2f} ms  ({len(ms)} moves)")
+    return (
+        f"median {statistics.median(ms):6.2f} ms, p90 {percentile(ms, 0.9):6.2f} ms, p99 {percentile(ms, 0.99):6.2f} ms, "
+        f"worst {max(ms):6.2f} ms  ({len(ms)} moves)"
+    )
 
 
 def main() -> None:
@@ -130,10 +138,14 @@ def main() -> None:
         for flood in (False, True):
             round_times, beside = neighbour_times(FLOODS[args.flood] if flood else None, args.games, args.neighbours)
             times[flood] += round_times
-            print(f"round {number} {'flood' if flood else 'quiet'}: {describe(round_times)}; "
-                  f"{beside} games beside", flush=True)
-    print(f"{platform.python_implementation()} {platform.python_version()}, {args.rounds} rounds of "
-          f"{args.games} games each way, {args.neighbours} neighbour games at once + 1 beside")
+            print(
+                f"round {number} {'flood' if flood else 'quiet'}: {describe(round_times)}; {beside} games beside",
+                flush=True,
+            )
+    print(
+        f"{platform.python_implementation()} {platform.python_version()}, {args.rounds} rounds of "
+        f"{args.games} games each way, {args.neighbours} neighbour games at once + 1 beside"
+    )
     print(f"neighbours' move times, quiet game beside: {describe(times[False])}")
     print(f"neighbours' move times, flooder beside:    {describe(times[True])}  ({FLOODS[args.flood]})")
 

@@ -40,7 +40,7 @@ from websockets.sync.client import connect
 
 ROOT = Path(__file__).resolve().parent.parent
 
-PROXY = r'''
+PROXY = r"""
 import subprocess, sys, threading, time
 log = open(sys.argv[1], "a", buffering=1)
 engine = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
@@ -57,7 +57,7 @@ for line in engine.stdout:
     if line.startswith("bestmove"):
         log.write(f"{stamp:.6f} {line.split()[1]}\n")
 engine.wait()
-'''
+"""
 
 WATCH = """() => {
   window.__plies = [];
@@ -76,8 +76,12 @@ WATCH = """() => {
 
 
 def start_server(args: list[str]) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-c", "from dipole_gui.cli import main; main()", "--port", "0", *args],
-                            stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from dipole_gui.cli import main; main()", "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     assert proc.stdout is not None
     for line in proc.stdout:
         match = re.search(r"open (\S+)", line)
@@ -101,20 +105,24 @@ def start_game(page: Page, variant: str, seconds: float) -> None:
 def latencies(page: Page, logs: list[Path]) -> list[tuple[float, float]]:
     """(DOM ms, painted ms) after each engine move the page showed (``logs``: White's engine's,
     then Black's)."""
-    moves = page.evaluate("() => [...document.querySelectorAll('#moves .move:not(.empty)')]"
-                          ".map(e => [e.textContent, e.classList.contains('forced')])")
-    shown = [(entry["ply"], entry["text"], entry["dom"], entry["frame"] or entry["dom"])
-             for entry in page.evaluate("() => window.__plies")]
+    moves = page.evaluate(
+        "() => [...document.querySelectorAll('#moves .move:not(.empty)')]"
+        ".map(e => [e.textContent, e.classList.contains('forced')])"
+    )
+    shown = [
+        (entry["ply"], entry["text"], entry["dom"], entry["frame"] or entry["dom"])
+        for entry in page.evaluate("() => window.__plies")
+    ]
     return match(moves, shown, logs)
 
 
-def match(moves: list[list[Any]], shown: list[tuple[int, str, float, float]],
-          logs: list[Path]) -> list[tuple[float, float]]:
+def match(
+    moves: list[list[Any]], shown: list[tuple[int, str, float, float]], logs: list[Path]
+) -> list[tuple[float, float]]:
     """Pair each move shown (ply, text, and two times in ms) with its engine's bestmove stamp;
     the differences.  ``moves`` is the game's whole move list ([text, forced] per ply, White
     first), so a state the watcher never saw (superseded by a newer one) is no trouble."""
-    stamps = [[(float(t), move) for t, move in (line.split() for line in log.read_text().splitlines())]
-              for log in logs]
+    stamps = [[(float(t), move) for t, move in (line.split() for line in log.read_text().splitlines())] for log in logs]
     engine_move = {}  # ply -> (side, index among that side's engine moves)
     counts = [0, 0]
     for ply, (_, forced) in enumerate(moves, 1):
@@ -136,15 +144,32 @@ def match(moves: list[list[Any]], shown: list[tuple[int, str, float, float]],
     return result
 
 
-def watch_socket(url: str, white: int, black: int, variant: str, movetime: float, stop: threading.Event,
-                 out: list[list[tuple[float, float]]], logs: list[Path]) -> None:
+def watch_socket(
+    url: str,
+    white: int,
+    black: int,
+    variant: str,
+    movetime: float,
+    stop: threading.Event,
+    out: list[list[tuple[float, float]]],
+    logs: list[Path],
+) -> None:
     """A game played over a WebSocket of its own: (ms from bestmove to the state arriving)."""
     socket_url = url.split("?", maxsplit=1)[0].replace("http:", "ws:") + "ws"
     shown: list[tuple[int, str, float, float]] = []
     moves: list[list[Any]] = []
     with connect(socket_url, max_size=None) as socket:
-        socket.send(json.dumps({"type": "new", "variant": variant, "white": white, "black": black,
-                                "tc": {"kind": "movetime", "seconds": movetime}}))
+        socket.send(
+            json.dumps(
+                {
+                    "type": "new",
+                    "variant": variant,
+                    "white": white,
+                    "black": black,
+                    "tc": {"kind": "movetime", "seconds": movetime},
+                }
+            )
+        )
         seen = 0
         while not stop.is_set():
             try:
@@ -216,8 +241,16 @@ def main() -> None:
         browser = playwright.chromium.launch(executable_path=chromium)
         # 1. One game, nothing else running.
         logs = [work / "a.log", work / "b.log"]
-        proc, url = start_server(["--engine", f"cmd={sys.executable} {proxy} {logs[0]} {engine}", "name=a",
-                                  "--engine", f"cmd={sys.executable} {proxy} {logs[1]} {engine}", "name=b"])
+        proc, url = start_server(
+            [
+                "--engine",
+                f"cmd={sys.executable} {proxy} {logs[0]} {engine}",
+                "name=a",
+                "--engine",
+                f"cmd={sys.executable} {proxy} {logs[1]} {engine}",
+                "name=b",
+            ]
+        )
         try:
             page = browser.new_page()
             page.goto(url)
@@ -243,9 +276,22 @@ def main() -> None:
         try:
             stop = threading.Event()
             results: list[list[tuple[float, float]]] = []
-            watchers = [threading.Thread(target=watch_socket, args=(
-                url, 2 * i, 2 * i + 1, options.variant, options.movetime, stop, results, logs[2 * i:2 * i + 2]))
-                for i in range(games)]
+            watchers = [
+                threading.Thread(
+                    target=watch_socket,
+                    args=(
+                        url,
+                        2 * i,
+                        2 * i + 1,
+                        options.variant,
+                        options.movetime,
+                        stop,
+                        results,
+                        logs[2 * i : 2 * i + 2],
+                    ),
+                )
+                for i in range(games)
+            ]
             for watcher in watchers:
                 watcher.start()
             views, fetches = probe(url, options.seconds)
@@ -253,8 +299,10 @@ def main() -> None:
             for watcher in watchers:
                 watcher.join()
             measured = [m for result in results for m in result]
-            print(f"{games} games at once ({2 * games} engines, {options.movetime} s a move, each watched over a "
-                  f"WebSocket), {options.seconds:g} s")
+            print(
+                f"{games} games at once ({2 * games} engines, {options.movetime} s a move, each watched over a "
+                f"WebSocket), {options.seconds:g} s"
+            )
             print(f"  a page's step (view request -> its new state):   {describe(views)}")
             print(f"  GET /api/engines:                                {describe(fetches)}")
             print(f"  bestmove -> the new state at the game's socket: {describe([m[0] for m in measured])}")

@@ -30,10 +30,27 @@ def peak_mb(bad_flags: list[str]) -> tuple[float, float]:
     bad = [sys.executable, str(ENGINES / ("hostile_engine.py" if bad_flags else "toy_engine.py")), *bad_flags]
     begin = time.monotonic()
     done = subprocess.run(
-        [sys.executable, str(ENGINES / "peak_arbiter.py"), str(ROOT), "match", "--games", "2", "--st", "1", "--recover",
-         "--engine", "cmd=" + " ".join(bad), "name=bad",
-         "--engine", f"cmd={sys.executable} {ENGINES / 'toy_engine.py'}", "name=good"],
-        capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            str(ENGINES / "peak_arbiter.py"),
+            str(ROOT),
+            "match",
+            "--games",
+            "2",
+            "--st",
+            "1",
+            "--recover",
+            "--engine",
+            "cmd=" + " ".join(bad),
+            "name=bad",
+            "--engine",
+            f"cmd={sys.executable} {ENGINES / 'toy_engine.py'}",
+            "name=good",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     return int(done.stderr.split("PEAK")[-1]) / 1024, time.monotonic() - begin
 
 
@@ -58,9 +75,13 @@ def guard_cost(runs: int) -> tuple[float, float]:
 
 
 def main() -> None:
-    for label, flags in (("well-behaved engine", []), ("info flood", ["--flood-info"]),
-                         ("endless line", ["--endless-line"]), ("1 MB info lines", ["--long-infos"]),
-                         ("200,000 infos per move", ["--flood-then-move"])):
+    for label, flags in (
+        ("well-behaved engine", []),
+        ("info flood", ["--flood-info"]),
+        ("endless line", ["--endless-line"]),
+        ("1 MB info lines", ["--long-infos"]),
+        ("200,000 infos per move", ["--flood-then-move"]),
+    ):
         peak, seconds = peak_mb(flags)
         print(f"arbiter peak RSS, {label:24s} {peak:6.1f} MB  ({seconds:.1f} s)")
     guarded, bare = guard_cost(15)

@@ -52,8 +52,9 @@ def main() -> None:
     env = dict(os.environ)
     if args.pure:
         env["DIPOLE_ENGINE_PURE"] = "1"
-    engine = subprocess.Popen(shlex.split(args.engine), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                              bufsize=1, env=env)
+    engine = subprocess.Popen(
+        shlex.split(args.engine), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1, env=env
+    )
     assert engine.stdin is not None and engine.stdout is not None
     lines: queue.Queue[tuple[float, str]] = queue.Queue()
     threading.Thread(target=reader, args=(engine.stdout, lines), daemon=True).start()
@@ -86,7 +87,7 @@ def main() -> None:
         send("uci")
         for arrived, line in iter(lambda: lines.get(timeout=10), None):
             if line.startswith("id name "):
-                name = line[len("id name "):]
+                name = line[len("id name ") :]
             if line == "uciok" or (not line and arrived):
                 break
         send("quit")
@@ -98,9 +99,11 @@ def main() -> None:
             engine.wait()
     latencies.sort()
     p90 = latencies[int(0.9 * (len(latencies) - 1))]
-    print(f"{name}, {args.variant}, go infinite: isready -> readyok over {len(latencies)}: "
-          f"median {statistics.median(latencies):.1f} ms, 90% {p90:.1f} ms, worst {latencies[-1]:.1f} ms; "
-          f"stop -> bestmove {stop_ms:.1f} ms")
+    print(
+        f"{name}, {args.variant}, go infinite: isready -> readyok over {len(latencies)}: "
+        f"median {statistics.median(latencies):.1f} ms, 90% {p90:.1f} ms, worst {latencies[-1]:.1f} ms; "
+        f"stop -> bestmove {stop_ms:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

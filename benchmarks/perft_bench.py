@@ -33,9 +33,11 @@ def main() -> None:
         nodes = perft(board, args.depth)
         best = min(best, time.perf_counter() - start)
         best_cpu = min(best_cpu, time.process_time() - cpu_start)
-    print(f"{platform.python_implementation()} {platform.python_version()} ({build_name()} build), "
-          f"{args.variant} perft {args.depth}: {nodes} nodes in {best:.3f} s (best of {args.runs}) "
-          f"= {nodes / best:,.0f} nodes/s; {best_cpu:.3f} s CPU = {nodes / best_cpu:,.0f} nodes/s")
+    print(
+        f"{platform.python_implementation()} {platform.python_version()} ({build_name()} build), "
+        f"{args.variant} perft {args.depth}: {nodes} nodes in {best:.3f} s (best of {args.runs}) "
+        f"= {nodes / best:,.0f} nodes/s; {best_cpu:.3f} s CPU = {nodes / best_cpu:,.0f} nodes/s"
+    )
 
 
 if __name__ == "__main__":

@@ -35,8 +35,16 @@ def make_event(path: Path, engines: int, games: int) -> EventStore:
     names = [f"engine-{index:02d}" for index in range(engines)]
     pairs_per_round = engines * (engines - 1) // 2
     rounds = -(-games // (2 * pairs_per_round))
-    config = EventConfig("round-robin", "dipole", tuple(EngineSpec(name, (name,), limits) for name in names),
-                         rounds, 2, (START,), "start", RefereeSettings(event="bench"))
+    config = EventConfig(
+        "round-robin",
+        "dipole",
+        tuple(EngineSpec(name, (name,), limits) for name in names),
+        rounds,
+        2,
+        (START,),
+        "start",
+        RefereeSettings(event="bench"),
+    )
     store = EventStore.create(str(path), config, make_schedule("round-robin", engines, rounds, 2, 1))
     store._db.execute("PRAGMA synchronous=OFF")  # the benchmark measures publish, not commits
     return store
@@ -44,7 +52,7 @@ def make_event(path: Path, engines: int, games: int) -> EventStore:
 
 def commit(store: EventStore, numbers: range, rng: random.Random) -> None:
     names = [spec.name for spec in store.config.engines]
-    for game in store.schedule[numbers.start - 1:numbers.stop - 1]:
+    for game in store.schedule[numbers.start - 1 : numbers.stop - 1]:
         record = random_record(game.number, rng)
         store.commit(dataclasses.replace(record, white=names[game.white], black=names[game.black]))
 
@@ -74,16 +82,20 @@ def main() -> None:
         first = publish([str(store.path)], str(site))
         elapsed = time.perf_counter() - started
         count, size, largest, name = site_size(site)
-        print(f"publish: {elapsed:.1f}s, {first.written} files written; site {count} files, {size / 1e6:.1f} MB "
-              f"(du: {os.popen(f'du -sh {site}').read().split()[0]}), largest page {largest / 1e3:.1f} kB ({name})")
+        print(
+            f"publish: {elapsed:.1f}s, {first.written} files written; site {count} files, {size / 1e6:.1f} MB "
+            f"(du: {os.popen(f'du -sh {site}').read().split()[0]}), largest page {largest / 1e3:.1f} kB ({name})"
+        )
         started = time.perf_counter()
         again = publish([str(store.path)], str(site))
         print(f"publish again, nothing new: {time.perf_counter() - started:.1f}s, {again.written} files written")
         commit(store, range(args.games + 1, args.games + args.more + 1), rng)
         started = time.perf_counter()
         more = publish([str(store.path)], str(site))
-        print(f"publish after {args.more} more games: {time.perf_counter() - started:.1f}s, {more.written} files "
-              f"written, {more.unchanged} unchanged")
+        print(
+            f"publish after {args.more} more games: {time.perf_counter() - started:.1f}s, {more.written} files "
+            f"written, {more.unchanged} unchanged"
+        )
         store.close()
 
 

@@ -56,11 +56,15 @@ def main() -> None:
             wall_nps, cpu_nps = int(nodes / wall), int(nodes / cpu)
             best_wall, best_cpu = best.get(game, (0, 0))
             best[game] = (max(best_wall, wall_nps), max(best_cpu, cpu_nps))
-            print(f"run {number} {game}: {nodes} nodes, {wall:.2f} s wall ({wall_nps} nodes/s), "
-                  f"{cpu:.2f} s CPU ({cpu_nps} nodes/s)")
+            print(
+                f"run {number} {game}: {nodes} nodes, {wall:.2f} s wall ({wall_nps} nodes/s), "
+                f"{cpu:.2f} s CPU ({cpu_nps} nodes/s)"
+            )
     for game, (best_wall, best_cpu) in best.items():
-        print(f"best {game}: {best_wall} nodes/s wall-clock, {best_cpu} nodes/s CPU time (depth {args.depth}, "
-              f"{build_name()} build)")
+        print(
+            f"best {game}: {best_wall} nodes/s wall-clock, {best_cpu} nodes/s CPU time (depth {args.depth}, "
+            f"{build_name()} build)"
+        )
 
 
 if __name__ == "__main__":

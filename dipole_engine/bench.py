@@ -64,8 +64,10 @@ def run_bench(depth: int = DEFAULT_DEPTH, out: Callable[[str], None] = print) ->
         total_seconds += seconds
         mate = mate_moves(result.score)
         score = f"mate {mate}" if mate is not None else f"cp {result.score}"
-        out(f"Position {number}/{len(BENCH_POSITIONS)} {variant} {board.fen()}: bestmove {result.best_move} "
-            f"score {score} depth {result.depth} nodes {result.nodes}")
+        out(
+            f"Position {number}/{len(BENCH_POSITIONS)} {variant} {board.fen()}: bestmove {result.best_move} "
+            f"score {score} depth {result.depth} nodes {result.nodes}"
+        )
     bench = BenchResult(total_nodes, total_seconds)
     out(f"Total time (ms): {int(total_seconds * 1000)}")
     out(f"Nodes searched: {bench.nodes}")

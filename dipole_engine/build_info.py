@@ -60,8 +60,9 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
     def __init__(self, names: Sequence[str]) -> None:
         self.names = frozenset(names)
 
-    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
-                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
         if fullname not in self.names:
             return None
         return importlib.util.spec_from_file_location(fullname, source_file(fullname))
@@ -107,8 +108,12 @@ def select_build() -> None:
     stale = stale_sources(manifest)
     if stale:
         names = ", ".join(str(source_file(module).relative_to(PACKAGE_ROOT)) for module in stale)
-        warnings.warn(f"dipole-engine: {names} changed after the compiled build; running the pure-Python "
-                      f"build (rebuild with: pip install -e .)", StaleBuildWarning, stacklevel=2)
+        warnings.warn(
+            f"dipole-engine: {names} changed after the compiled build; running the pure-Python "
+            f"build (rebuild with: pip install -e .)",
+            StaleBuildWarning,
+            stacklevel=2,
+        )
         sys.meta_path.insert(0, _SourceFinder(COMPILED_MODULES))
 
 

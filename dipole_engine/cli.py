@@ -22,8 +22,14 @@ def print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=print_version,
-              help="Print the version and which build runs (mypyc or pure Python), then exit.")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=print_version,
+    help="Print the version and which build runs (mypyc or pure Python), then exit.",
+)
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """Dipole engine.  With no command, speak the engine protocol on stdin/stdout."""
@@ -33,8 +39,13 @@ def cli(ctx: click.Context) -> None:
 
 @cli.command("perft")
 @click.argument("depth", type=click.IntRange(min=0))
-@click.option("--variant", type=click.Choice(VARIANT_NAMES), default="dipole", show_default=True,
-              help="Rule set and start position.")
+@click.option(
+    "--variant",
+    type=click.Choice(VARIANT_NAMES),
+    default="dipole",
+    show_default=True,
+    help="Rule set and start position.",
+)
 @click.option("--fen", default=None, help="Start from this position instead of the variant's start.")
 @click.option("--divide", "split", is_flag=True, help="Print the count below each root move.")
 def perft_command(depth: int, variant: str, fen: str | None, split: bool) -> None:

@@ -78,8 +78,18 @@ class Engine:
         job.on_ponderhit(lambda: searcher.set_time_plan(job.time_plan(), job.clock_started))
 
         def report(info: SearchInfo) -> None:
-            job.info(depth=info.depth, seldepth=info.seldepth, multipv=info.multipv, score_cp=info.score_cp,
-                     score_mate=info.score_mate, nodes=info.nodes, nps=info.nps, time=info.time_ms, hashfull=info.hashfull, pv=info.pv)
+            job.info(
+                depth=info.depth,
+                seldepth=info.seldepth,
+                multipv=info.multipv,
+                score_cp=info.score_cp,
+                score_mate=info.score_mate,
+                nodes=info.nodes,
+                nps=info.nps,
+                time=info.time_ms,
+                hashfull=info.hashfull,
+                pv=info.pv,
+            )
 
         try:
             result = searcher.search(board, job.limit, job.time_plan(), job.clock_started, report, job.multipv)
@@ -103,4 +113,3 @@ class Engine:
             self._tt.clear()
         self._pending_hash_mb = None
         self._pending_clear = False
-

@@ -37,9 +37,9 @@ Move = Any
 CHECKER: Final = 100
 ADVANCE: Final = 10
 TEMPO: Final = 10
-THREAT_FIRST: Final = 3   # the biggest threatened gain costs 1/THREAT_FIRST (we move first, can react)
+THREAT_FIRST: Final = 3  # the biggest threatened gain costs 1/THREAT_FIRST (we move first, can react)
 THREAT_SECOND: Final = 2  # a second threat costs 1/THREAT_SECOND (one reply rarely saves both)
-MVV_SCALE: Final = 64     # order value of a capture: MVV_SCALE * victim height - checkers moved
+MVV_SCALE: Final = 64  # order value of a capture: MVV_SCALE * victim height - checkers moved
 _NO_CAPTURE: Final = 1 << 30
 
 
@@ -64,9 +64,12 @@ def _dipole_tables(width: int, height: int, max_height: int) -> _DipoleTables:
     geom = geometry(width, height)
     heights = range(max_height + 1)
     worth_for: tuple[tuple[tuple[int, ...], ...], ...] = ((),) + tuple(
-        tuple(tuple(h * (CHECKER + ADVANCE * _rows_ahead(geom, sq, white)) if geom.is_dark(sq) else 0
-                    for h in heights) for sq in range(geom.size))
-        for white in (True, False))  # index 1 White, index 2 (that is, -1) Black
+        tuple(
+            tuple(h * (CHECKER + ADVANCE * _rows_ahead(geom, sq, white)) if geom.is_dark(sq) else 0 for h in heights)
+            for sq in range(geom.size)
+        )
+        for white in (True, False)
+    )  # index 1 White, index 2 (that is, -1) Black
     distance = []
     for s in range(geom.size):
         row = [0] * geom.size
@@ -204,4 +207,3 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
 
 
 _first = itemgetter(0)
-

@@ -134,8 +134,9 @@ def _impasse_tables(width: int, height: int, square_bit: tuple[int, ...]) -> _Im
     return _ImpasseTables(tuple(value), dark, top, bottom, checker)
 
 
-def bind_scan(board: ImpasseBoard, tactical: Callable[[], list[tuple[int, Any]]]
-              ) -> Callable[[int, int], tuple[int, Sequence[tuple[int, Any]]]]:
+def bind_scan(
+    board: ImpasseBoard, tactical: Callable[[], list[tuple[int, Any]]]
+) -> Callable[[int, int], tuple[int, Sequence[tuple[int, Any]]]]:
     """The evaluation pass over ``board``'s current position, as the ``quiesce`` hook:
     ``scan(alpha, beta)`` is (the score for the side to move, ``tactical()`` when the score is
     below ``beta`` and the side to move is at an impasse or has a bear-off, else
@@ -170,9 +171,14 @@ def bind_scan(board: ImpasseBoard, tactical: Callable[[], list[tuple[int, Any]]]
         # The work (see the module docstring).  (No products with a negative operand: the
         # compiled build takes a slow path for them.)
         _, white_checkers, black_checkers = board.material
-        score = (checker * black_checkers - checker * white_checkers
-                 + PAIR * white_doubles.bit_count() - PAIR * black_doubles.bit_count()
-                 + ROW * (black_side >> rows_shift) - ROW * (white_side >> rows_shift))
+        score = (
+            checker * black_checkers
+            - checker * white_checkers
+            + PAIR * white_doubles.bit_count()
+            - PAIR * black_doubles.bit_count()
+            + ROW * (black_side >> rows_shift)
+            - ROW * (white_side >> rows_shift)
+        )
 
         # CLEAR.  Per direction, the empty squares from which steps that way over empty squares
         # reach the goal row: occluded fills from that row's empty squares, each round doubling
@@ -213,10 +219,12 @@ def bind_scan(board: ImpasseBoard, tactical: Callable[[], list[tuple[int, Any]]]
 
         # Mobility (nonzero when mobile): a single with an empty square diagonally forward, a
         # double with one diagonally backward or an own single there (a transpose).
-        white_mobile = (white_singles & (empty >> left | empty >> right)
-                        or white_doubles & ((empty | white_singles) << left | (empty | white_singles) << right))
-        black_mobile = (black_singles & (empty << left | empty << right)
-                        or black_doubles & ((empty | black_singles) >> left | (empty | black_singles) >> right))
+        white_mobile = white_singles & (empty >> left | empty >> right) or white_doubles & (
+            (empty | white_singles) << left | (empty | white_singles) << right
+        )
+        black_mobile = black_singles & (empty << left | empty << right) or black_doubles & (
+            (empty | black_singles) >> left | (empty | black_singles) >> right
+        )
 
         # IMPASSE: the other side's removal is a free step for it.  A bear-off: a double of
         # the side to move with a clear way to its nearest row, or a transpose onto an own
@@ -296,4 +304,3 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
         return [move for _, move in ranked(removing)]
 
     return GameHooks(evaluate, quiesce, tactical_moves, board.quiet_moves, board.is_legal)
-

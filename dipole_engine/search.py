@@ -175,9 +175,15 @@ class Searcher:
         self._clock_start = start
         self._next_check = 0
 
-    def search(self, board: Board[Any], limits: Limit, time_plan: TimePlan = UNTIMED,
-               start: float | None = None,
-               on_info: Callable[[SearchInfo], None] | None = None, multipv: int = 1) -> SearchResult:
+    def search(
+        self,
+        board: Board[Any],
+        limits: Limit,
+        time_plan: TimePlan = UNTIMED,
+        start: float | None = None,
+        on_info: Callable[[SearchInfo], None] | None = None,
+        multipv: int = 1,
+    ) -> SearchResult:
         """Search ``board``'s position (the board itself is not touched) and return the result.
 
         ``start`` is the ``time.monotonic()`` the time plan counts from (default: now).
@@ -206,7 +212,7 @@ class Searcher:
         self._next_check = 0  # the first node checks for an early stop()
         self.tt.new_search()
         self._tt_table = self.tt.table  # bound for the hot path: the engine never resizes
-        self._tt_mask = self.tt.mask    # the table while a search runs
+        self._tt_mask = self.tt.mask  # the table while a search runs
 
         root_moves = board.legal_moves()
         if limits.searchmoves:
@@ -253,7 +259,9 @@ class Searcher:
                     elapsed = time.monotonic()
                     # The next iteration takes several times the last one: start it only if
                     # it is likely to finish before the target.
-                    if elapsed >= soft_deadline or elapsed - self._clock_start >= 0.6 * (soft_deadline - self._clock_start):
+                    if elapsed >= soft_deadline or elapsed - self._clock_start >= 0.6 * (
+                        soft_deadline - self._clock_start
+                    ):
                         break
         except _Abort:
             pass
@@ -311,10 +319,16 @@ class Searcher:
         elapsed_ms = int((time.monotonic() - start) * 1000)
         mate = mate_moves(score)
         return SearchInfo(
-            depth=depth, seldepth=max(self.seldepth, depth),
-            score_cp=None if mate is not None else score, score_mate=mate,
-            nodes=self.nodes, time_ms=elapsed_ms, nps=self.nodes * 1000 // max(1, elapsed_ms),
-            pv=tuple(str(move) for move in pv), hashfull=self.tt.hashfull(), multipv=multipv,
+            depth=depth,
+            seldepth=max(self.seldepth, depth),
+            score_cp=None if mate is not None else score,
+            score_mate=mate,
+            nodes=self.nodes,
+            time_ms=elapsed_ms,
+            nps=self.nodes * 1000 // max(1, elapsed_ms),
+            pv=tuple(str(move) for move in pv),
+            hashfull=self.tt.hashfull(),
+            multipv=multipv,
         )
 
     def _aspiration(self, depth: int, previous: int) -> int:
@@ -449,8 +463,11 @@ class Searcher:
                 tactical_found = bool(moves)
             elif stage == _KILLERS:
                 is_legal = self._is_legal
-                moves = [killer for killer in (killer_1, killer_2)
-                         if killer is not None and killer is not tt_move and is_legal(killer)]
+                moves = [
+                    killer
+                    for killer in (killer_1, killer_2)
+                    if killer is not None and killer is not tt_move and is_legal(killer)
+                ]
             else:
                 moves = self._quiet_moves()
                 if not moves and not tactical_found:
@@ -459,11 +476,15 @@ class Searcher:
                     # Stable, so equal scores keep generation order; map() keeps the
                     # per-move work in C (the history defaults to 0 for a move never seen).
                     scores = list(map(self._history.__getitem__, map(id, moves)))
-                    moves = list(map(moves.__getitem__, sorted(range(len(moves)), key=scores.__getitem__, reverse=True)))
+                    moves = list(
+                        map(moves.__getitem__, sorted(range(len(moves)), key=scores.__getitem__, reverse=True))
+                    )
             quiet = stage >= _KILLERS
             reducible = reduce_ok and quiet
             for move in moves:
-                if stage != _TT_MOVE and (move is tt_move or (stage == _QUIET and (move is killer_1 or move is killer_2))):
+                if stage != _TT_MOVE and (
+                    move is tt_move or (stage == _QUIET and (move is killer_1 or move is killer_2))
+                ):
                     continue
                 push(move)
                 if searched == 0 and pv_node:
@@ -491,8 +512,14 @@ class Searcher:
                         if pv_node:
                             child_pv[ply] = [move] + (child_pv[child_ply] if depth > 1 else [])
 
-        self.tt.store(key, depth, best, EXACT if best > original_alpha else UPPER,
-                      best_move if best > original_alpha else None, ply)
+        self.tt.store(
+            key,
+            depth,
+            best,
+            EXACT if best > original_alpha else UPPER,
+            best_move if best > original_alpha else None,
+            ply,
+        )
         return best
 
     def _store_cutoff(self, key: int, depth: int, score: int, move: Move, ply: int, quiet: bool) -> None:

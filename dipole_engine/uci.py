@@ -72,12 +72,20 @@ def _bool(value: bool) -> str:
 
 def engine_loop(engine: Engine) -> EngineLoop[Board[Any]]:
     """A protocol session of ``engine`` (``run`` it, or drive it in process with ``handle``)."""
-    return EngineLoop(engine.search, name=f"{ENGINE_NAME} {engine_version()} ({build_name()})",
-                      author=ENGINE_AUTHOR, variants=searchable_variants(),
-                      options=(HASH, MOVE_OVERHEAD, MULTI_PV, PONDER, VARIANT_PLACE), new_position=new_board,
-                      play=Board.push_text, turn=lambda board: board.turn == WHITE, answer=answer,
-                      perft=lambda board, depth: divide(board.copy(), depth),
-                      new_game=engine.new_game, on_option=engine.set_option)
+    return EngineLoop(
+        engine.search,
+        name=f"{ENGINE_NAME} {engine_version()} ({build_name()})",
+        author=ENGINE_AUTHOR,
+        variants=searchable_variants(),
+        options=(HASH, MOVE_OVERHEAD, MULTI_PV, PONDER, VARIANT_PLACE),
+        new_position=new_board,
+        play=Board.push_text,
+        turn=lambda board: board.turn == WHITE,
+        answer=answer,
+        perft=lambda board, depth: divide(board.copy(), depth),
+        new_game=engine.new_game,
+        on_option=engine.set_option,
+    )
 
 
 SWITCH_INTERVAL = 0.0001

@@ -28,8 +28,14 @@ from protocol import Info, OptionSpec
 MAX_LINES = 5  # the most lines the page offers to show at once
 MULTIPV_OPTION = "MultiPV"
 KIND_WORDS = {  # the move kinds of both games, as the page's target markers and arrows name them
-    "BASIC": "move", "MERGE": "merge", "CAPTURE": "capture", "EXIT": "exit", "PASS": "pass",
-    "SLIDE": "move", "TRANSPOSE": "merge", "REMOVE": "remove",
+    "BASIC": "move",
+    "MERGE": "merge",
+    "CAPTURE": "capture",
+    "EXIT": "exit",
+    "PASS": "pass",
+    "SLIDE": "move",
+    "TRANSPOSE": "merge",
+    "REMOVE": "remove",
 }
 
 
@@ -73,8 +79,13 @@ class AnalysisLines:
             line["arrow"] = move_arrow(self.board, line["pv"][0]) if line["pv"] else None
             self.lines[number] = line
         best = self.lines.get(1) or next(iter(self.lines.values()), None) or {}
-        return {"type": "thinking", "source": "analysis", "ply": self.ply, **best,
-                "lines": [self.lines[k] for k in sorted(self.lines)]}
+        return {
+            "type": "thinking",
+            "source": "analysis",
+            "ply": self.ply,
+            **best,
+            "lines": [self.lines[k] for k in sorted(self.lines)],
+        }
 
     def best_score(self) -> dict[str, int] | None:
         """The best line's exact score (White's view), when there is one."""

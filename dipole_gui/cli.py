@@ -38,8 +38,12 @@ from .limits import DEFAULT_PER_CLIENT, DEFAULT_PER_SERVER, EngineJobs
 
 PROG = "dipole-gui"
 DEFAULT_MOVETIME = "1"  # makes every engine spec complete; the page's time control replaces it
-OWN_ENGINE_LEVELS = (("Dipole engine, depth 1 (beginner)", 1), ("Dipole engine, depth 3", 3),
-                     ("Dipole engine, depth 5", 5), ("Dipole engine, full strength", None))
+OWN_ENGINE_LEVELS = (
+    ("Dipole engine, depth 1 (beginner)", 1),
+    ("Dipole engine, depth 3", 3),
+    ("Dipole engine, depth 5", 5),
+    ("Dipole engine, full strength", None),
+)
 
 
 class _Failure(click.ClickException):
@@ -73,31 +77,86 @@ def access_token(host: str, given: str | None, manage: bool = False) -> str | No
 @click.command(cls=EngineWordsCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--engine", "engines", multiple=True, metavar="KEY=VALUE...", help=engine_help())
 @click.option("--each", metavar="KEY=VALUE...", help="Settings for every engine (an engine's own win).")
-@click.option("--config", "config_path", metavar="FILE",
-              help="JSON file of engines ({\"engines\": [...], \"each\": {...}}).")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on; anything but loopback requires the access token.")
-@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
-              help="Port to listen on (0: any free port).")
+@click.option(
+    "--config", "config_path", metavar="FILE", help='JSON file of engines ({"engines": [...], "each": {...}}).'
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on; anything but loopback requires the access token.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8765,
+    show_default=True,
+    help="Port to listen on (0: any free port).",
+)
 @click.option("--token", metavar="TEXT", help="Access token (default: made up when --host is not loopback).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in a browser.")
-@click.option("--watch", metavar="EVENT.db", help="Open the page of this event, live: a tournament's database, or a match's live file (.json).")
-@click.option("--max-games", type=click.IntRange(1, 1000), default=DEFAULT_PER_SERVER, show_default=True,
-              help="Games and analyses running engines at once on the server (a game runs up to 2 engines).")
-@click.option("--max-games-per-client", type=click.IntRange(1, 1000), default=DEFAULT_PER_CLIENT, show_default=True,
-              help="Games and analyses running engines at once for one client address.")
-@click.option("--keep-games", type=click.IntRange(0, 86400), default=int(DEFAULT_KEEP), show_default=True,
-              metavar="SECONDS", help="How long a game lives on (its clocks running) after its last page went away.")
-@click.option("--manage", is_flag=True,
-              help="Serve the workbench (/workbench): manage engines and events from the page. Whoever has the "
-                   "access token (made up even on loopback) can then run any command as this server's user.")
-@click.option("--events", "events_dir", default=".", show_default=True, metavar="DIR",
-              help="The events directory: event databases the workbench starts and lists, and the watch page's picker.")
-@click.option("--engines-file", metavar="FILE",
-              help="The workbench's engines, in the format of --config [default: DIR/engines.json of --events].")
-def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, host: str, port: int,
-        token: str | None, open_browser: bool, watch: str | None, max_games: int, max_games_per_client: int,
-        keep_games: int, manage: bool, events_dir: str, engines_file: str | None) -> int:
+@click.option(
+    "--watch",
+    metavar="EVENT.db",
+    help="Open the page of this event, live: a tournament's database, or a match's live file (.json).",
+)
+@click.option(
+    "--max-games",
+    type=click.IntRange(1, 1000),
+    default=DEFAULT_PER_SERVER,
+    show_default=True,
+    help="Games and analyses running engines at once on the server (a game runs up to 2 engines).",
+)
+@click.option(
+    "--max-games-per-client",
+    type=click.IntRange(1, 1000),
+    default=DEFAULT_PER_CLIENT,
+    show_default=True,
+    help="Games and analyses running engines at once for one client address.",
+)
+@click.option(
+    "--keep-games",
+    type=click.IntRange(0, 86400),
+    default=int(DEFAULT_KEEP),
+    show_default=True,
+    metavar="SECONDS",
+    help="How long a game lives on (its clocks running) after its last page went away.",
+)
+@click.option(
+    "--manage",
+    is_flag=True,
+    help="Serve the workbench (/workbench): manage engines and events from the page. Whoever has the "
+    "access token (made up even on loopback) can then run any command as this server's user.",
+)
+@click.option(
+    "--events",
+    "events_dir",
+    default=".",
+    show_default=True,
+    metavar="DIR",
+    help="The events directory: event databases the workbench starts and lists, and the watch page's picker.",
+)
+@click.option(
+    "--engines-file",
+    metavar="FILE",
+    help="The workbench's engines, in the format of --config [default: DIR/engines.json of --events].",
+)
+def cli(
+    engines: tuple[str, ...],
+    each: str | None,
+    config_path: str | None,
+    host: str,
+    port: int,
+    token: str | None,
+    open_browser: bool,
+    watch: str | None,
+    max_games: int,
+    max_games_per_client: int,
+    keep_games: int,
+    manage: bool,
+    events_dir: str,
+    engines_file: str | None,
+) -> int:
     """Play, watch and analyse Dipole and Impasse in the browser, with any protocol engine."""
     import uvicorn  # the web stack is an extra: say so clearly if it is missing
 
@@ -117,7 +176,9 @@ def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, hos
     if not os.path.isdir(events_dir):
         raise _Failure(f"--events {events_dir}: no such directory")
     token = access_token(host, token, manage)
-    if token is not None and (len(token) < 8 or not token.isascii() or not token.replace("-", "").replace("_", "").isalnum()):
+    if token is not None and (
+        len(token) < 8 or not token.isascii() or not token.replace("-", "").replace("_", "").isalnum()
+    ):
         raise _Failure("--token: use at least 8 letters, digits, '-' or '_'")
     try:
         listener = socket.create_server((host, port), family=_family(host))
@@ -129,12 +190,16 @@ def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, hos
         page = "watch" if watch else "workbench" if manage else ""
         return f"http://{url_host(address)}:{bound}/{page}" + (f"?token={token}" if token else "")
 
-    app = create_app(GuiConfig(specs, token, jobs=EngineJobs(max_games, max_games_per_client)),
-                     [*base_routes(), *watch_routes(), *workbench_routes()], keep_games)
+    app = create_app(
+        GuiConfig(specs, token, jobs=EngineJobs(max_games, max_games_per_client)),
+        [*base_routes(), *watch_routes(), *workbench_routes()],
+        keep_games,
+    )
     app.state.watching = Watching(watch, events_dir)
     if manage:
-        app.state.workbench = Workbench(os.path.abspath(events_dir),
-                                        os.path.abspath(engines_file or os.path.join(events_dir, "engines.json")))
+        app.state.workbench = Workbench(
+            os.path.abspath(events_dir), os.path.abspath(engines_file or os.path.join(events_dir, "engines.json"))
+        )
     # ws_max_size: a longer message is refused from its header, never read.
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", ws="auto", ws_max_size=MAX_MESSAGE))
     print(f"{PROG}: {len(specs)} engine{'s' if len(specs) != 1 else ''}: {', '.join(s.name for s in specs)}")
@@ -142,9 +207,15 @@ def cli(engines: tuple[str, ...], each: str | None, config_path: str | None, hos
     print(f"{PROG}: open {local}  (Ctrl-C stops)", flush=True)
     if is_wildcard(host):
         others = reachable_addresses(host)
-        print(f"{PROG}: from other machines: " + ("  ".join(url(address) for address in others) if others else
-                                                  "no address of this machine found; use its name or address"),
-              flush=True)
+        print(
+            f"{PROG}: from other machines: "
+            + (
+                "  ".join(url(address) for address in others)
+                if others
+                else "no address of this machine found; use its name or address"
+            ),
+            flush=True,
+        )
     if open_browser:
         webbrowser.open(local)
     asyncio.run(server.serve(sockets=[listener]))

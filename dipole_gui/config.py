@@ -31,5 +31,7 @@ def engine_list(config: GuiConfig) -> list[dict[str, Any]]:
 
 def variant_list() -> list[dict[str, Any]]:
     """Every variant, with its board size, for the page's menus."""
-    return [{"name": v.name, "game": v.game, "width": v.width, "height": v.height, "description": v.description}
-            for v in all_variants()]
+    return [
+        {"name": v.name, "game": v.game, "width": v.width, "height": v.height, "description": v.description}
+        for v in all_variants()
+    ]

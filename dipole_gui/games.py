@@ -18,7 +18,7 @@ import asyncio
 from .config import DEFAULT_KEEP, GuiConfig
 from .session import Page, Send, Session
 
-KEPT_PER_CLIENT = 8     # games without a page kept for one client address
+KEPT_PER_CLIENT = 8  # games without a page kept for one client address
 
 
 class Games:
@@ -37,8 +37,10 @@ class Games:
         notice = None
         if session is None:
             if wanted:
-                notice = (f"that game is no longer on the server (a game is dropped {self.keep:g} s after its "
-                          f"last page went away, or when the server stops): here is a new one")
+                notice = (
+                    f"that game is no longer on the server (a game is dropped {self.keep:g} s after its "
+                    f"last page went away, or when the server stops): here is a new one"
+                )
             session = Session(self.config, client)
             self.games[session.id] = session
         timer = self._unwatched.pop(session.id, None)

@@ -16,8 +16,8 @@ from __future__ import annotations
 import threading
 from collections import Counter
 
-DEFAULT_PER_SERVER = 8   # games and analyses at once on the server: at most 16 engine processes
-DEFAULT_PER_CLIENT = 4   # ... for one client address (a person plays one or two)
+DEFAULT_PER_SERVER = 8  # games and analyses at once on the server: at most 16 engine processes
+DEFAULT_PER_CLIENT = 4  # ... for one client address (a person plays one or two)
 
 
 class LimitReached(Exception):
@@ -57,12 +57,14 @@ class EngineJobs:
             if sum(self._held.values()) >= self.per_server:
                 raise LimitReached(
                     f"{what} was not started: the server runs as many games and analyses with engines as it "
-                    f"may at once ({self.per_server}: dipole-gui --max-games); try again when one has ended")
+                    f"may at once ({self.per_server}: dipole-gui --max-games); try again when one has ended"
+                )
             if self._held[client] >= self.per_client:
                 raise LimitReached(
                     f"{what} was not started: your pages run as many games and analyses with engines as one "
                     f"client may at once ({self.per_client}: dipole-gui --max-games-per-client); "
-                    f"end one or close a page")
+                    f"end one or close a page"
+                )
             self._held[client] += 1
             return Permit(self, client)
 

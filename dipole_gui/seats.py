@@ -52,16 +52,36 @@ class GameTable:
 
     async def start(self) -> None:
         """Start the engines and set them up for the variant (raises EngineError, SetupError)."""
+
         def start() -> None:
             for slot in self.slots.values():
                 slot.start()
+
         await asyncio.wrap_future(self._worker.submit(start))
 
-    def play(self, job: GameJob, seats: Mapping[Color, Seat], control: GameControl, live: GameWatcher,
-             notify: Notify, played: Sequence[MoveRecord], clocks: Mapping[Color, Clock]) -> Future[GameRecord]:
+    def play(
+        self,
+        job: GameJob,
+        seats: Mapping[Color, Seat],
+        control: GameControl,
+        live: GameWatcher,
+        notify: Notify,
+        played: Sequence[MoveRecord],
+        clocks: Mapping[Color, Clock],
+    ) -> Future[GameRecord]:
         """Referee ``job`` on the table's thread, after any game still being ended there."""
-        return self._worker.submit(play_game, job, seats[WHITE], seats[BLACK], self.settings, notify, live,
-                                   control=control, played=played, clocks=clocks)
+        return self._worker.submit(
+            play_game,
+            job,
+            seats[WHITE],
+            seats[BLACK],
+            self.settings,
+            notify,
+            live,
+            control=control,
+            played=played,
+            clocks=clocks,
+        )
 
     def close(self) -> None:
         """Kill the engines now; the thread ends once its game has seen its end (abandon it first)."""
@@ -95,18 +115,28 @@ class EngineSeat:
 
     async def start(self) -> None:
         """Start the engine and set it up for the variant (raises EngineError, SetupError)."""
+
         def start() -> None:
             self._slot.start()
             self._slot.new_game()
+
         await self._run(start)
 
-    async def go(self, fen: str | None, moves: Sequence[str], limit: Limit, timeout: float | None,
-                 on_info: Callable[[Info], None] | None = None) -> SearchResult:
+    async def go(
+        self,
+        fen: str | None,
+        moves: Sequence[str],
+        limit: Limit,
+        timeout: float | None,
+        on_info: Callable[[Info], None] | None = None,
+    ) -> SearchResult:
         """Set the position and search; ``on_info`` runs on the seat's thread for each info line."""
+
         def search() -> SearchResult:
             client = self._client()
             client.set_position(fen, list(moves))
             return client.go(limit, timeout=timeout, on_info=on_info)
+
         result = await self._run(search)
         assert isinstance(result, SearchResult)
         return result
@@ -119,10 +149,12 @@ class EngineSeat:
 
     async def set_option(self, name: str, value: int | str) -> None:
         """``setoption`` and ``isready``, after the search running, if any (raises EngineError)."""
+
         def set_it() -> None:
             client = self._client()
             client.set_option(name, value)
             client.is_ready(timeout=self._slot.settings.handshake_timeout)
+
         await self._run(set_it)
 
     def stop(self) -> None:

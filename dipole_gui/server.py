@@ -48,9 +48,13 @@ BOARD_DIR = BOARD_STATIC  # board.js and board.css: one home, shared with publis
 TOKEN_COOKIE = "dipole_gui_token"  # then "_" and the server's port
 SECURITY_HEADERS = [
     # Scripts and styles only from this server; no inline script can run even if text slipped in.
-    (b"content-security-policy",
-     (b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-      b"connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")),
+    (
+        b"content-security-policy",
+        (
+            b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+            b"connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+        ),
+    ),
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
 ]
@@ -134,9 +138,11 @@ class AccessGuard:
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 4403, "reason": "forbidden"})
             else:
-                await PlainTextResponse("403: without an access token this GUI answers only to loopback "
-                                        "addresses (127.0.0.1, [::1]) and localhost", 403)(
-                    scope, receive, send)
+                await PlainTextResponse(
+                    "403: without an access token this GUI answers only to loopback "
+                    "addresses (127.0.0.1, [::1]) and localhost",
+                    403,
+                )(scope, receive, send)
             return
         presented, in_query = presented_token(scope)
         if scope["type"] == "websocket":
@@ -147,7 +153,8 @@ class AccessGuard:
             return
         if not self._valid(presented):
             response = PlainTextResponse(
-                "403: this GUI needs its access token: open the URL dipole-gui printed at start-up", 403)
+                "403: this GUI needs its access token: open the URL dipole-gui printed at start-up", 403
+            )
             await response(scope, receive, send)
             return
         set_cookie = self.token is not None and in_query
@@ -156,8 +163,12 @@ class AccessGuard:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", [])) + SECURITY_HEADERS
                 if set_cookie:
-                    headers.append((b"set-cookie", f"{self.cookie_name(scope)}={self.token}; Path=/; HttpOnly; "
-                                                   f"SameSite=Strict".encode()))
+                    headers.append(
+                        (
+                            b"set-cookie",
+                            f"{self.cookie_name(scope)}={self.token}; Path=/; HttpOnly; SameSite=Strict".encode(),
+                        )
+                    )
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -190,14 +201,18 @@ def _loopback_host(scope: Scope) -> bool:
 
 def _same_origin(scope: Scope) -> bool:
     """A socket opened by a page of this server (or by a client that sends no Origin)."""
-    headers: dict[str, str] = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
+    headers: dict[str, str] = {
+        key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]
+    }
     origin = headers.get("origin")
     if origin is None:
         return True
     return urlsplit(origin).netloc == headers.get("host", "")
 
 
-def create_app(config: GuiConfig, routes: Sequence[BaseRoute] | None = None, keep_games: float = DEFAULT_KEEP) -> Starlette:
+def create_app(
+    config: GuiConfig, routes: Sequence[BaseRoute] | None = None, keep_games: float = DEFAULT_KEEP
+) -> Starlette:
     """The GUI's Starlette app: ``routes`` (default :func:`base_routes`) behind the access guard.
 
     ``app.state.config`` (reachable from every request as ``request.app.state.config``) is
@@ -211,8 +226,11 @@ def create_app(config: GuiConfig, routes: Sequence[BaseRoute] | None = None, kee
         yield
         games.close()
 
-    app = Starlette(routes=list(base_routes() if routes is None else routes), lifespan=lifespan,
-                    middleware=[Middleware(AccessGuard, token=config.token)])
+    app = Starlette(
+        routes=list(base_routes() if routes is None else routes),
+        lifespan=lifespan,
+        middleware=[Middleware(AccessGuard, token=config.token)],
+    )
     app.state.config = config
     app.state.games = games
     return app

@@ -111,20 +111,18 @@ from .timesetting import FREE, PageError, TimeSetting
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 HUMAN = "human"
-MAX_MESSAGE = 4_000_000          # bytes in one message from the page (a PGN file included)
-MAX_PGN = 2_000_000              # characters of a PGN file opened on the page
-MAX_DEPTH = 16                   # nesting of arrays and objects in a message (the page's need 2)
-MAX_CONTAINERS = 100             # arrays and objects in a message (the page's need 2)
-INLINE_MESSAGE = 65_536          # characters: a longer message is decoded on a worker thread
-STALL_TIMEOUT = 120.0            # longest wait for a depth-limited move
-MOVE_LANDS = 30.0                # longest wait for the referee to play a human's move
+MAX_MESSAGE = 4_000_000  # bytes in one message from the page (a PGN file included)
+MAX_PGN = 2_000_000  # characters of a PGN file opened on the page
+MAX_DEPTH = 16  # nesting of arrays and objects in a message (the page's need 2)
+MAX_CONTAINERS = 100  # arrays and objects in a message (the page's need 2)
+INLINE_MESSAGE = 65_536  # characters: a longer message is decoded on a worker thread
+STALL_TIMEOUT = 120.0  # longest wait for a depth-limited move
+MOVE_LANDS = 30.0  # longest wait for the referee to play a human's move
 HUMAN_NAME = "Human"
 GAME_NUMBER = 1  # a page's game in its record (the PGN's Round)
 STARTING = "the game's engines are starting; try again in a moment"
 EVENT = "dipole-gui"
-MAX_LINE_MOVES = 64              # moves of an engine's line the page may ask to play out
-
-
+MAX_LINE_MOVES = 64  # moves of an engine's line the page may ask to play out
 
 
 class Page:
@@ -224,8 +222,15 @@ class Session:
         """A page that shows this game from now on: its ``hello`` (and ``notice``), then the state."""
         page = Page(send)
         self.pages.append(page)
-        page.outbox.post({"type": "hello", "game": self.id, "engines": engine_list(self.config),
-                          "variants": variant_list(), "limits": {"message": MAX_MESSAGE, "pgn": MAX_PGN}})
+        page.outbox.post(
+            {
+                "type": "hello",
+                "game": self.id,
+                "engines": engine_list(self.config),
+                "variants": variant_list(),
+                "limits": {"message": MAX_MESSAGE, "pgn": MAX_PGN},
+            }
+        )
         if notice is not None:
             page.outbox.post({"type": "notice", "message": notice})
         self.push_state()
@@ -253,6 +258,7 @@ class Session:
 
     async def handle_text(self, text: str, page: Page) -> None:
         """One message from ``page``; anything wrong with it is answered to it with an error line."""
+
         def refuse(line: str) -> None:
             page.outbox.post({"type": "error", "message": line})
 
@@ -309,38 +315,50 @@ class Session:
         if self.result is not None:
             result = {"result": self.result[0], "reason": self.result[2], "termination": self.result[1].tag}
         elif winner is not None:
-            result = {"result": WHITE_WINS if winner == WHITE else BLACK_WINS,
-                      "reason": normal_reason(self.board, winner), "termination": "normal"}
+            result = {
+                "result": WHITE_WINS if winner == WHITE else BLACK_WINS,
+                "reason": normal_reason(self.board, winner),
+                "termination": "normal",
+            }
         moves = []
         for index, (move, record) in enumerate(zip(self.moves, self.records)):
-            moves.append({"text": str(move), "source": record.source.value, "score": self.scores[index],
-                          "eval": self.evals.get(index + 1)})
+            moves.append(
+                {
+                    "text": str(move),
+                    "source": record.source.value,
+                    "score": self.scores[index],
+                    "eval": self.evals.get(index + 1),
+                }
+            )
         multipv = None
         if self.analysis is not None and (most := multipv_range(self.analysis.options)) > 1:
             multipv = {"value": min(self.multipv, most), "max": most}
-        self.post({
-            "type": "state",
-            "game": self.number,
-            "variant": self.variant,
-            "board": board_json(board, last),
-            "fen": board.fen(),
-            "startFen": self.start_fen,
-            "firstTurn": side_letter(new_board(self.variant, self.start_fen).turn),
-            "view": ply,
-            "moves": moves,
-            "players": {side_letter(c): {"name": self.player_name(c), "engine": self.players[c]}
-                        for c in (WHITE, BLACK)},
-            "tc": self.tc.to_page(),
-            "clocks": clocks,
-            "running": None if running is None else side_letter(running),
-            "legal": self._legal_for_page(board) if self._human_may_move(board) else [],
-            "thinking": self._thinker(),
-            "result": result,
-            "analysing": self.analysis is not None,
-            "multipv": multipv,
-            "startEval": self.evals.get(0),
-            "pgnGames": len(self.pgn_games),
-        })
+        self.post(
+            {
+                "type": "state",
+                "game": self.number,
+                "variant": self.variant,
+                "board": board_json(board, last),
+                "fen": board.fen(),
+                "startFen": self.start_fen,
+                "firstTurn": side_letter(new_board(self.variant, self.start_fen).turn),
+                "view": ply,
+                "moves": moves,
+                "players": {
+                    side_letter(c): {"name": self.player_name(c), "engine": self.players[c]} for c in (WHITE, BLACK)
+                },
+                "tc": self.tc.to_page(),
+                "clocks": clocks,
+                "running": None if running is None else side_letter(running),
+                "legal": self._legal_for_page(board) if self._human_may_move(board) else [],
+                "thinking": self._thinker(),
+                "result": result,
+                "analysing": self.analysis is not None,
+                "multipv": multipv,
+                "startEval": self.evals.get(0),
+                "pgnGames": len(self.pgn_games),
+            }
+        )
         if self.analysis is not None and self.analysis_ply != ply:
             self._restart_analysis()  # the analysis follows the position shown
 
@@ -419,9 +437,13 @@ class Session:
         """Start the game's thread and its engines (with a permit of the server's limits); when
         refused or on failure say so and leave the game without them."""
         generation = self.generation
-        engines = {color: dataclasses.replace(self.config.engines[engine],
-                                              limits=self.tc.limits(self.config.engines[engine].limits))
-                   for color, engine in self.players.items() if engine is not None}
+        engines = {
+            color: dataclasses.replace(
+                self.config.engines[engine], limits=self.tc.limits(self.config.engines[engine].limits)
+            )
+            for color, engine in self.players.items()
+            if engine is not None
+        }
         permit = None
         if engines:
             try:
@@ -574,11 +596,23 @@ class Session:
         if not games:
             raise PageError(f"bad PGN: {name[:200]} holds no game")
         self.pgn_games = games
-        self.post({"type": "pgn-games", "games": [
-            {"index": i, "white": g.tags.get("White", "?"), "black": g.tags.get("Black", "?"),
-             "result": g.result or g.tags.get("Result", "*"), "round": g.tags.get("Round", ""),
-             "variant": g.tags.get("Variant", "dipole"), "plies": len(g.moves)}
-            for i, g in enumerate(games)]})
+        self.post(
+            {
+                "type": "pgn-games",
+                "games": [
+                    {
+                        "index": i,
+                        "white": g.tags.get("White", "?"),
+                        "black": g.tags.get("Black", "?"),
+                        "result": g.result or g.tags.get("Result", "*"),
+                        "round": g.tags.get("Round", ""),
+                        "variant": g.tags.get("Variant", "dipole"),
+                        "plies": len(g.moves),
+                    }
+                    for i, g in enumerate(games)
+                ],
+            }
+        )
         await self.on_pgn_pick({"index": 0})
 
     async def on_pgn_pick(self, message: dict[str, Any]) -> None:
@@ -600,7 +634,9 @@ class Session:
             try:
                 move = board.parse_move(pgn_move.text)
             except RulesError as error:
-                problem = f"bad PGN: {game.label()}, ply {ply} (line {pgn_move.line}): {error}; shown up to ply {ply - 1}"
+                problem = (
+                    f"bad PGN: {game.label()}, ply {ply} (line {pgn_move.line}): {error}; shown up to ply {ply - 1}"
+                )
                 break
             before = board.turn
             board.push(move)
@@ -690,8 +726,12 @@ class Session:
         """Play out an engine's line (or its first moves) from the position shown, each move
         through the referee as if entered on the board; checked whole before anything changes."""
         moves = message.get("moves")
-        if (not isinstance(moves, list) or not moves or len(moves) > MAX_LINE_MOVES
-                or not all(isinstance(text, str) and len(text) <= 40 for text in moves)):
+        if (
+            not isinstance(moves, list)
+            or not moves
+            or len(moves) > MAX_LINE_MOVES
+            or not all(isinstance(text, str) and len(text) <= 40 for text in moves)
+        ):
             raise PageError(f"line: expected 1 to {MAX_LINE_MOVES} moves")
         if self.engine_game():
             raise PageError("lines are played out on an analysis board, not in an engine game")
@@ -719,14 +759,17 @@ class Session:
         generation = self.generation
         control = GameControl()
         self.control = control
-        seats: dict[Color, Seat] = {color: table.slots.get(color) or HumanSeat(HUMAN_NAME, self.tc.limits(None))
-                                    for color in (WHITE, BLACK)}
+        seats: dict[Color, Seat] = {
+            color: table.slots.get(color) or HumanSeat(HUMAN_NAME, self.tc.limits(None)) for color in (WHITE, BLACK)
+        }
         job = GameJob(GAME_NUMBER, seats[WHITE].spec, seats[BLACK].spec, self._opening(), self.variant)
         watcher = _Watcher(self, generation)
         clocks = {color: copy.copy(clock) for color, clock in self.clocks.items()}
         future = table.play(job, seats, control, watcher, watcher.incident, tuple(self.records), clocks)
         self.turn_started = time.monotonic()
-        future.add_done_callback(lambda done: self._loop.call_soon_threadsafe(self._refereed, generation, done, watcher))
+        future.add_done_callback(
+            lambda done: self._loop.call_soon_threadsafe(self._refereed, generation, done, watcher)
+        )
 
     def _moved(self, generation: int, record: MoveRecord, mover: Color, clocks: dict[Color, Clock]) -> None:
         """The referee played a ply (``mover``'s; ``clocks`` as they stand after it)."""
@@ -776,8 +819,9 @@ class Session:
             detail = incidents[-1].removeprefix(said) if incidents else record.reason
             self.error(f"engine {slot.spec.name!r} played an illegal move: {detail}")
         elif record.termination in FAILURES:
-            self.error(f"the engine {slot.spec.name!r} {FAILURES[record.termination]}: {slot.failure}; "
-                       f"the game so far is kept")
+            self.error(
+                f"the engine {slot.spec.name!r} {FAILURES[record.termination]}: {slot.failure}; the game so far is kept"
+            )
 
     def _thinking(self, generation: int, source: str, mover: Color, info: Info) -> None:
         if generation != self.generation or self.closed:
@@ -876,8 +920,7 @@ class Session:
 
     def _analysis_info(self, seat: EngineSeat, round_: int, mover: Color, info: Info) -> None:
         lines = self.analysis_lines
-        if (seat is not self.analysis or round_ != self.analysis_round or not shows_search(info)
-                or lines is None):
+        if seat is not self.analysis or round_ != self.analysis_round or not shows_search(info) or lines is None:
             return
         self.post(lines.add(info, mover))
         score = lines.best_score()
@@ -907,11 +950,20 @@ class Session:
         tc = self.tc.limits(None).describe()  # every seat's, as the referee writes it
         origin = self.pgn_origin
         return GameRecord(
-            number=GAME_NUMBER if origin is None else origin.number, white=self.player_name(WHITE),
-            black=self.player_name(BLACK), variant=self.variant, fen=self.start_fen, moves=tuple(self.records),
-            result=result, termination=termination, reason=reason, white_tc=tc, black_tc=tc,
+            number=GAME_NUMBER if origin is None else origin.number,
+            white=self.player_name(WHITE),
+            black=self.player_name(BLACK),
+            variant=self.variant,
+            fen=self.start_fen,
+            moves=tuple(self.records),
+            result=result,
+            termination=termination,
+            reason=reason,
+            white_tc=tc,
+            black_tc=tc,
             opening=self._opening().source if origin is None else origin.opening,
-            event=EVENT if origin is None else origin.event, site=EVENT if origin is None else origin.site,
+            event=EVENT if origin is None else origin.event,
+            site=EVENT if origin is None else origin.site,
             date=_today() if origin is None else origin.date,
         )
 
@@ -931,8 +983,9 @@ class _Watcher:
         self.clocks: dict[Color, Clock] = {}
         self.incidents: list[str] = []  # the referee's lines about the engines (the last few)
 
-    def open_game(self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Color, Clock],
-                  turn: Color) -> WatchedGame:
+    def open_game(
+        self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Color, Clock], turn: Color
+    ) -> WatchedGame:
         self.moves, self.clocks, self.turn = moves, clocks, turn
         return self
 
@@ -941,12 +994,14 @@ class _Watcher:
 
     def moved(self, turn: Color) -> None:
         mover, self.turn = self.turn, turn
-        self.session._loop.call_soon_threadsafe(self.session._moved, self.generation, self.moves[-1], mover,
-                                                self.clocks_now())
+        self.session._loop.call_soon_threadsafe(
+            self.session._moved, self.generation, self.moves[-1], mover, self.clocks_now()
+        )
 
     def info(self, info: Info) -> None:
-        self.session._loop.call_soon_threadsafe(self.session._thinking, self.generation, side_letter(self.turn),
-                                                self.turn, info)
+        self.session._loop.call_soon_threadsafe(
+            self.session._thinking, self.generation, side_letter(self.turn), self.turn, info
+        )
 
     def incident(self, line: str) -> None:
         self.incidents = [*self.incidents[-3:], line]
@@ -1002,16 +1057,26 @@ def _thinking_message(source: str, mover: Color, info: Info) -> dict[str, Any]:
 
 
 FAILURES = {  # how an engine that lost by failing is said to have failed (the referee's terminations)
-    Termination.CRASH: "crashed", Termination.STALL: "stalled", Termination.HANDSHAKE: "failed to start",
+    Termination.CRASH: "crashed",
+    Termination.STALL: "stalled",
+    Termination.HANDSHAKE: "failed to start",
     Termination.PROTOCOL_VIOLATION: "broke the protocol",
 }
 
 HANDLERS: dict[str, Callable[[Session, dict[str, Any]], Awaitable[None]]] = {
-    "new": Session.on_new, "move": Session.on_move, "view": Session.on_view,
-    "takeback": Session.on_takeback, "resign": Session.on_resign, "setup": Session.on_setup,
-    "analyse": Session.on_analyse, "analyse-stop": Session.on_analyse_stop,
-    "multipv": Session.on_multipv, "line": Session.on_line,
-    "pgn-open": Session.on_pgn_open, "pgn-pick": Session.on_pgn_pick, "pgn-save": Session.on_pgn_save,
+    "new": Session.on_new,
+    "move": Session.on_move,
+    "view": Session.on_view,
+    "takeback": Session.on_takeback,
+    "resign": Session.on_resign,
+    "setup": Session.on_setup,
+    "analyse": Session.on_analyse,
+    "analyse-stop": Session.on_analyse_stop,
+    "multipv": Session.on_multipv,
+    "line": Session.on_line,
+    "pgn-open": Session.on_pgn_open,
+    "pgn-pick": Session.on_pgn_pick,
+    "pgn-save": Session.on_pgn_save,
 }
 
 __all__ = ["HUMAN", "PageError", "Session", "TimeSetting"]

@@ -9,7 +9,7 @@ from typing import Any
 from arbiter.play.timecontrol import SearchLimits, TimeControl
 
 MOVETIME_GRACE = 1.0  # seconds an engine may overrun a fixed time per move
-CLOCK_GRACE = 0.2     # seconds an engine may overrun its clock (a GUI, not a tournament)
+CLOCK_GRACE = 0.2  # seconds an engine may overrun its clock (a GUI, not a tournament)
 
 
 class PageError(Exception):
@@ -20,11 +20,11 @@ class PageError(Exception):
 class TimeSetting:
     """The time control of a game chosen on the page."""
 
-    kind: str                 # "clock", "movetime" or "depth"
-    base: float = 300.0       # clock: seconds for the game
-    increment: float = 0.0    # clock: seconds added after each move
-    seconds: float = 1.0      # movetime: seconds per engine move
-    depth: int = 4            # depth: plies per engine move
+    kind: str  # "clock", "movetime" or "depth"
+    base: float = 300.0  # clock: seconds for the game
+    increment: float = 0.0  # clock: seconds added after each move
+    seconds: float = 1.0  # movetime: seconds per engine move
+    depth: int = 4  # depth: plies per engine move
 
     @classmethod
     def from_page(cls, data: Any) -> TimeSetting:
@@ -57,17 +57,24 @@ class TimeSetting:
         if caps is None:
             return SearchLimits(clock=self.control(), movetime=self.seconds if self.kind == "movetime" else None)
         if self.kind == "clock":
-            return SearchLimits(clock=self.control(), depth=caps.depth, nodes=caps.nodes,
-                                margin=max(CLOCK_GRACE, caps.margin))
+            return SearchLimits(
+                clock=self.control(), depth=caps.depth, nodes=caps.nodes, margin=max(CLOCK_GRACE, caps.margin)
+            )
         if self.kind == "movetime":
-            return SearchLimits(movetime=self.seconds, depth=caps.depth, nodes=caps.nodes,
-                                margin=max(MOVETIME_GRACE, caps.margin))
+            return SearchLimits(
+                movetime=self.seconds, depth=caps.depth, nodes=caps.nodes, margin=max(MOVETIME_GRACE, caps.margin)
+            )
         depth = self.depth if caps.depth is None else min(self.depth, caps.depth)
         return SearchLimits(depth=depth, nodes=caps.nodes)
 
     def to_page(self) -> dict[str, Any]:
-        return {"kind": self.kind, "base": self.base, "increment": self.increment,
-                "seconds": self.seconds, "depth": self.depth}
+        return {
+            "kind": self.kind,
+            "base": self.base,
+            "increment": self.increment,
+            "seconds": self.seconds,
+            "depth": self.depth,
+        }
 
 
 def _number(value: Any, what: str, low: float, high: float) -> float:

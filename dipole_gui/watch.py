@@ -115,8 +115,14 @@ class EventFeed:
                 except Exception as error:  # noqa: BLE001 - a damaged file must not end the feed
                     with self._looking:
                         self._close_db()
-                    messages = [{"type": "status", "state": "error", "path": self.path,
-                                 "text": f"cannot read the event {self.path}: {error}"}]
+                    messages = [
+                        {
+                            "type": "status",
+                            "state": "error",
+                            "path": self.path,
+                            "text": f"cannot read the event {self.path}: {error}",
+                        }
+                    ]
                 for message in messages:
                     self.latest[message["type"]] = message
                     for viewer in list(self.viewers):
@@ -179,7 +185,10 @@ class EventFeed:
             elif live.get("state") == "finished":
                 state, text = "complete", f"The match is over: {done} of {total} games played"
             else:
-                state, text = "stopped", f"The match is not running (stopped or killed): {done} of {total} games finished"
+                state, text = (
+                    "stopped",
+                    f"The match is not running (stopped or killed): {done} of {total} games finished",
+                )
             if changed or running != self._running:
                 messages.append(self._match_message(live, running))
                 messages.append(self._live_message(running))
@@ -193,12 +202,27 @@ class EventFeed:
         total, done = live.get("games_total"), live.get("done_this_run")
         total, done = (total, done) if isinstance(total, int) and isinstance(done, int) else (0, 0)
         started = live.get("run_started")
-        eta = ((time.time() - started) / done * (total - done)
-               if running and done and isinstance(started, (int, float)) else None)
-        return {"type": "event", "name": str(live.get("event", "match")), "total": total, "done": done, "eta": eta,
-                "settings": [("Live file", self.path),
-                             ("Finished games", "in the match's PGN file (--pgn), not in its live file")],
-                "engines": [], "ratings": None, "terminations": [], "games": [], "match": True}
+        eta = (
+            (time.time() - started) / done * (total - done)
+            if running and done and isinstance(started, (int, float))
+            else None
+        )
+        return {
+            "type": "event",
+            "name": str(live.get("event", "match")),
+            "total": total,
+            "done": done,
+            "eta": eta,
+            "settings": [
+                ("Live file", self.path),
+                ("Finished games", "in the match's PGN file (--pgn), not in its live file"),
+            ],
+            "engines": [],
+            "ratings": None,
+            "terminations": [],
+            "games": [],
+            "match": True,
+        }
 
     def _read_live(self) -> bool:
         try:
@@ -244,8 +268,10 @@ class EventFeed:
             state, text = "complete", f"The event is complete: all {total} games finished"
         else:
             state = "stopped"
-            text = (f"The event is not running (stopped or killed): {done} of {total} games finished. "
-                    f"Continue it with: dipole-arbiter resume {self.path}")
+            text = (
+                f"The event is not running (stopped or killed): {done} of {total} games finished. "
+                f"Continue it with: dipole-arbiter resume {self.path}"
+            )
         return {"type": "status", "state": state, "text": text, "path": self.path}
 
     def _event_message(self, running: bool) -> dict[str, Any]:
@@ -265,13 +291,28 @@ class EventFeed:
         terminations = Counter(game.termination.label for game in self._finished)
         settings = config.settings(f"{total} scheduled, concurrency {config.concurrency}", commands=False)
         return {
-            "type": "event", "name": config.name, "settings": settings, "total": total, "done": done,
-            "eta": eta, "engines": names,
+            "type": "event",
+            "name": config.name,
+            "settings": settings,
+            "total": total,
+            "done": done,
+            "eta": eta,
+            "engines": names,
             "ratings": self._rated[1],
             "terminations": terminations.most_common(),
-            "games": [{"number": g.number, "round": rounds.get(g.number), "white": g.white, "black": g.black,
-                       "result": g.result, "reason": g.reason, "plies": g.plies, "finished": g.finished}
-                      for g in self._finished],
+            "games": [
+                {
+                    "number": g.number,
+                    "round": rounds.get(g.number),
+                    "white": g.white,
+                    "black": g.black,
+                    "result": g.result,
+                    "reason": g.reason,
+                    "plies": g.plies,
+                    "finished": g.finished,
+                }
+                for g in self._finished
+            ],
         }
 
     def _live_message(self, running: bool) -> dict[str, Any]:
@@ -285,8 +326,12 @@ class EventFeed:
         for number in list(self._boards):
             if number not in numbers:
                 del self._boards[number]
-        return {"type": "live", "games": games, "now": time.time(),
-                "heartbeat": live.get("heartbeat") if live else None}
+        return {
+            "type": "live",
+            "games": games,
+            "now": time.time(),
+            "heartbeat": live.get("heartbeat") if live else None,
+        }
 
     def _live_game(self, game: dict[str, Any]) -> dict[str, Any] | None:
         """A game of the live file with its board (kept between looks: only new moves are played)."""
@@ -296,14 +341,26 @@ class EventFeed:
             if cached is None or cached[0] != fen or cached[1] != moves[: len(cached[1])]:
                 cached = (fen, [], new_board(str(game["variant"]), fen))
             _, played, board = cached
-            for text in moves[len(played):]:
+            for text in moves[len(played) :]:
                 board.push(board.parse_move(text))
             self._boards[number] = (fen, moves, board)
             last = board.move_stack[-1] if board.move_stack else None
         except (KeyError, TypeError, ValueError, RulesError):
             return None
-        keys = ("number", "white", "black", "moves", "comments", "turn", "since", "clocks", "lines", "white_tc",
-                "black_tc", "variant")
+        keys = (
+            "number",
+            "white",
+            "black",
+            "moves",
+            "comments",
+            "turn",
+            "since",
+            "clocks",
+            "lines",
+            "white_tc",
+            "black_tc",
+            "variant",
+        )
         return {**{key: game.get(key) for key in keys}, "board": board_json(board, last)}
 
     # -- one finished game, on request ----------------------------------------------------
@@ -325,10 +382,17 @@ class EventFeed:
             played = board.parse_move(move.text)
             board.push(played)
             boards.append(board_json(board, played))
-        return {"type": "replay", "number": number, "white": record.white, "black": record.black,
-                "result": record.result, "reason": record.reason,
-                "moves": [{"text": m.text, "comment": m.comment()} for m in record.moves],
-                "boards": boards, "pgn": format_game(record)}
+        return {
+            "type": "replay",
+            "number": number,
+            "white": record.white,
+            "black": record.black,
+            "result": record.result,
+            "reason": record.reason,
+            "moves": [{"text": m.text, "comment": m.comment()} for m in record.moves],
+            "boards": boards,
+            "pgn": format_game(record),
+        }
 
 
 def settled(path: str, running: bool) -> bool:
@@ -368,12 +432,28 @@ def ratings_json(table: RatingTable) -> dict[str, Any]:
     return {
         "heading": table.text().split("\n", 1)[0],
         # The texts of the numbers are the CLI's (one decimal, Python's rounding), so they read the same.
-        "rows": [{"rank": r.rank, "name": r.name, "rating": r.rating, "error": r.error, "low": r.ci_low,
-                  "rating_text": f"{r.rating:.1f}", "error_text": f"{r.error:.1f}",
-                  "high": r.ci_high, "games": r.games, "score": r.score, "percent": r.percent,
-                  "white": r.white_percent, "black": r.black_percent, "flag": r.flag} for r in table.rows],
+        "rows": [
+            {
+                "rank": r.rank,
+                "name": r.name,
+                "rating": r.rating,
+                "error": r.error,
+                "low": r.ci_low,
+                "rating_text": f"{r.rating:.1f}",
+                "error_text": f"{r.error:.1f}",
+                "high": r.ci_high,
+                "games": r.games,
+                "score": r.score,
+                "percent": r.percent,
+                "white": r.white_percent,
+                "black": r.black_percent,
+                "flag": r.flag,
+            }
+            for r in table.rows
+        ],
         "white_advantage": table.white_advantage.text() if table.white_advantage is not None else None,
-        "notes": list(table.notes), "unrated": list(table.unrated),
+        "notes": list(table.notes),
+        "unrated": list(table.unrated),
         "crosstable": [[table.crosstable.cell_text(a, b) if a != b else "" for b in names] for a in names],
         "los": [[round(100 * table.los(a, b)) if a != b else None for b in names] for a in names],
     }
@@ -446,8 +526,15 @@ async def watch_page(request: Request) -> FileResponse:
 async def events_endpoint(request: Request) -> JSONResponse:
     watching = _watching(request)
     default = os.path.basename(watching.default) if watching.default else None
-    return JSONResponse({"events": [{"name": name, "running": event_running(path), "exists": os.path.exists(path)}
-                                    for name, path in watching.events().items()], "default": default})
+    return JSONResponse(
+        {
+            "events": [
+                {"name": name, "running": event_running(path), "exists": os.path.exists(path)}
+                for name, path in watching.events().items()
+            ],
+            "default": default,
+        }
+    )
 
 
 async def watch_socket(websocket: WebSocket) -> None:
@@ -455,8 +542,9 @@ async def watch_socket(websocket: WebSocket) -> None:
     feed = _watching(websocket).feed(websocket.query_params.get("event", ""))
     await websocket.accept()
     if feed is None:
-        await websocket.send_text(json.dumps({"type": "status", "state": "error",
-                                              "text": "No such event on this server"}))
+        await websocket.send_text(
+            json.dumps({"type": "status", "state": "error", "text": "No such event on this server"})
+        )
         await websocket.close()
         return
     viewer = Outbox(_message_type)

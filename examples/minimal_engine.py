@@ -5,6 +5,7 @@ Iterative-deepening negamax with alpha-beta over material, for every Dipole and 
 variant.  Run it under the arbiter:
     dipole-arbiter match --engine cmd="python3 examples/minimal_engine.py" --engine cmd=dipole-engine --each depth=2
 """
+
 from typing import Any
 
 from dipole_engine.rules import Board, all_variants, new_board
@@ -56,5 +57,13 @@ def search(job: SearchJob[Board[Any]]) -> str | None:
 
 
 if __name__ == "__main__":
-    raise SystemExit(serve(search, name="Minimal Engine", variants=[v.name for v in all_variants()],
-                           new_position=new_board, play=Board.push_text, turn=lambda board: board.turn > 0))
+    raise SystemExit(
+        serve(
+            search,
+            name="Minimal Engine",
+            variants=[v.name for v in all_variants()],
+            new_position=new_board,
+            play=Board.push_text,
+            turn=lambda board: board.turn > 0,
+        )
+    )

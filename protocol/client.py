@@ -60,8 +60,17 @@ from .codec import (
 from .transport import EndOfOutput, LineTooLongError, LogFunction, ProcessTransport, Transport, kill_all
 
 __all__ = [
-    "EngineClient", "EngineCrashed", "EngineError", "EngineStalled", "EngineStartError", "EngineTimeout",
-    "ProtocolViolation", "HandshakeError", "SearchResult", "UnreadableMove", "kill_all",
+    "EngineClient",
+    "EngineCrashed",
+    "EngineError",
+    "EngineStalled",
+    "EngineStartError",
+    "EngineTimeout",
+    "ProtocolViolation",
+    "HandshakeError",
+    "SearchResult",
+    "UnreadableMove",
+    "kill_all",
 ]
 
 
@@ -119,11 +128,11 @@ class ProtocolViolation(EngineError):
 class SearchResult:
     """What one ``go`` produced."""
 
-    bestmove: str | None               # the token exactly as sent; None for ``bestmove (none)``
-    infos: list[Info] = field(default_factory=list)   # the last MAX_INFOS info lines of this search, in order
-    elapsed: float = 0.0               # seconds from writing ``go`` to the arrival of ``bestmove``
-    scored: Info | None = None         # the last info line with a score (however many came after it)
-    depth: int | None = None           # the depth of the last info line that gave one
+    bestmove: str | None  # the token exactly as sent; None for ``bestmove (none)``
+    infos: list[Info] = field(default_factory=list)  # the last MAX_INFOS info lines of this search, in order
+    elapsed: float = 0.0  # seconds from writing ``go`` to the arrival of ``bestmove``
+    scored: Info | None = None  # the last info line with a score (however many came after it)
+    depth: int | None = None  # the depth of the last info line that gave one
 
 
 MAX_INFOS = 32
@@ -167,9 +176,17 @@ class EngineClient:
     :class:`~protocol.transport.MemoryTransport`); ``command`` then only names the engine.
     """
 
-    def __init__(self, command: Sequence[str], *, name: str = "", cwd: str | None = None,
-                 env: dict[str, str] | None = None, log: LogFunction | None = None,
-                 transport: Transport | None = None, write_timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        command: Sequence[str],
+        *,
+        name: str = "",
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        log: LogFunction | None = None,
+        transport: Transport | None = None,
+        write_timeout: float = 10.0,
+    ) -> None:
         self.command = list(command)
         self.write_timeout = write_timeout
         self.name = name or (os.path.basename(self.command[0]) if self.command else "engine")
@@ -225,8 +242,10 @@ class EngineClient:
                     handshake_lines += 1
                     handshake_chars += len(format_response(response))
                     if handshake_lines > MAX_HANDSHAKE_LINES or handshake_chars > MAX_HANDSHAKE_CHARS:
-                        raise self._violation(f"sent more than {MAX_HANDSHAKE_LINES} id and option lines "
-                                              f"or {MAX_HANDSHAKE_CHARS // 1024} KB of them")
+                        raise self._violation(
+                            f"sent more than {MAX_HANDSHAKE_LINES} id and option lines "
+                            f"or {MAX_HANDSHAKE_CHARS // 1024} KB of them"
+                        )
                 if isinstance(response, Id):
                     self.id[response.field] = response.value
                 elif isinstance(response, OptionSpec):
@@ -242,7 +261,8 @@ class EngineClient:
         """``setoption``, after checking ``value`` against the option the engine advertised
         (names match case-insensitively); raises EngineError for an unknown option or a bad value."""
         spec = self.options.get(name) or next(
-            (option for key, option in self.options.items() if key.lower() == name.lower()), None)
+            (option for key, option in self.options.items() if key.lower() == name.lower()), None
+        )
         if spec is None:
             known = ", ".join(self.options) or "none"
             raise EngineError(self.name, f"has no option {name!r} (its options: {known})")
@@ -300,16 +320,21 @@ class EngineClient:
         next ply of a game) is that line extended: only the new moves are checked."""
         moves = tuple(moves)
         last = self._position
-        if last is not None and last[0] == fen and moves[:len(last[1])] == last[1]:
-            line = extend_position(last[2], len(last[1]), moves[len(last[1]):])
+        if last is not None and last[0] == fen and moves[: len(last[1])] == last[1]:
+            line = extend_position(last[2], len(last[1]), moves[len(last[1]) :])
         else:
             line = format_command(Position(fen, moves))
         self._position = (fen, moves, line)
         return line
 
-    def go(self, limit: Limit, timeout: float | None = None,
-           on_info: Callable[[Info], None] | None = None, *,
-           position: tuple[str | None, Sequence[str]] | None = None) -> SearchResult:
+    def go(
+        self,
+        limit: Limit,
+        timeout: float | None = None,
+        on_info: Callable[[Info], None] | None = None,
+        *,
+        position: tuple[str | None, Sequence[str]] | None = None,
+    ) -> SearchResult:
         """Search under ``limit`` and wait at most ``timeout`` seconds (None: no limit) for
         ``bestmove``.  ``on_info`` sees each info line as it is read.  ``position`` (a FEN or
         None, and moves) is :meth:`set_position` written together with the ``go``, in one
@@ -351,8 +376,9 @@ class EngineClient:
                     return SearchResult(response.move, list(infos), arrival - started, scored, depth)
                 elif type(response) is _UnreadableBestMove:
                     answered = True
-                    raise UnreadableMove(self.name, f"answered {_shown(response.line)}: {response.error}",
-                                         response.line)
+                    raise UnreadableMove(
+                        self.name, f"answered {_shown(response.line)}: {response.error}", response.line
+                    )
         finally:
             if self._state == _SEARCHING:
                 self._state = _IDLE
@@ -400,8 +426,9 @@ class EngineClient:
             self.start()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
-                 traceback: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         self.quit()
 
     def __repr__(self) -> str:
@@ -413,8 +440,9 @@ class EngineClient:
             with self._log_lock:
                 self._log_function(direction, line)
 
-    def _send_command(self, command: Uci | IsReady | SetOption | UciNewGame | Position | Stop,
-                      deadline: float | None = None) -> None:
+    def _send_command(
+        self, command: Uci | IsReady | SetOption | UciNewGame | Position | Stop, deadline: float | None = None
+    ) -> None:
         self._send(format_command(command), deadline)
 
     def _send(self, line: str, deadline: float | None = None) -> None:
@@ -422,8 +450,9 @@ class EngineClient:
         if self._state in (_NEW, _CLOSED):
             if self._stalled:
                 raise EngineStalled(self.name, self._stalled)
-            raise EngineError(self.name, "is not running (call start() first)"
-                              if self._state == _NEW else "is not running any more")
+            raise EngineError(
+                self.name, "is not running (call start() first)" if self._state == _NEW else "is not running any more"
+            )
         timeout = self.write_timeout
         if deadline is not None:
             timeout = min(timeout, max(0.0, deadline - time.monotonic()))
@@ -432,17 +461,21 @@ class EngineClient:
         try:
             self._transport.send(line, timeout)
         except TimeoutError:  # an OSError too: first
-            raise self._stall(f"did not take the command {line.split(maxsplit=1)[0]!r} within "
-                              f"{timeout:.3g} s (it does not read its input)") from None
+            raise self._stall(
+                f"did not take the command {line.split(maxsplit=1)[0]!r} within "
+                f"{timeout:.3g} s (it does not read its input)"
+            ) from None
         except OSError:
             raise self._crashed("while the host was writing to it") from None
 
-    def _expect(self, deadline: float | None, awaited: str,
-                timeout_error: type[EngineError]) -> Response | _UnreadableBestMove:
+    def _expect(
+        self, deadline: float | None, awaited: str, timeout_error: type[EngineError]
+    ) -> Response | _UnreadableBestMove:
         return self._next(deadline, awaited, timeout_error)[0]
 
-    def _next(self, deadline: float | None, awaited: str,
-              timeout_error: type[EngineError]) -> tuple[Response | _UnreadableBestMove, float]:
+    def _next(
+        self, deadline: float | None, awaited: str, timeout_error: type[EngineError]
+    ) -> tuple[Response | _UnreadableBestMove, float]:
         """The next response that belongs to the conversation, and its arrival time.
 
         Skips lines that do not parse (but a line that starts with the word ``bestmove`` is an
@@ -466,8 +499,9 @@ class EngineClient:
                     raise self._violation(f"sent {_shown(line)} {when} (a bestmove out of turn)")
             return response, arrival
 
-    def _receive(self, deadline: float | None, awaited: str,
-                 timeout_error: type[EngineError]) -> tuple[Response | _UnreadableBestMove | None, float]:
+    def _receive(
+        self, deadline: float | None, awaited: str, timeout_error: type[EngineError]
+    ) -> tuple[Response | _UnreadableBestMove | None, float]:
         remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
             line, arrival = self._transport.receive(remaining)

@@ -25,11 +25,42 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = [
-    "BestMove", "Command", "Go", "GoPerft", "Id", "Info", "IsReady", "Limit", "OptionSpec",
-    "OPTION_TYPES", "PerftMove", "PerftTotal", "PonderHit", "Position", "ProtocolError", "Query",
-    "QUERY_ITEMS", "QueryResponse", "Quit", "ReadyOk", "Response", "SetOption", "Stop", "Uci",
-    "UciNewGame", "UciOk", "Ugi", "UgiNewGame", "UgiOk", "error_info", "extend_position", "format_command",
-    "format_response", "parse_command", "parse_int", "parse_response",
+    "BestMove",
+    "Command",
+    "Go",
+    "GoPerft",
+    "Id",
+    "Info",
+    "IsReady",
+    "Limit",
+    "OptionSpec",
+    "OPTION_TYPES",
+    "PerftMove",
+    "PerftTotal",
+    "PonderHit",
+    "Position",
+    "ProtocolError",
+    "Query",
+    "QUERY_ITEMS",
+    "QueryResponse",
+    "Quit",
+    "ReadyOk",
+    "Response",
+    "SetOption",
+    "Stop",
+    "Uci",
+    "UciNewGame",
+    "UciOk",
+    "Ugi",
+    "UgiNewGame",
+    "UgiOk",
+    "error_info",
+    "extend_position",
+    "format_command",
+    "format_response",
+    "parse_command",
+    "parse_int",
+    "parse_response",
 ]
 
 # Numbers on the wire are at most 18 digits, so they always fit a signed 64-bit integer.
@@ -82,8 +113,7 @@ def _check_token(value: object, what: str) -> str:
     return value
 
 
-def _check_words(value: object, what: str, keywords: frozenset[str] = frozenset(),
-                 allow_empty: bool = False) -> str:
+def _check_words(value: object, what: str, keywords: frozenset[str] = frozenset(), allow_empty: bool = False) -> str:
     """``value`` checked to be words separated by single spaces, none of them a keyword."""
     if not isinstance(value, str):
         raise ProtocolError(f"{what}: expected text, found {value!r}")
@@ -104,6 +134,7 @@ def _no_arguments(tokens: list[str]) -> None:
 # ====================================================================================
 # Commands: GUI -> engine
 # ====================================================================================
+
 
 @dataclass(frozen=True, slots=True)
 class Uci:
@@ -222,15 +253,37 @@ class Query:
     item: Literal["gameover", "p1turn", "result", "fen", "moves", "size", "startpos"]
 
 
-Command = (Uci | Ugi | IsReady | SetOption | UciNewGame | UgiNewGame | Position | Go | GoPerft
-           | Stop | PonderHit | Quit | Query)
+Command = (
+    Uci
+    | Ugi
+    | IsReady
+    | SetOption
+    | UciNewGame
+    | UgiNewGame
+    | Position
+    | Go
+    | GoPerft
+    | Stop
+    | PonderHit
+    | Quit
+    | Query
+)
 
 # The go parameters that take a number: wire word -> (Limit field, smallest value).
 _GO_NUMBERS: dict[str, tuple[str, int | None]] = {
-    "wtime": ("wtime", None), "btime": ("btime", None), "winc": ("winc", 0), "binc": ("binc", 0),
-    "movestogo": ("movestogo", 1), "movetime": ("movetime", 0), "depth": ("depth", 1),
-    "nodes": ("nodes", 1), "mate": ("mate", 1),
-    "p1time": ("wtime", None), "p2time": ("btime", None), "p1inc": ("winc", 0), "p2inc": ("binc", 0),
+    "wtime": ("wtime", None),
+    "btime": ("btime", None),
+    "winc": ("winc", 0),
+    "binc": ("binc", 0),
+    "movestogo": ("movestogo", 1),
+    "movetime": ("movetime", 0),
+    "depth": ("depth", 1),
+    "nodes": ("nodes", 1),
+    "mate": ("mate", 1),
+    "p1time": ("wtime", None),
+    "p2time": ("btime", None),
+    "p1inc": ("winc", 0),
+    "p2inc": ("binc", 0),
 }
 _UCI_CLOCK_WORDS = ("wtime", "btime", "winc", "binc")
 _UGI_CLOCK_WORDS = ("p1time", "p2time", "p1inc", "p2inc")
@@ -283,8 +336,9 @@ def _parse_go(tokens: list[str]) -> Go | GoPerft:
             uci_clock = True
         i += 2
     if uci_clock and ugi_clock:
-        raise ProtocolError("go: do not mix UCI clock words (wtime btime winc binc) with UGI ones "
-                            "(p1time p2time p1inc p2inc)")
+        raise ProtocolError(
+            "go: do not mix UCI clock words (wtime btime winc binc) with UGI ones (p1time p2time p1inc p2inc)"
+        )
     return Go(Limit(**values))  # type: ignore[arg-type]
 
 
@@ -324,7 +378,7 @@ def _parse_setoption(tokens: list[str]) -> SetOption:
         return SetOption(" ".join(tokens[2:]))
     if split == 2:
         raise ProtocolError("setoption: the option name is missing before 'value'")
-    return SetOption(" ".join(tokens[2:split]), " ".join(tokens[split + 1:]))
+    return SetOption(" ".join(tokens[2:split]), " ".join(tokens[split + 1 :]))
 
 
 def _format_setoption(command: SetOption) -> str:
@@ -343,7 +397,7 @@ def _parse_position(tokens: list[str]) -> Position:
         split = tokens.index("moves", 2)
     except ValueError:
         split = len(tokens)
-    moves = tuple(tokens[split + 1:])
+    moves = tuple(tokens[split + 1 :])
     if kind == "startpos":
         if split != 2:
             raise ProtocolError(f"position: expected 'moves' after 'startpos', found {_show(tokens[2])}")
@@ -392,19 +446,33 @@ def _simple(kind: type) -> Callable[[list[str]], object]:
     def parse(tokens: list[str]) -> object:
         _no_arguments(tokens)
         return instance
+
     return parse
 
 
 _COMMAND_PARSERS: dict[str, Callable[[list[str]], object]] = {
-    "uci": _simple(Uci), "ugi": _simple(Ugi), "isready": _simple(IsReady),
-    "setoption": _parse_setoption, "ucinewgame": _simple(UciNewGame),
-    "uginewgame": _simple(UgiNewGame), "position": _parse_position, "go": _parse_go,
-    "stop": _simple(Stop), "ponderhit": _simple(PonderHit), "quit": _simple(Quit),
+    "uci": _simple(Uci),
+    "ugi": _simple(Ugi),
+    "isready": _simple(IsReady),
+    "setoption": _parse_setoption,
+    "ucinewgame": _simple(UciNewGame),
+    "uginewgame": _simple(UgiNewGame),
+    "position": _parse_position,
+    "go": _parse_go,
+    "stop": _simple(Stop),
+    "ponderhit": _simple(PonderHit),
+    "quit": _simple(Quit),
     "query": _parse_query,
 }
 _COMMAND_WORDS: dict[type, str] = {
-    Uci: "uci", Ugi: "ugi", IsReady: "isready", UciNewGame: "ucinewgame",
-    UgiNewGame: "uginewgame", Stop: "stop", PonderHit: "ponderhit", Quit: "quit",
+    Uci: "uci",
+    Ugi: "ugi",
+    IsReady: "isready",
+    UciNewGame: "ucinewgame",
+    UgiNewGame: "uginewgame",
+    Stop: "stop",
+    PonderHit: "ponderhit",
+    Quit: "quit",
 }
 
 
@@ -441,8 +509,7 @@ def format_command(command: Command, *, ugi: bool = False) -> str:
         return f"go perft {_check_int(command.depth, 'go perft', 0)}"  # type: ignore[union-attr]
     if kind is Query:
         if command.item not in QUERY_ITEMS:  # type: ignore[union-attr]
-            raise ProtocolError(f"query: item must be one of {', '.join(QUERY_ITEMS)}, "
-                                f"found {command.item!r}")  # type: ignore[union-attr]
+            raise ProtocolError(f"query: item must be one of {', '.join(QUERY_ITEMS)}, found {command.item!r}")  # type: ignore[union-attr]
         return f"query {command.item}"  # type: ignore[union-attr]
     raise ProtocolError(f"not a command: {command!r}")
 
@@ -450,6 +517,7 @@ def format_command(command: Command, *, ugi: bool = False) -> str:
 # ====================================================================================
 # Responses: engine -> GUI
 # ====================================================================================
+
 
 @dataclass(frozen=True, slots=True)
 class Id:
@@ -568,17 +636,23 @@ class PerftTotal:
     nodes: int
 
 
-Response = (Id | UciOk | UgiOk | ReadyOk | OptionSpec | BestMove | Info | QueryResponse
-            | PerftMove | PerftTotal)
+Response = Id | UciOk | UgiOk | ReadyOk | OptionSpec | BestMove | Info | QueryResponse | PerftMove | PerftTotal
 
 # Info fields: wire word -> (Info field, smallest value).  Keywords end a pv and the words of
 # unknown fields, which a reader skips.
 _INFO_NUMBERS: dict[str, int] = {
-    "depth": 0, "seldepth": 0, "multipv": 1, "nodes": 0, "nps": 0, "time": 0, "hashfull": 0,
-    "tbhits": 0, "cpuload": 0, "currmovenumber": 1,
+    "depth": 0,
+    "seldepth": 0,
+    "multipv": 1,
+    "nodes": 0,
+    "nps": 0,
+    "time": 0,
+    "hashfull": 0,
+    "tbhits": 0,
+    "cpuload": 0,
+    "currmovenumber": 1,
 }
-_INFO_KEYWORDS = frozenset(_INFO_NUMBERS) | {"score", "pv", "currmove", "string", "refutation",
-                                              "currline"}
+_INFO_KEYWORDS = frozenset(_INFO_NUMBERS) | {"score", "pv", "currmove", "string", "refutation", "currline"}
 _SCORE_BOUNDS = {"lowerbound": "lower", "upperbound": "upper"}
 _INFO_ORDER_HEAD = ("depth", "seldepth", "multipv")
 _INFO_ORDER_TAIL = ("nodes", "nps", "time", "hashfull", "tbhits", "cpuload")
@@ -608,7 +682,7 @@ def _parse_info(tokens: list[str]) -> Info:
             values["currmove"] = tokens[i + 1]
             i += 2
         elif word == "string":
-            values["string"] = " ".join(tokens[i + 1:])
+            values["string"] = " ".join(tokens[i + 1 :])
             break
         else:  # a field this protocol does not define (refutation, currline, wdl...): skip it
             i += 1
@@ -686,8 +760,7 @@ def _parse_option(tokens: list[str]) -> OptionSpec:
     name = " ".join(tokens[2:split])
     if split + 1 >= len(tokens) or tokens[split + 1] not in OPTION_TYPES:
         found = tokens[split + 1] if split + 1 < len(tokens) else ""
-        raise ProtocolError(f"option {name!r}: type must be one of {', '.join(OPTION_TYPES)}, "
-                            f"found {_show(found)}")
+        raise ProtocolError(f"option {name!r}: type must be one of {', '.join(OPTION_TYPES)}, found {_show(found)}")
     kind = tokens[split + 1]
     fields: dict[str, str] = {}
     options: list[str] = []
@@ -741,8 +814,8 @@ def _check_option_consistent(spec: OptionSpec, where: str) -> None:
         if spec.min is not None and spec.max is not None and spec.min > spec.max:
             raise ProtocolError(f"{where}: min {spec.min} is above max {spec.max}")
         if isinstance(spec.default, int) and (
-                (spec.min is not None and spec.default < spec.min)
-                or (spec.max is not None and spec.default > spec.max)):
+            (spec.min is not None and spec.default < spec.min) or (spec.max is not None and spec.default > spec.max)
+        ):
             raise ProtocolError(f"{where}: default {spec.default} is outside min..max")
     if spec.type == "combo" and spec.default is not None and spec.vars and spec.default not in spec.vars:
         raise ProtocolError(f"{where}: default {spec.default!r} is not one of the var values")
@@ -824,9 +897,15 @@ def _parse_perft_total(tokens: list[str]) -> PerftTotal:
 
 
 _RESPONSE_PARSERS: dict[str, Callable[[list[str]], object]] = {
-    "info": _parse_info, "bestmove": _parse_bestmove, "readyok": _simple(ReadyOk),
-    "id": _parse_id, "option": _parse_option, "uciok": _simple(UciOk), "ugiok": _simple(UgiOk),
-    "response": _parse_response_value, "Nodes": _parse_perft_total,
+    "info": _parse_info,
+    "bestmove": _parse_bestmove,
+    "readyok": _simple(ReadyOk),
+    "id": _parse_id,
+    "option": _parse_option,
+    "uciok": _simple(UciOk),
+    "ugiok": _simple(UgiOk),
+    "response": _parse_response_value,
+    "Nodes": _parse_perft_total,
 }
 _RESPONSE_WORDS: dict[type, str] = {UciOk: "uciok", UgiOk: "ugiok", ReadyOk: "readyok"}
 

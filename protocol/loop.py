@@ -223,14 +223,22 @@ class EngineLoop(Generic[P]):
     without it the budget assumes White.  ``output`` is where responses go (``run`` sets it).
     """
 
-    def __init__(self, search: Callable[[SearchJob[P]], str | None], *, name: str,
-                 new_position: Callable[[str, str | None], P], play: Callable[[P, str], object],
-                 variants: Sequence[str] = ("dipole",), author: str = "",
-                 options: Iterable[OptionSpec] = (), turn: Callable[[P], bool] | None = None,
-                 answer: Callable[[P, str], str | None] | None = None,
-                 perft: Callable[[P, int], Iterable[tuple[object, int]]] | None = None,
-                 new_game: Callable[[], object] | None = None,
-                 on_option: Callable[[str, OptionValue], object] | None = None) -> None:
+    def __init__(
+        self,
+        search: Callable[[SearchJob[P]], str | None],
+        *,
+        name: str,
+        new_position: Callable[[str, str | None], P],
+        play: Callable[[P, str], object],
+        variants: Sequence[str] = ("dipole",),
+        author: str = "",
+        options: Iterable[OptionSpec] = (),
+        turn: Callable[[P], bool] | None = None,
+        answer: Callable[[P, str], str | None] | None = None,
+        perft: Callable[[P, int], Iterable[tuple[object, int]]] | None = None,
+        new_game: Callable[[], object] | None = None,
+        on_option: Callable[[str, OptionValue], object] | None = None,
+    ) -> None:
         if not variants:
             raise ValueError("an engine plays at least one variant")
         self.search = search
@@ -248,9 +256,12 @@ class EngineLoop(Generic[P]):
         own = [variant_spec if spec.name == VARIANT else spec for spec in options]
         named = {spec.name for spec in own}
         self.option_specs: list[OptionSpec] = [
-            *(spec for spec in (variant_spec, MOVE_OVERHEAD) if spec.name not in named), *own]
+            *(spec for spec in (variant_spec, MOVE_OVERHEAD) if spec.name not in named),
+            *own,
+        ]
         self.values: dict[str, OptionValue] = {
-            spec.name: spec.default for spec in self.option_specs if spec.default is not None}
+            spec.name: spec.default for spec in self.option_specs if spec.default is not None
+        }
         self.variant = self.variants[0]
         self.position: P = new_position(self.variant, None)
         # How self.position was built (FEN, moves played), to try a move on a fresh copy.
@@ -264,10 +275,17 @@ class EngineLoop(Generic[P]):
         # host that has read the bestmove finds the engine idle (SPEC.md 6.2).
         self._busy = False
         self._handlers: dict[type, Callable[[Any], None]] = {
-            Uci: lambda _: self._handshake(UciOk()), Ugi: lambda _: self._handshake(UgiOk()),
-            IsReady: lambda _: self._send(ReadyOk()), SetOption: self._set_option,
-            UciNewGame: self._new_game, UgiNewGame: self._new_game, Position: self._position,
-            Go: self._go, Stop: lambda _: self.end_search(), GoPerft: self._perft, Query: self._query,
+            Uci: lambda _: self._handshake(UciOk()),
+            Ugi: lambda _: self._handshake(UgiOk()),
+            IsReady: lambda _: self._send(ReadyOk()),
+            SetOption: self._set_option,
+            UciNewGame: self._new_game,
+            UgiNewGame: self._new_game,
+            Position: self._position,
+            Go: self._go,
+            Stop: lambda _: self.end_search(),
+            GoPerft: self._perft,
+            Query: self._query,
             PonderHit: self._ponderhit,
         }
 
@@ -389,8 +407,9 @@ class EngineLoop(Generic[P]):
                 self.position = position
                 kept = f"after move {number - 1}" if number > 1 else "before it"
                 reason = str(error) if str(error).startswith(repr(move)) else f"{move!r}: {error}"
-                raise ProtocolError(f"position: move {number} of {len(command.moves)}, {reason}; "
-                                    f"kept the position {kept}") from None
+                raise ProtocolError(
+                    f"position: move {number} of {len(command.moves)}, {reason}; kept the position {kept}"
+                ) from None
         self.position = position
 
     def _check_searchmoves(self, moves: tuple[str, ...]) -> None:
@@ -416,8 +435,9 @@ class EngineLoop(Generic[P]):
             if self._busy:
                 raise ProtocolError("go: a search is already running; send stop first")
             self._busy = True
-        job: SearchJob[P] = SearchJob(self.position, command.limit, self.variant, dict(self.values),
-                                      time.monotonic(), white_to_move=white)
+        job: SearchJob[P] = SearchJob(
+            self.position, command.limit, self.variant, dict(self.values), time.monotonic(), white_to_move=white
+        )
         job._emit = lambda info: self._report(job, info)
         self._job = job
         self._thread = threading.Thread(target=self._run, args=(job,), name="search", daemon=True)
@@ -448,8 +468,12 @@ class EngineLoop(Generic[P]):
         elif job.limit.ponder:
             job._released.wait()  # no bestmove while pondering: only after ponderhit or stop
         ponder = None
-        if self.values.get(PONDER.name) is True and move is not None and len(job._last_pv) >= 2 \
-                and job._last_pv[0] == move:
+        if (
+            self.values.get(PONDER.name) is True
+            and move is not None
+            and len(job._last_pv) >= 2
+            and job._last_pv[0] == move
+        ):
             ponder = job._last_pv[1]
         text = format_response(BestMove(move, ponder)) + "\n"
         with self._output:
@@ -467,15 +491,34 @@ def _silence(stream: TextIO) -> None:
         pass
 
 
-def serve(search: Callable[[SearchJob[P]], str | None], *, name: str,
-          new_position: Callable[[str, str | None], P], play: Callable[[P, str], object],
-          variants: Sequence[str] = ("dipole",), author: str = "", options: Iterable[OptionSpec] = (),
-          turn: Callable[[P], bool] | None = None, answer: Callable[[P, str], str | None] | None = None,
-          perft: Callable[[P, int], Iterable[tuple[object, int]]] | None = None,
-          new_game: Callable[[], object] | None = None,
-          on_option: Callable[[str, OptionValue], object] | None = None) -> int:
+def serve(
+    search: Callable[[SearchJob[P]], str | None],
+    *,
+    name: str,
+    new_position: Callable[[str, str | None], P],
+    play: Callable[[P, str], object],
+    variants: Sequence[str] = ("dipole",),
+    author: str = "",
+    options: Iterable[OptionSpec] = (),
+    turn: Callable[[P], bool] | None = None,
+    answer: Callable[[P, str], str | None] | None = None,
+    perft: Callable[[P, int], Iterable[tuple[object, int]]] | None = None,
+    new_game: Callable[[], object] | None = None,
+    on_option: Callable[[str, OptionValue], object] | None = None,
+) -> int:
     """Run an :class:`EngineLoop` on this process's stdin and stdout; the exit status."""
-    loop = EngineLoop(search, name=name, new_position=new_position, play=play, variants=variants,
-                      author=author, options=options, turn=turn, answer=answer, perft=perft,
-                      new_game=new_game, on_option=on_option)
+    loop = EngineLoop(
+        search,
+        name=name,
+        new_position=new_position,
+        play=play,
+        variants=variants,
+        author=author,
+        options=options,
+        turn=turn,
+        answer=answer,
+        perft=perft,
+        new_game=new_game,
+        on_option=on_option,
+    )
     return loop.run(sys.stdin.buffer, sys.stdout)

@@ -43,8 +43,17 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import IO
 
-__all__ = ["GUARDED", "MAX_LINE", "EndOfOutput", "LineTooLongError", "LogFunction", "MemoryTransport",
-           "ProcessTransport", "Transport", "kill_all"]
+__all__ = [
+    "GUARDED",
+    "MAX_LINE",
+    "EndOfOutput",
+    "LineTooLongError",
+    "LogFunction",
+    "MemoryTransport",
+    "ProcessTransport",
+    "Transport",
+    "kill_all",
+]
 
 LogFunction = Callable[[str, str], None]
 """``log(direction, line)``: ">" sent to the engine, "<" read from it, "!" its stderr."""
@@ -187,8 +196,13 @@ class _LineQueue:
         with self._arrived:
             if self._bounded and lines[-1] is not EndOfOutput:
                 cost = sum(len(line) for line in lines if isinstance(line, str))
-                self._emptied.wait_for(lambda: self._closed or not self._items or (
-                    len(self._items) + len(lines) <= QUEUE_LINES and self._size + cost <= QUEUE_BYTES))
+                self._emptied.wait_for(
+                    lambda: (
+                        self._closed
+                        or not self._items
+                        or (len(self._items) + len(lines) <= QUEUE_LINES and self._size + cost <= QUEUE_BYTES)
+                    )
+                )
                 if self._closed:
                     return
                 self._size += cost
@@ -249,8 +263,13 @@ class _Pump:
     full pipe.  An engine that writes less than that is read as it writes, without pauses.
     """
 
-    def __init__(self, fd: int, take: Callable[[list[str], float], None], overlong: Callable[[str], bool],
-                 drained: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self,
+        fd: int,
+        take: Callable[[list[str], float], None],
+        overlong: Callable[[str], bool],
+        drained: Callable[[], None] = lambda: None,
+    ) -> None:
         self.fd = fd
         self.take = take
         self.overlong = overlong
@@ -284,7 +303,7 @@ class _Pump:
                     skipping = True
             else:
                 pending += chunk[start:cut]
-                complete, pending = pending, bytearray(chunk[cut + 1:])
+                complete, pending = pending, bytearray(chunk[cut + 1 :])
                 if len(complete) <= MAX_LINE:
                     self.hand(_decode(complete), arrival)
                 elif not self.hand_long(complete, arrival):
@@ -298,7 +317,7 @@ class _Pump:
         for first in range(0, len(lines), BATCH):
             if first:
                 self.pause()
-            self.take(lines[first:first + BATCH], arrival)
+            self.take(lines[first : first + BATCH], arrival)
 
     def hand_long(self, complete: bytearray, arrival: float) -> bool:
         """:meth:`hand` for lines some of which may be overlong; whether to go on reading."""
@@ -333,7 +352,7 @@ def _write_rest(fd: int, data: memoryview, timeout: float | None) -> None:
         waiting.register(fd, select.POLLOUT)
         waiting.poll(None if remaining is None else math.ceil(remaining * 1000))
         try:
-            data = data[os.write(fd, data):]
+            data = data[os.write(fd, data) :]
         except BlockingIOError:
             pass
 
@@ -364,8 +383,14 @@ class ProcessTransport(Transport):
     docstring).  :attr:`pid` is the engine's own process id (its process group's too).
     """
 
-    def __init__(self, command: Sequence[str], cwd: str | None = None,
-                 env: dict[str, str] | None = None, *, die_with_parent: bool = True) -> None:
+    def __init__(
+        self,
+        command: Sequence[str],
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        *,
+        die_with_parent: bool = True,
+    ) -> None:
         self.command = list(command)
         self.cwd = cwd
         self.env = env
@@ -391,8 +416,14 @@ class ProcessTransport(Transport):
             process = self._start_guarded()
         else:
             process = self._process = subprocess.Popen(
-                self.command, cwd=self.cwd, env=self.env, start_new_session=True,
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                self.command,
+                cwd=self.cwd,
+                env=self.env,
+                start_new_session=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
             self._engine_pid = process.pid  # a new session's id is its leader's pid
             _live_groups[self._engine_pid] = None
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
@@ -400,8 +431,7 @@ class ProcessTransport(Transport):
         # waits for room longer than its deadline; the engine's end of the pipe stays blocking.
         os.set_blocking(process.stdin.fileno(), False)
         for target, stream in ((self._read_stdout, process.stdout), (self._read_stderr, process.stderr)):
-            thread = threading.Thread(target=target, args=(stream, log), daemon=True,
-                                      name=f"engine-{self.pid}-reader")
+            thread = threading.Thread(target=target, args=(stream, log), daemon=True, name=f"engine-{self.pid}-reader")
             thread.start()
             self._threads.append(thread)
 
@@ -411,10 +441,25 @@ class ProcessTransport(Transport):
         report, writer = os.pipe()
         try:
             process = self._process = subprocess.Popen(
-                [sys.executable, "-I", "-S", _GUARD_SCRIPT, str(writer), str(os.getpid()),
-                 "1" if self.die_with_parent else "0", "--", *self.command],
-                cwd=self.cwd, env=self.env, start_new_session=True, pass_fds=(writer,),
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                [
+                    sys.executable,
+                    "-I",
+                    "-S",
+                    _GUARD_SCRIPT,
+                    str(writer),
+                    str(os.getpid()),
+                    "1" if self.die_with_parent else "0",
+                    "--",
+                    *self.command,
+                ],
+                cwd=self.cwd,
+                env=self.env,
+                start_new_session=True,
+                pass_fds=(writer,),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
         except BaseException:
             os.close(report)
             raise
@@ -440,6 +485,7 @@ class ProcessTransport(Transport):
             log("<", f"{start[:200]}... (cut: longer than {MAX_LINE} bytes)")
             self._lines.put([_OVERLONG])
             return False
+
         try:
             _Pump(stream.fileno(), take, overlong, self._lines.drained).run()
         finally:
@@ -454,6 +500,7 @@ class ProcessTransport(Transport):
         def overlong(start: str) -> bool:
             take([start], 0.0)
             return True
+
         _Pump(stream.fileno(), take, overlong).run()
 
     def send(self, line: str, timeout: float | None = None) -> None:
@@ -566,8 +613,7 @@ class MemoryTransport(Transport):
     also be called from other threads, e.g. to answer later.  ``sent`` lists what was sent.
     """
 
-    def __init__(self, handler: Callable[[str, MemoryTransport], None] | None = None,
-                 pid: int | None = None) -> None:
+    def __init__(self, handler: Callable[[str, MemoryTransport], None] | None = None, pid: int | None = None) -> None:
         self.handler = handler
         self.sent: list[str] = []
         self._pid = pid

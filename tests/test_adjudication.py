@@ -25,10 +25,13 @@ def test_the_rule_parses_cutechess_words_and_rejects_bad_ones() -> None:
     assert ResignRule.parse("movecount=3 score=400") == ResignRule(3, 400, False)
     assert ResignRule.parse("score=90 movecount=1 twosided=true") == ResignRule(1, 90, True)
     assert ResignRule.parse("movecount=3 score=400 twosided=true").text() == "movecount=3 score=400 twosided=true"
-    for bad, message in (("movecount=3", "score missing"), ("movecount=0 score=5", "at least 1"),
-                         ("movecount=3 score=-5", "at least 0"),
-                         ("movecount=3 score=5 twosided=maybe", "true or false"),
-                         ("moves=3 score=5", "expected movecount=N")):
+    for bad, message in (
+        ("movecount=3", "score missing"),
+        ("movecount=0 score=5", "at least 1"),
+        ("movecount=3 score=-5", "at least 0"),
+        ("movecount=3 score=5 twosided=maybe", "true or false"),
+        ("moves=3 score=5", "expected movecount=N"),
+    ):
         with pytest.raises(ArbiterError, match=message):
             ResignRule.parse(bad)
 
@@ -59,14 +62,27 @@ def test_two_sided_needs_the_winner_to_agree_whichever_run_completes_last() -> N
     assert watch.observe(BLACK, scored(300)) is None
     assert watch.observe(WHITE, scored(-350)) is None
     verdict = watch.observe(BLACK, scored(mate=4))  # Black's agreeing run completes: White loses
-    assert verdict == (WHITE, "White resigns (adjudication: resign movecount=2 score=300 twosided=true; "
-                              "White -3.00 -3.50; Black +3.00 +M4)")
+    assert verdict == (
+        WHITE,
+        "White resigns (adjudication: resign movecount=2 score=300 twosided=true; White -3.00 -3.50; Black +3.00 +M4)",
+    )
 
 
 def resign_match(tmp_path: Path, a_score: int, b_score: int, rule: list[str], games: int = 2) -> tuple[str, Path]:
     pgn, pids = tmp_path / "games.pgn", tmp_path / "pids"
-    result = arbiter("match", *toy("a", pids, "--score", str(a_score)), *toy("b", pids, "--score", str(b_score)),
-                     "--depth", "1", "--games", str(games), "--pgn", str(pgn), "--resign", *rule)
+    result = arbiter(
+        "match",
+        *toy("a", pids, "--score", str(a_score)),
+        *toy("b", pids, "--score", str(b_score)),
+        "--depth",
+        "1",
+        "--games",
+        str(games),
+        "--pgn",
+        str(pgn),
+        "--resign",
+        *rule,
+    )
     assert result.returncode == 0, result.stderr
     assert arbiter("replay", str(pgn)).returncode == 0
     return result.stdout, pgn
@@ -90,11 +106,15 @@ def test_one_sided_resign_in_a_real_match(tmp_path: Path) -> None:
     tampered.write_text(text.replace("-5.00/1", "-3.99/1", 1))
     result = arbiter("replay", str(tampered))
     assert result.returncode == 1
-    assert "game 1 (round 1: a vs b, line 1): adjudication: the recorded scores never reach resign movecount=3 " \
-           "score=400" in result.stdout
+    assert (
+        "game 1 (round 1: a vs b, line 1): adjudication: the recorded scores never reach resign movecount=3 "
+        "score=400" in result.stdout
+    )
     tampered.write_text(text.replace("movecount=3", "movecount=2", 1))
-    assert ("by the recorded scores, resign movecount=2 score=400 adjudicates the game against White at ply 3, "
-            "not against White at ply 5") in arbiter("replay", str(tampered)).stdout
+    assert (
+        "by the recorded scores, resign movecount=2 score=400 adjudicates the game against White at ply 3, "
+        "not against White at ply 5"
+    ) in arbiter("replay", str(tampered)).stdout
 
 
 def test_two_sided_resign_waits_for_the_winner_to_agree(tmp_path: Path) -> None:
@@ -102,12 +122,14 @@ def test_two_sided_resign_waits_for_the_winner_to_agree(tmp_path: Path) -> None:
     assert "Terminations: adjudication 2" in out
     reasons = [game.reason() for game in read_pgn_file(str(pgn))]
     rule = "adjudication: resign movecount=2 score=400 twosided=true"
-    assert reasons == [f"White resigns ({rule}; White -5.00 -5.00; Black +6.00 +6.00)",
-                       f"Black resigns ({rule}; Black -5.00 -5.00; White +6.00 +6.00)"]
+    assert reasons == [
+        f"White resigns ({rule}; White -5.00 -5.00; Black +6.00 +6.00)",
+        f"Black resigns ({rule}; Black -5.00 -5.00; White +6.00 +6.00)",
+    ]
     (tmp_path / "games.pgn").unlink()
     out, pgn = resign_match(tmp_path, -500, 0, ["movecount=2", "score=400", "twosided=true"], games=1)
     assert "adjudication" not in out  # the opponent never agreed: the game was played out
-    game, = read_pgn_file(str(pgn))
+    (game,) = read_pgn_file(str(pgn))
     assert game.tags["Termination"] == "normal" and len(game.moves) > 4
 
 
@@ -122,9 +144,29 @@ def test_resign_on_the_project_engine_s_own_scores(tmp_path: Path) -> None:
     """Real searches, real scores: depth 3 against depth 1, both engines' scores must agree."""
     own = f"cmd={sys.executable} -m dipole_engine"
     pgn = tmp_path / "own.pgn"
-    result = arbiter("match", "--engine", own, "name=d3", "depth=3", "--engine", own, "name=d1", "depth=1",
-                     "--games", "4", "--opening-plies", "4", "--seed", "1", "--pgn", str(pgn),
-                     "--resign", "movecount=2", "score=300", "twosided=true")
+    result = arbiter(
+        "match",
+        "--engine",
+        own,
+        "name=d3",
+        "depth=3",
+        "--engine",
+        own,
+        "name=d1",
+        "depth=1",
+        "--games",
+        "4",
+        "--opening-plies",
+        "4",
+        "--seed",
+        "1",
+        "--pgn",
+        str(pgn),
+        "--resign",
+        "movecount=2",
+        "score=300",
+        "twosided=true",
+    )
     assert result.returncode == 0, result.stderr
     games = read_pgn_file(str(pgn))
     adjudicated = [game for game in games if game.tags["Termination"] == "adjudication"]
@@ -132,12 +174,16 @@ def test_resign_on_the_project_engine_s_own_scores(tmp_path: Path) -> None:
     for game in adjudicated:
         loser = "White" if game.result == "0-1" else "Black"
         winner = "Black" if loser == "White" else "White"
-        scores = re.fullmatch(rf"{loser} resigns \(adjudication: resign movecount=2 score=300 twosided=true; "
-                              rf"{loser} (\S+) (\S+); {winner} (\S+) (\S+)\)", game.reason())
+        scores = re.fullmatch(
+            rf"{loser} resigns \(adjudication: resign movecount=2 score=300 twosided=true; "
+            rf"{loser} (\S+) (\S+); {winner} (\S+) (\S+)\)",
+            game.reason(),
+        )
         assert scores is not None, game.reason()
         low, high = [float(s.replace("M", "999")) for s in scores.groups()[:2]], scores.groups()[2:]
-        assert all(value <= -3.0 for value in low) and all(s.startswith("+") and float(s.replace("M", "999")) >= 3.0
-                                                           for s in high)
+        assert all(value <= -3.0 for value in low) and all(
+            s.startswith("+") and float(s.replace("M", "999")) >= 3.0 for s in high
+        )
         # those are the scores in the comments of the loser's last two moves (White moves on even plies)
         loser_moves = [move for ply, move in enumerate(game.moves) if (ply % 2 == 0) == (loser == "White")]
         assert [move.comments[0].split("/")[0] for move in loser_moves[-2:]] == list(scores.groups()[:2])

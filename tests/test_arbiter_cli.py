@@ -22,8 +22,11 @@ FINISHED = re.compile(r"^Finished game (\d+) \((\S+) vs (\S+)\): (1-0|0-1|\*) \{
 
 def toy(name: str, pid_dir: Path, *flags: str) -> list[str]:
     pid_dir.mkdir(exist_ok=True)
-    return ["--engine", f"cmd={sys.executable} {TOY} --pid-dir {pid_dir} --seed {name} {' '.join(flags)}".strip(),
-            f"name={name}"]
+    return [
+        "--engine",
+        f"cmd={sys.executable} {TOY} --pid-dir {pid_dir} --seed {name} {' '.join(flags)}".strip(),
+        f"name={name}",
+    ]
 
 
 def arbiter(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -33,8 +36,21 @@ def arbiter(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str
 def test_match_prints_cutechess_lines_writes_pgn_and_replay_accepts_it(tmp_path: Path) -> None:
     pgn = tmp_path / "games.pgn"
     pids = tmp_path / "pids"
-    result = arbiter("match", *toy("alpha", pids), *toy("beta", pids, "--illegal", "--after", "4"),
-                     "--games", "4", "--depth", "1", "--opening-plies", "2", "--seed", "5", "--pgn", str(pgn))
+    result = arbiter(
+        "match",
+        *toy("alpha", pids),
+        *toy("beta", pids, "--illegal", "--after", "4"),
+        "--games",
+        "4",
+        "--depth",
+        "1",
+        "--opening-plies",
+        "2",
+        "--seed",
+        "5",
+        "--pgn",
+        str(pgn),
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     finished = [FINISHED.match(line) for line in lines if line.startswith("Finished game")]
@@ -48,7 +64,7 @@ def test_match_prints_cutechess_lines_writes_pgn_and_replay_accepts_it(tmp_path:
     assert "Warning: game 1: beta (Black): illegal move" in result.stderr
     games = read_pgn_file(str(pgn))
     assert [game.tags["Round"] for game in games] == ["1", "2", "3", "4"]
-    assert games[0].moves[0].text == games[1].moves[0].text   # a pair shares its opening
+    assert games[0].moves[0].text == games[1].moves[0].text  # a pair shares its opening
     assert games[0].tags["White"] == games[1].tags["Black"] == "alpha"
     replay = arbiter("replay", str(pgn))
     assert replay.returncode == 0
@@ -58,8 +74,9 @@ def test_match_prints_cutechess_lines_writes_pgn_and_replay_accepts_it(tmp_path:
 
 def test_replay_rejects_a_tampered_game_by_game_and_ply(tmp_path: Path) -> None:
     pgn = tmp_path / "games.pgn"
-    arbiter("match", *toy("a", tmp_path / "p"), *toy("b", tmp_path / "p"), "--games", "2", "--depth", "1",
-            "--pgn", str(pgn))
+    arbiter(
+        "match", *toy("a", tmp_path / "p"), *toy("b", tmp_path / "p"), "--games", "2", "--depth", "1", "--pgn", str(pgn)
+    )
     text = pgn.read_text()
     second = text.index('[Round "2"]')
     moves_at = text.index("\n\n", second) + 2
@@ -67,8 +84,9 @@ def test_replay_rejects_a_tampered_game_by_game_and_ply(tmp_path: Path) -> None:
     pgn.write_text(head + re.sub(r"(\b2\.\s+)\S+", r"\1a1-b2", movetext, count=1))  # White's 2nd move
     result = arbiter("replay", str(pgn))
     assert result.returncode == 1
-    assert re.search(r"game 2 \(round 2: b vs a, line \d+\), ply 3: White's move 'a1-b2' \(line \d+\) does not hold",
-                     result.stdout), result.stdout
+    assert re.search(
+        r"game 2 \(round 2: b vs a, line \d+\), ply 3: White's move 'a1-b2' \(line \d+\) does not hold", result.stdout
+    ), result.stdout
     assert result.stdout.splitlines()[-1] == f"{pgn}: 2 games replayed, 1 do not hold"
 
 
@@ -78,26 +96,48 @@ def test_replay_of_a_malformed_file_is_one_line(tmp_path: Path) -> None:
     result = arbiter("replay", str(pgn))
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
-        f"dipole-arbiter: error: {pgn} line 4: comment opened with '{{' is never closed"]
+        f"dipole-arbiter: error: {pgn} line 4: comment opened with '{{' is never closed"
+    ]
 
 
-@pytest.mark.parametrize(("args", "fragment"), [
-    (("match", "--engine", f"cmd={sys.executable}", "depth=1"), "a match is between two engines; 1 given"),
-    (("match", "--engine", "cmd=nosuchengine", "--engine", "cmd=x"), "'nosuchengine' not found on PATH"),
-    (("match", "--engine", f"cmd={sys.executable}", "speed=9", "--engine", f"cmd={sys.executable}"),
-     "--engine #1: unknown key 'speed'"),
-    (("match", "--engine", f"cmd={sys.executable}", "--engine", f"cmd={sys.executable}", "--tc", "fast"),
-     "time control 'fast'"),
-    (("match", "--engine", f"cmd={sys.executable}", "--engine", f"cmd={sys.executable}"),
-     "no limit on the engine's thinking"),
-    (("match", "--openings", "x.txt", "--opening-plies", "2"), "not both"),
-    (("match", "--engine", f"cmd={sys.executable}", "--engine", f"cmd={sys.executable}", "--depth", "1",
-      "--seed", "3"), "--seed applies to generated openings"),
-    (("match", "--games", "0"), "0 is not in the range"),
-    (("match", "--config", "/nonexistent.json"), "config file /nonexistent.json: No such file"),
-    (("match", "--openings", "/nonexistent.txt"), "openings file /nonexistent.txt: No such file"),
-    (("replay", "/nonexistent.pgn"), "PGN file /nonexistent.pgn: No such file"),
-])
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("match", "--engine", f"cmd={sys.executable}", "depth=1"), "a match is between two engines; 1 given"),
+        (("match", "--engine", "cmd=nosuchengine", "--engine", "cmd=x"), "'nosuchengine' not found on PATH"),
+        (
+            ("match", "--engine", f"cmd={sys.executable}", "speed=9", "--engine", f"cmd={sys.executable}"),
+            "--engine #1: unknown key 'speed'",
+        ),
+        (
+            ("match", "--engine", f"cmd={sys.executable}", "--engine", f"cmd={sys.executable}", "--tc", "fast"),
+            "time control 'fast'",
+        ),
+        (
+            ("match", "--engine", f"cmd={sys.executable}", "--engine", f"cmd={sys.executable}"),
+            "no limit on the engine's thinking",
+        ),
+        (("match", "--openings", "x.txt", "--opening-plies", "2"), "not both"),
+        (
+            (
+                "match",
+                "--engine",
+                f"cmd={sys.executable}",
+                "--engine",
+                f"cmd={sys.executable}",
+                "--depth",
+                "1",
+                "--seed",
+                "3",
+            ),
+            "--seed applies to generated openings",
+        ),
+        (("match", "--games", "0"), "0 is not in the range"),
+        (("match", "--config", "/nonexistent.json"), "config file /nonexistent.json: No such file"),
+        (("match", "--openings", "/nonexistent.txt"), "openings file /nonexistent.txt: No such file"),
+        (("replay", "/nonexistent.pgn"), "PGN file /nonexistent.pgn: No such file"),
+    ],
+)
 def test_bad_input_is_one_line_and_status_2(args: tuple[str, ...], fragment: str) -> None:
     result = arbiter(*args)
     assert result.returncode == 2, result
@@ -127,15 +167,30 @@ def test_sigterm_mid_match_kills_engines_and_leaves_only_whole_games(tmp_path: P
     pgn = tmp_path / "games.pgn"
     pids = tmp_path / "pids"
     process = subprocess.Popen(
-        [*ARBITER, "match", *toy("a", pids, "--think", "15"), *toy("b", pids, "--think", "15", "--ignore-quit"),
-         "--games", "40", "--concurrency", "2", "--depth", "1", "--pgn", str(pgn)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            *ARBITER,
+            "match",
+            *toy("a", pids, "--think", "15"),
+            *toy("b", pids, "--think", "15", "--ignore-quit"),
+            "--games",
+            "40",
+            "--concurrency",
+            "2",
+            "--depth",
+            "1",
+            "--pgn",
+            str(pgn),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     _wait_for_pgn_games(pgn, 2)
     process.send_signal(signal.SIGTERM)
     stdout, stderr = process.communicate(timeout=30)
     assert process.returncode == 128 + signal.SIGTERM, stderr
     assert "Interrupted by SIGTERM: " in stdout
-    games = read_pgn_file(str(pgn))               # parses: no half game
+    games = read_pgn_file(str(pgn))  # parses: no half game
     finished = [line for line in stdout.splitlines() if line.startswith("Finished game")]
     assert 2 <= len(games) == len(finished) < 40
     assert arbiter("replay", str(pgn)).returncode == 0
@@ -167,9 +222,22 @@ def test_a_signal_landing_in_code_that_catches_errors_still_interrupts_the_run(s
 
 def test_ctrl_c_on_a_terminal_shows_the_bar_and_stops_cleanly(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
-    child = pexpect.spawn(ARBITER[0], [*ARBITER[1:], "match", *toy("a", pids, "--think", "20"),
-                                       *toy("b", pids, "--think", "20"), "--games", "30", "--depth", "1"],
-                          encoding="utf-8", timeout=60, dimensions=(24, 200))
+    child = pexpect.spawn(
+        ARBITER[0],
+        [
+            *ARBITER[1:],
+            "match",
+            *toy("a", pids, "--think", "20"),
+            *toy("b", pids, "--think", "20"),
+            "--games",
+            "30",
+            "--depth",
+            "1",
+        ],
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(24, 200),
+    )
     child.expect(r"Finished game 1 \(a vs b\)")
     child.expect(r"\[#*\.*\] \d+/30 games  a \d+ - \d+ b  ETA \d+:\d\d:\d\d")
     child.sendintr()
@@ -195,9 +263,27 @@ def test_real_engines_fixed_depth_same_games_at_concurrency_1_and_2_and_replay_a
     runs = {}
     for concurrency in (1, 2):
         pgn = tmp_path / f"c{concurrency}.pgn"
-        result = arbiter("match", "--engine", OWN_ENGINE, "name=deep", "depth=3", "--engine", OWN_ENGINE,
-                         "name=shallow", "depth=2", "--games", "6", "--opening-plies", "3", "--seed", "11",
-                         "--concurrency", str(concurrency), "--pgn", str(pgn))
+        result = arbiter(
+            "match",
+            "--engine",
+            OWN_ENGINE,
+            "name=deep",
+            "depth=3",
+            "--engine",
+            OWN_ENGINE,
+            "name=shallow",
+            "depth=2",
+            "--games",
+            "6",
+            "--opening-plies",
+            "3",
+            "--seed",
+            "11",
+            "--concurrency",
+            str(concurrency),
+            "--pgn",
+            str(pgn),
+        )
         assert result.returncode == 0, result.stderr
         assert arbiter("replay", str(pgn)).returncode == 0
         games = sorted(read_pgn_file(str(pgn)), key=lambda game: int(game.tags["Round"]))
@@ -212,8 +298,9 @@ def test_demo_runs_the_own_engine_at_two_depths() -> None:
     result = arbiter("match", "--games", "2")
     assert result.returncode == 0, result.stderr
     assert "Match: dipole-d4 vs dipole-d2, variant dipole, 2 games" in result.stdout
-    assert re.search(r"^Openings: 4 random plies, seed \d+ \(repeat with --opening-plies 4 --seed \d+\)$",
-                     result.stdout, re.M)
+    assert re.search(
+        r"^Openings: 4 random plies, seed \d+ \(repeat with --opening-plies 4 --seed \d+\)$", result.stdout, re.M
+    )
     assert result.stdout.count("Finished game") == 2 and result.stdout.endswith("Finished match\n")
 
 
@@ -227,9 +314,27 @@ def test_python_dash_m_arbiter_is_the_dipole_arbiter_command(tmp_path: Path) -> 
     bad = subprocess.run([*module, "match", "--games", "x"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.startswith("dipole-arbiter: ")
     pgn, pids = tmp_path / "games.pgn", tmp_path / "pids"
-    result = subprocess.run([*module, "match", *toy("alpha", pids), *toy("beta", pids), "--games", "2",
-                             "--depth", "1", "--opening-plies", "2", "--seed", "3", "--pgn", str(pgn)],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [
+            *module,
+            "match",
+            *toy("alpha", pids),
+            *toy("beta", pids),
+            "--games",
+            "2",
+            "--depth",
+            "1",
+            "--opening-plies",
+            "2",
+            "--seed",
+            "3",
+            "--pgn",
+            str(pgn),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == "Finished match"
     assert [game.tags["Round"] for game in read_pgn_file(str(pgn))] == ["1", "2"]
@@ -241,8 +346,10 @@ def test_python_dash_m_arbiter_is_the_dipole_arbiter_command(tmp_path: Path) -> 
 def test_the_command_imports_the_html_templates_only_to_write_html() -> None:
     """Jinja2 is a tenth of a second of every start: the command and its events load without
     it (a match writes no HTML); the first page rendered imports it (tests/test_report.py)."""
-    probe = ("import sys, arbiter.cli, arbiter.events.tournament, arbiter.report.event_report; "
-             "print('jinja2' in sys.modules)")
+    probe = (
+        "import sys, arbiter.cli, arbiter.events.tournament, arbiter.report.event_report; "
+        "print('jinja2' in sys.modules)"
+    )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["False"]
@@ -250,7 +357,7 @@ def test_the_command_imports_the_html_templates_only_to_write_html() -> None:
 
 def _parent(pid: int) -> int:
     stat = Path(f"/proc/{pid}/stat").read_text()
-    return int(stat[stat.rindex(")") + 2:].split()[1])
+    return int(stat[stat.rindex(")") + 2 :].split()[1])
 
 
 def test_games_at_once_are_played_in_processes_that_die_with_the_arbiter(tmp_path: Path) -> None:
@@ -258,11 +365,25 @@ def test_games_at_once_are_played_in_processes_that_die_with_the_arbiter(tmp_pat
     processes (each engine's guard is a child of one, not of the arbiter); a SIGKILL of the
     arbiter takes the game processes and every engine with it."""
     from arbiter.pools.processes import process_shares
+
     pids = tmp_path / "pids"
     process = subprocess.Popen(
-        [*ARBITER, "match", *toy("a", pids, "--think", "200"), *toy("b", pids, "--think", "200"),
-         "--games", "40", "--concurrency", "2", "--depth", "1"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        [
+            *ARBITER,
+            "match",
+            *toy("a", pids, "--think", "200"),
+            *toy("b", pids, "--think", "200"),
+            "--games",
+            "40",
+            "--concurrency",
+            "2",
+            "--depth",
+            "1",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while (len(list(pids.glob("*"))) if pids.exists() else 0) < 4 and time.monotonic() < deadline:
@@ -289,4 +410,4 @@ def _running(pid: int) -> bool:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return False
-    return stat[stat.rindex(")") + 2:].split()[0] != "Z"
+    return stat[stat.rindex(")") + 2 :].split()[0] != "Z"

@@ -21,14 +21,18 @@ PY = sys.executable
 
 # -- time controls and clocks -------------------------------------------------------------
 
-@pytest.mark.parametrize(("text", "moves", "base", "increment", "shown"), [
-    ("40/60", 40, 60.0, 0.0, "40/60"),
-    ("10+0.1", 0, 10.0, 0.1, "10+0.1"),
-    ("2:30+1", 0, 150.0, 1.0, "150+1"),
-    ("40/1:00+0.5", 40, 60.0, 0.5, "40/60+0.5"),
-    ("0+0.05", 0, 0.0, 0.05, "0+0.05"),
-    (".5", 0, 0.5, 0.0, "0.5"),
-])
+
+@pytest.mark.parametrize(
+    ("text", "moves", "base", "increment", "shown"),
+    [
+        ("40/60", 40, 60.0, 0.0, "40/60"),
+        ("10+0.1", 0, 10.0, 0.1, "10+0.1"),
+        ("2:30+1", 0, 150.0, 1.0, "150+1"),
+        ("40/1:00+0.5", 40, 60.0, 0.5, "40/60+0.5"),
+        ("0+0.05", 0, 0.0, 0.05, "0+0.05"),
+        (".5", 0, 0.5, 0.0, "0.5"),
+    ],
+)
 def test_time_control_reads_cutechess_form(text: str, moves: int, base: float, increment: float, shown: str) -> None:
     control = TimeControl.parse(text)
     assert control == TimeControl(moves, base, increment)
@@ -40,13 +44,16 @@ def test_inf_means_no_clock() -> None:
     assert TimeControl.parse("inf") is None
 
 
-@pytest.mark.parametrize(("text", "fragment"), [
-    ("abc", "expected [moves/]seconds[+increment]"),
-    ("40/", "expected [moves/]seconds"),
-    ("0/60", "at least 1"),
-    ("0", "gives no time at all"),
-    ("10+-1", "expected [moves/]seconds"),
-])
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("abc", "expected [moves/]seconds[+increment]"),
+        ("40/", "expected [moves/]seconds"),
+        ("0/60", "at least 1"),
+        ("0", "gives no time at all"),
+        ("10+-1", "expected [moves/]seconds"),
+    ],
+)
 def test_bad_time_controls_say_why(text: str, fragment: str) -> None:
     with pytest.raises(ArbiterError, match="time control") as error:
         TimeControl.parse(text)
@@ -57,9 +64,9 @@ def test_clock_charges_moves_adds_increment_and_forfeits_beyond_the_margin() -> 
     clock = Clock(TimeControl(0, 1.0, 0.1))
     assert clock.spend(0.4, margin=0.0)
     assert clock.remaining == pytest.approx(0.7)
-    assert clock.spend(0.75, margin=0.1)          # 0.05 over, inside the margin: left with 0 + inc
+    assert clock.spend(0.75, margin=0.1)  # 0.05 over, inside the margin: left with 0 + inc
     assert clock.remaining == pytest.approx(0.1)
-    assert not clock.spend(0.25, margin=0.1)      # 0.15 over a 0.1 margin: the flag falls
+    assert not clock.spend(0.25, margin=0.1)  # 0.15 over a 0.1 margin: the flag falls
 
 
 def test_moves_per_period_adds_the_next_period() -> None:
@@ -69,7 +76,7 @@ def test_moves_per_period_adds_the_next_period() -> None:
     assert (clock.moves_to_go, clock.remaining) == (1, pytest.approx(9.0))
     clock.spend(1.0, 0.0)
     assert (clock.moves_to_go, clock.remaining) == (2, pytest.approx(18.0))
-    clock.credit_forced_move()                    # a forced pass is a move that took no time
+    clock.credit_forced_move()  # a forced pass is a move that took no time
     assert (clock.moves_to_go, clock.remaining) == (1, pytest.approx(18.0))
 
 
@@ -82,10 +89,13 @@ def test_limits_describe_themselves_for_pgn() -> None:
 
 # -- engine specs -------------------------------------------------------------------------
 
+
 def test_cmd_is_split_as_a_shell_would_and_settings_layer() -> None:
     specs = resolve_engines(
-        [[f"cmd={PY} my_engine.py --level '3 4'", "name=alpha", "option.Hash=32", "tc=10+0.1"],
-         [f"cmd={PY} -m other", "st=0.5"]],
+        [
+            [f"cmd={PY} my_engine.py --level '3 4'", "name=alpha", "option.Hash=32", "tc=10+0.1"],
+            [f"cmd={PY} -m other", "st=0.5"],
+        ],
         each_tokens=["timemargin=50", "depth=7"],
         match_settings={"depth": "2", "nodes": "1000"},
     )
@@ -103,28 +113,34 @@ def test_duplicate_names_are_made_unique() -> None:
     assert [spec.name for spec in specs] == ["e", "e-2", "e-3"]
 
 
-@pytest.mark.parametrize(("command", "name"), [
-    (["/usr/bin/stockfish"], "stockfish"),
-    (["python3", "-u", "engines/alpha.py", "--x"], "alpha"),
-    (["python", "-m", "dipole_engine"], "dipole_engine"),
-])
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [
+        (["/usr/bin/stockfish"], "stockfish"),
+        (["python3", "-u", "engines/alpha.py", "--x"], "alpha"),
+        (["python", "-m", "dipole_engine"], "dipole_engine"),
+    ],
+)
 def test_default_names(command: list[str], name: str) -> None:
     assert default_name(command) == name
 
 
-@pytest.mark.parametrize(("tokens", "fragment"), [
-    (["cmd=x", "depth=1", "colour=red"], "unknown key 'colour'"),
-    (["depth=1"], "no command"),
-    (["cmd=/nonexistent/engine", "depth=1"], "'/nonexistent/engine' not found"),
-    (["cmd=no-such-engine-anywhere", "depth=1"], "not found on PATH"),
-    ([f"cmd={PY} e.py"], "no limit on the engine's thinking"),
-    ([f"cmd={PY} e.py", "depth=0"], "depth '0': must be at least 1"),
-    ([f"cmd={PY} e.py", "st=fast"], "st 'fast': expected a number"),
-    ([f"cmd={PY} e.py", "tc=1//2"], "time control '1//2'"),
-    ([f"cmd={PY} e.py", "timemargin=-5"], "timemargin '-5': must be at least 0"),
-    ([f"cmd={PY} 'unclosed", "depth=1"], "No closing quotation"),
-    (["justaword"], "expected key=value"),
-])
+@pytest.mark.parametrize(
+    ("tokens", "fragment"),
+    [
+        (["cmd=x", "depth=1", "colour=red"], "unknown key 'colour'"),
+        (["depth=1"], "no command"),
+        (["cmd=/nonexistent/engine", "depth=1"], "'/nonexistent/engine' not found"),
+        (["cmd=no-such-engine-anywhere", "depth=1"], "not found on PATH"),
+        ([f"cmd={PY} e.py"], "no limit on the engine's thinking"),
+        ([f"cmd={PY} e.py", "depth=0"], "depth '0': must be at least 1"),
+        ([f"cmd={PY} e.py", "st=fast"], "st 'fast': expected a number"),
+        ([f"cmd={PY} e.py", "tc=1//2"], "time control '1//2'"),
+        ([f"cmd={PY} e.py", "timemargin=-5"], "timemargin '-5': must be at least 0"),
+        ([f"cmd={PY} 'unclosed", "depth=1"], "No closing quotation"),
+        (["justaword"], "expected key=value"),
+    ],
+)
 def test_bad_engine_settings_name_the_engine_and_the_fault(tokens: list[str], fragment: str) -> None:
     with pytest.raises(ArbiterError) as error:
         resolve_engines([tokens])
@@ -134,13 +150,17 @@ def test_bad_engine_settings_name_the_engine_and_the_fault(tokens: list[str], fr
 
 def test_config_file_with_the_same_keys(tmp_path: Path) -> None:
     config_path = tmp_path / "engines.json"
-    config_path.write_text(json.dumps({
-        "engines": [
-            {"name": "alpha", "cmd": [PY, "a b.py"], "options": {"Hash": 16, "Ponder": False}, "depth": 3},
-            {"name": "beta", "cmd": f"{PY} beta.py", "tc": "40/60"},
-        ],
-        "each": {"timemargin": 20},
-    }))
+    config_path.write_text(
+        json.dumps(
+            {
+                "engines": [
+                    {"name": "alpha", "cmd": [PY, "a b.py"], "options": {"Hash": 16, "Ponder": False}, "depth": 3},
+                    {"name": "beta", "cmd": f"{PY} beta.py", "tc": "40/60"},
+                ],
+                "each": {"timemargin": 20},
+            }
+        )
+    )
     config = load_config(str(config_path))
     specs = resolve_engines([], config=config)
     assert [spec.name for spec in specs] == ["alpha", "beta"]
@@ -151,13 +171,16 @@ def test_config_file_with_the_same_keys(tmp_path: Path) -> None:
     assert picked[0].name == "gamma" and picked[0].limits.movetime == 1.0
 
 
-@pytest.mark.parametrize(("content", "fragment"), [
-    ("{\"engines\": [}", "line 1 column"),
-    ("[1]", "expected an object of engine settings"),
-    ("{\"engines\": [{\"cmd\": \"x\", \"colour\": 1}]}", "unknown key 'colour'"),
-    ("{\"players\": []}", "unknown key 'players'"),
-    ("{\"engines\": [{\"cmd\": {\"a\": 1}}]}", "expected text, a number or true/false"),
-])
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ('{"engines": [}', "line 1 column"),
+        ("[1]", "expected an object of engine settings"),
+        ('{"engines": [{"cmd": "x", "colour": 1}]}', "unknown key 'colour'"),
+        ('{"players": []}', "unknown key 'players'"),
+        ('{"engines": [{"cmd": {"a": 1}}]}', "expected text, a number or true/false"),
+    ],
+)
 def test_bad_config_files(tmp_path: Path, content: str, fragment: str) -> None:
     path = tmp_path / "bad.json"
     path.write_text(content)
@@ -176,11 +199,19 @@ def test_conf_needs_the_named_engine(tmp_path: Path) -> None:
 def test_engine_words_are_grouped_like_cutechess() -> None:
     args = ["--engine", "cmd=a b", "name=x", "--each", "depth=2", "--games", "4", "--engine", "cmd=c"]
     assert group_settings(args) == [
-        "--engine", f"cmd=a b{SEPARATOR}name=x", "--each", "depth=2", "--games", "4", "--engine", "cmd=c",
+        "--engine",
+        f"cmd=a b{SEPARATOR}name=x",
+        "--each",
+        "depth=2",
+        "--games",
+        "4",
+        "--engine",
+        "cmd=c",
     ]
 
 
 # -- openings -----------------------------------------------------------------------------
+
 
 def test_openings_file_takes_fens_moves_and_both(tmp_path: Path) -> None:
     path = tmp_path / "openings.txt"
@@ -188,18 +219,21 @@ def test_openings_file_takes_fens_moves_and_both(tmp_path: Path) -> None:
     first, second, third = load_openings(str(path), "dipole")
     assert (first.fen, first.moves) == (None, ("c1-c3", "d8-d6"))
     assert (second.fen, second.moves) == ("B:W3e1,1g5:B2d6,1h8", ())
-    assert (third.fen, third.moves) == (None, ("c1-d2",))   # the standard start is not a SetUp
+    assert (third.fen, third.moves) == (None, ("c1-d2",))  # the standard start is not a SetUp
     assert first.source == f"{path} line 3"
     assert first.board("dipole").fen() == "W:W10c1,2c3:B2d6,10d8"
 
 
-@pytest.mark.parametrize(("line", "fragment"), [
-    ("c1-c3 d8-d9", "d9 is not a square"),
-    ("c1-c9", "not a square"),
-    ("W:W12c2:B12d8", "c2 is a light square"),
-    ("c1-c3 pass", "may not pass"),
-    ("W:W1b8:B1a1 b8-off", "the game is already over"),
-])
+@pytest.mark.parametrize(
+    ("line", "fragment"),
+    [
+        ("c1-c3 d8-d9", "d9 is not a square"),
+        ("c1-c9", "not a square"),
+        ("W:W12c2:B12d8", "c2 is a light square"),
+        ("c1-c3 pass", "may not pass"),
+        ("W:W1b8:B1a1 b8-off", "the game is already over"),
+    ],
+)
 def test_bad_opening_lines_are_named_by_line(tmp_path: Path, line: str, fragment: str) -> None:
     path = tmp_path / "openings.txt"
     path.write_text(f"c1-c3\n# fine so far\n{line}\n")

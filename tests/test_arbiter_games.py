@@ -57,9 +57,17 @@ def assert_all_gone(pid_dir: Path, expected_at_least: int = 1) -> None:
     assert [pid for pid in pids if alive(pid)] == []
 
 
-def run_pool(first: EngineSpec, second: EngineSpec, games: int, *, recover: bool = True,
-             concurrency: int = 1, openings: list[Opening] | None = None,
-             settings: RefereeSettings = FAST, logs: EngineLogs | None = None) -> tuple[list[GameRecord], GamePool]:
+def run_pool(
+    first: EngineSpec,
+    second: EngineSpec,
+    games: int,
+    *,
+    recover: bool = True,
+    concurrency: int = 1,
+    openings: list[Opening] | None = None,
+    settings: RefereeSettings = FAST,
+    logs: EngineLogs | None = None,
+) -> tuple[list[GameRecord], GamePool]:
     pool = GamePool("dipole", settings, concurrency=concurrency, recover=recover, logs=logs)
     records: list[GameRecord] = []
     jobs = schedule(first, second, games, openings or [START], "dipole")
@@ -85,12 +93,19 @@ MISBEHAVIOURS = [
 ]
 
 
-@pytest.mark.parametrize(("flags", "limits", "termination", "reason"), MISBEHAVIOURS,
-                         ids=lambda value: " ".join(value) if isinstance(value, tuple) else None)
+@pytest.mark.parametrize(
+    ("flags", "limits", "termination", "reason"),
+    MISBEHAVIOURS,
+    ids=lambda value: " ".join(value) if isinstance(value, tuple) else None,
+)
 def test_misbehaving_engine_loses_with_the_right_termination(
-        tmp_path: Path, flags: tuple[str, ...], limits: SearchLimits, termination: Termination, reason: str) -> None:
-    settings = FAST if termination is not Termination.STALL or limits.movetime else \
-        RefereeSettings(handshake_timeout=2.0, stall_timeout=0.5, stop_grace=1.5, quit_grace=0.3)
+    tmp_path: Path, flags: tuple[str, ...], limits: SearchLimits, termination: Termination, reason: str
+) -> None:
+    settings = (
+        FAST
+        if termination is not Termination.STALL or limits.movetime
+        else RefereeSettings(handshake_timeout=2.0, stall_timeout=0.5, stop_grace=1.5, quit_grace=0.3)
+    )
     bad = toy("bad", tmp_path, *flags, limits=limits)
     good = toy("good", tmp_path, limits=limits)
     records, pool = run_pool(bad, good, 2, settings=settings)
@@ -113,7 +128,7 @@ def test_overrunning_the_game_clock_loses_on_time(tmp_path: Path) -> None:
         assert record.termination is Termination.TIME_FORFEIT
         assert record.winner() == "quick"
         slow_moves = [m for i, m in enumerate(record.moves) if (i % 2 == 0) == (record.white == "slow")]
-        assert 1 <= len(slow_moves) <= 4                      # 0.6 s lasts at most four 150 ms moves
+        assert 1 <= len(slow_moves) <= 4  # 0.6 s lasts at most four 150 ms moves
         assert all(m.time is not None and m.time >= 0.14 for m in slow_moves)
         assert {record.white_tc, record.black_tc} == {"0.6", "30"}
     assert_all_gone(tmp_path)
@@ -134,8 +149,7 @@ def test_engine_that_ignores_quit_is_killed_at_the_end(tmp_path: Path) -> None:
 
 
 def test_without_recover_a_crash_stops_the_match(tmp_path: Path) -> None:
-    records, pool = run_pool(toy("bad", tmp_path, "--crash", "--after", "2"), toy("good", tmp_path), 6,
-                             recover=False)
+    records, pool = run_pool(toy("bad", tmp_path, "--crash", "--after", "2"), toy("good", tmp_path), 6, recover=False)
     assert len(records) == 1 and records[0].termination is Termination.CRASH
     assert pool.stop_reason is not None and "'bad' can no longer play" in pool.stop_reason
     assert "--recover" in pool.stop_reason
@@ -164,7 +178,7 @@ def test_forced_pass_is_played_by_the_arbiter(tmp_path: Path) -> None:
     assert record.fen == "W:W1d4:B2c5,2e5"
     assert replays(record)
     assert "1. pass {forced}" in format_game(record)
-    if record.termination is Termination.ILLEGAL_MOVE:       # White's engine was asked later on
+    if record.termination is Termination.ILLEGAL_MOVE:  # White's engine was asked later on
         assert record.reason == "White makes an illegal move: @@@" and len(record.moves) >= 2
     assert_all_gone(tmp_path)
 
@@ -192,8 +206,9 @@ def test_concurrency_two_gives_the_same_games_as_one(tmp_path: Path) -> None:
     first, second = toy("x", tmp_path), toy("y", tmp_path)
     one, _ = run_pool(first, second, 8, concurrency=1, openings=openings)
     two, _ = run_pool(first, second, 8, concurrency=2, openings=openings)
-    assert [(r.number, r.white, r.result, [m.text for m in r.moves]) for r in one] == \
-           [(r.number, r.white, r.result, [m.text for m in r.moves]) for r in two]
+    assert [(r.number, r.white, r.result, [m.text for m in r.moves]) for r in one] == [
+        (r.number, r.white, r.result, [m.text for m in r.moves]) for r in two
+    ]
     assert len({tuple(m.text for m in r.moves) for r in one}) > 1
     assert_all_gone(tmp_path, expected_at_least=6)
 
@@ -209,7 +224,7 @@ def test_engine_logs_keep_every_line_timestamped(tmp_path: Path) -> None:
     assert any(" w1 < bestmove " in line for line in lines)
     assert any(" w1 # started, pid " in line for line in lines)
     stamp = lines[0].split()[0]
-    assert len(stamp) == 26 and stamp[10] == "T"   # 2026-01-02T12:34:56.123456
+    assert len(stamp) == 26 and stamp[10] == "T"  # 2026-01-02T12:34:56.123456
     assert os.path.exists(tmp_path / "logs" / "b.log")
 
 
@@ -239,8 +254,13 @@ def test_a_human_seat_plays_what_is_submitted_and_resigns_while_the_engine_think
         def info(self, info: object) -> None:
             thinking.set()
 
-    game = threading.Thread(target=lambda: records.append(play_game(
-        GameJob(1, human.spec, engine, START, "dipole"), human, slot, PATIENT, live=Watcher(), control=control)))
+    game = threading.Thread(
+        target=lambda: records.append(
+            play_game(
+                GameJob(1, human.spec, engine, START, "dipole"), human, slot, PATIENT, live=Watcher(), control=control
+            )
+        )
+    )
     game.start()
     try:
         assert thinking.wait(60)
@@ -270,12 +290,23 @@ def test_a_game_taken_over_part_way_keeps_its_plies_and_clocks_and_a_human_flag_
     clocks[WHITE].remaining = 0.3
     started = time.monotonic()
     try:
-        record = play_game(GameJob(1, human.spec, engine, START, "dipole"), human, slot, PATIENT,
-                           control=GameControl(), played=played, clocks=clocks)
+        record = play_game(
+            GameJob(1, human.spec, engine, START, "dipole"),
+            human,
+            slot,
+            PATIENT,
+            control=GameControl(),
+            played=played,
+            clocks=clocks,
+        )
     finally:
         slot.quit()
     assert 0.3 <= time.monotonic() - started < 10
-    assert (record.result, record.termination, record.reason) == ("0-1", Termination.TIME_FORFEIT, "White loses on time")
+    assert (record.result, record.termination, record.reason) == (
+        "0-1",
+        Termination.TIME_FORFEIT,
+        "White loses on time",
+    )
     assert record.moves == played and clocks[WHITE].remaining < 0
     assert replays(record)
 

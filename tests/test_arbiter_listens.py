@@ -23,19 +23,46 @@ def broken(fault: str, name: str) -> list[str]:
 
 
 def test_a_refused_variant_stops_the_match_with_the_engines_own_reason() -> None:
-    result = arbiter("match", "--variant", "impasse", *broken("refuse-impasse", "picky"), "--engine", OWN,
-                     "name=own", "--depth", "1", "--games", "2")
+    result = arbiter(
+        "match",
+        "--variant",
+        "impasse",
+        *broken("refuse-impasse", "picky"),
+        "--engine",
+        OWN,
+        "name=own",
+        "--depth",
+        "1",
+        "--games",
+        "2",
+    )
     assert result.returncode == 2, result
-    assert result.stderr.splitlines() == [(
-        "dipole-arbiter: error: engine 'picky' refused 'setoption name UCI_Variant value impasse': setoption: "
-        "UCI_Variant must be one of dipole, dipole-s, dipole-10, dipole-10s, impasse, impasse-singles, "
-        "found 'impasse-is-refused'")]
+    assert result.stderr.splitlines() == [
+        (
+            "dipole-arbiter: error: engine 'picky' refused 'setoption name UCI_Variant value impasse': setoption: "
+            "UCI_Variant must be one of dipole, dipole-s, dipole-10, dipole-10s, impasse, impasse-singles, "
+            "found 'impasse-is-refused'"
+        )
+    ]
     assert "Finished game" not in result.stdout
 
 
 def test_an_engine_error_report_during_a_game_is_a_warning_naming_the_engine() -> None:
-    result = arbiter("match", *broken("complains", "chatty"), "--engine", OWN, "name=own", "--depth", "1",
-                     "--games", "2", "--opening-plies", "2", "--seed", "1")
+    result = arbiter(
+        "match",
+        *broken("complains", "chatty"),
+        "--engine",
+        OWN,
+        "name=own",
+        "--depth",
+        "1",
+        "--games",
+        "2",
+        "--opening-plies",
+        "2",
+        "--seed",
+        "1",
+    )
     assert result.returncode == 0, result
     warnings = [line for line in result.stderr.splitlines() if line.startswith("Warning:")]
     assert warnings
@@ -45,18 +72,47 @@ def test_an_engine_error_report_during_a_game_is_a_warning_naming_the_engine() -
 
 
 def test_a_variant_option_contradicting_the_variant_is_refused_before_any_game() -> None:
-    result = arbiter("match", "--variant", "dipole", "--engine", OWN, "name=a", "option.UCI_Variant=impasse",
-                     "--engine", OWN, "name=b", "--depth", "1")
+    result = arbiter(
+        "match",
+        "--variant",
+        "dipole",
+        "--engine",
+        OWN,
+        "name=a",
+        "option.UCI_Variant=impasse",
+        "--engine",
+        OWN,
+        "name=b",
+        "--depth",
+        "1",
+    )
     assert result.returncode == 2
-    assert result.stderr.splitlines() == [(
-        "dipole-arbiter: error: engine 'a': option.UCI_Variant=impasse contradicts --variant dipole; "
-        "the arbiter sets UCI_Variant from --variant (drop the option)")]
+    assert result.stderr.splitlines() == [
+        (
+            "dipole-arbiter: error: engine 'a': option.UCI_Variant=impasse contradicts --variant dipole; "
+            "the arbiter sets UCI_Variant from --variant (drop the option)"
+        )
+    ]
     assert result.stdout == ""
 
 
 def test_a_variant_option_agreeing_with_the_variant_is_accepted() -> None:
-    result = arbiter("match", "--variant", "dipole-s", "--engine", OWN, "name=a", "option.UCI_Variant=DIPOLE-S",
-                     "--engine", OWN, "name=b", "--depth", "1", "--games", "2")
+    result = arbiter(
+        "match",
+        "--variant",
+        "dipole-s",
+        "--engine",
+        OWN,
+        "name=a",
+        "option.UCI_Variant=DIPOLE-S",
+        "--engine",
+        OWN,
+        "name=b",
+        "--depth",
+        "1",
+        "--games",
+        "2",
+    )
     assert result.returncode == 0, result
     assert "variant dipole-s" in result.stdout
 
@@ -64,9 +120,12 @@ def test_a_variant_option_agreeing_with_the_variant_is_accepted() -> None:
 def test_two_engines_given_the_same_name_is_an_error() -> None:
     result = arbiter("match", "--engine", OWN, "name=twin", "--engine", OWN, "name=twin", "--depth", "1")
     assert result.returncode == 2
-    assert result.stderr.splitlines() == [(
-        "dipole-arbiter: error: --engine #2: name=twin is already the name of --engine #1; "
-        "every engine needs its own name")]
+    assert result.stderr.splitlines() == [
+        (
+            "dipole-arbiter: error: --engine #2: name=twin is already the name of --engine #1; "
+            "every engine needs its own name"
+        )
+    ]
 
 
 def test_engines_named_after_the_same_command_are_renamed_with_a_warning() -> None:
@@ -74,14 +133,31 @@ def test_engines_named_after_the_same_command_are_renamed_with_a_warning() -> No
     assert result.returncode == 0, result
     assert result.stderr.splitlines()[0] == (
         f"Warning: two engines are called 'dipole_engine' (named after their command); the one run as "
-        f"'{sys.executable} -m dipole_engine' is called 'dipole_engine-2' (give name= to choose)")
+        f"'{sys.executable} -m dipole_engine' is called 'dipole_engine-2' (give name= to choose)"
+    )
     assert "Match: dipole_engine vs dipole_engine-2" in result.stdout
 
 
 def test_tc_inf_alone_is_an_infinite_search_stopped_at_the_stall_timeout(tmp_path: Path) -> None:
-    result = arbiter("match", "--engine", OWN, "name=a", "--engine", OWN, "name=b", "--tc", "inf",
-                     "--stall-timeout", "0.05", "--games", "2", "--pgn", str(tmp_path / "g.pgn"),
-                     "--log", str(tmp_path / "logs"))
+    result = arbiter(
+        "match",
+        "--engine",
+        OWN,
+        "name=a",
+        "--engine",
+        OWN,
+        "name=b",
+        "--tc",
+        "inf",
+        "--stall-timeout",
+        "0.05",
+        "--games",
+        "2",
+        "--pgn",
+        str(tmp_path / "g.pgn"),
+        "--log",
+        str(tmp_path / "logs"),
+    )
     assert result.returncode == 0, result
     assert "Engine a: " in result.stdout and "tc=inf" in result.stdout
     finished = [line for line in result.stdout.splitlines() if line.startswith("Finished game")]

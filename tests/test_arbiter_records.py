@@ -45,27 +45,53 @@ def random_game(seed: int, variant: str = "dipole", fen: str | None = None) -> G
         elif len(moves) < 2:
             moves.append(MoveRecord(str(move), MoveSource.BOOK))
         else:
-            moves.append(MoveRecord(str(move), score_cp=rng.randint(-900, 900), depth=rng.randint(1, 9),
-                                    time=rng.randint(0, 5000) / 1000))
+            moves.append(
+                MoveRecord(
+                    str(move),
+                    score_cp=rng.randint(-900, 900),
+                    depth=rng.randint(1, 9),
+                    time=rng.randint(0, 5000) / 1000,
+                )
+            )
     winner = board.winner()
     return GameRecord(
-        number=seed, white="alpha", black="beta", variant=variant, fen=fen, moves=tuple(moves),
-        result="1-0" if winner == WHITE else "0-1", termination=Termination.NORMAL,
+        number=seed,
+        white="alpha",
+        black="beta",
+        variant=variant,
+        fen=fen,
+        moves=tuple(moves),
+        result="1-0" if winner == WHITE else "0-1",
+        termination=Termination.NORMAL,
         reason="Black has no checkers left" if winner == WHITE else "White has no checkers left",
-        white_tc="10+0.1", black_tc="10+0.1", opening="test", event="unit test",
+        white_tc="10+0.1",
+        black_tc="10+0.1",
+        opening="test",
+        event="unit test",
         date="2026.01.02",
     )
 
 
 def test_pgn_layout() -> None:
     record = GameRecord(
-        number=3, white="alpha", black='be"ta', variant="dipole", fen="B:W3e1,1g5:B2d6,1h8",
-        moves=(MoveRecord("d6xe5", MoveSource.BOOK),
-               MoveRecord("e1-e3", score_cp=35, depth=7, time=0.52),
-               MoveRecord("h8-g7", score_mate=-3, depth=9, time=1.0),
-               MoveRecord("e3+e5", time=0.004)),
-        result="1-0", termination=Termination.TIME_FORFEIT, reason="Black loses on time",
-        white_tc="40/60", black_tc="0.5/move", event="e", date="2026.01.02",
+        number=3,
+        white="alpha",
+        black='be"ta',
+        variant="dipole",
+        fen="B:W3e1,1g5:B2d6,1h8",
+        moves=(
+            MoveRecord("d6xe5", MoveSource.BOOK),
+            MoveRecord("e1-e3", score_cp=35, depth=7, time=0.52),
+            MoveRecord("h8-g7", score_mate=-3, depth=9, time=1.0),
+            MoveRecord("e3+e5", time=0.004),
+        ),
+        result="1-0",
+        termination=Termination.TIME_FORFEIT,
+        reason="Black loses on time",
+        white_tc="40/60",
+        black_tc="0.5/move",
+        event="e",
+        date="2026.01.02",
     )
     assert format_game(record) == (
         '[Event "e"]\n[Site "?"]\n[Date "2026.01.02"]\n[Round "3"]\n[White "alpha"]\n'
@@ -111,13 +137,16 @@ def test_reader_skips_what_our_writer_never_writes() -> None:
     assert game.moves[0].comments == ["a"]
 
 
-@pytest.mark.parametrize(("text", "fragment"), [
-    ('[Event "x"]\n\n1. c1-c3 {never closed\n\n', "line 3: comment opened with '{' is never closed"),
-    ('[Event x]\n1. c1-c3 *\n', "line 1: malformed tag pair"),
-    ('[Event "x"]\n1. c1-c3\n[Event "y"]\n1. c1-c3 *\n', "line 3: tag pair"),
-    ('[Event "x"]\n1. c1-c3 ) *\n', "line 2: unexpected ')'"),
-    ('[Event "x"]\n1. c1-c3 (1. c1-d2 *\n', "line 2: variation opened with '(' is never closed"),
-])
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ('[Event "x"]\n\n1. c1-c3 {never closed\n\n', "line 3: comment opened with '{' is never closed"),
+        ("[Event x]\n1. c1-c3 *\n", "line 1: malformed tag pair"),
+        ('[Event "x"]\n1. c1-c3\n[Event "y"]\n1. c1-c3 *\n', "line 3: tag pair"),
+        ('[Event "x"]\n1. c1-c3 ) *\n', "line 2: unexpected ')'"),
+        ('[Event "x"]\n1. c1-c3 (1. c1-d2 *\n', "line 2: variation opened with '(' is never closed"),
+    ],
+)
 def test_malformed_pgn_names_the_line(text: str, fragment: str) -> None:
     with pytest.raises(PgnSyntaxError) as error:
         read_pgn(text, "f.pgn")
@@ -147,13 +176,16 @@ def test_tampered_move_is_reported_by_game_and_ply() -> None:
     assert "ply 7: White's move 'a1-a3'" in str(problem)
 
 
-@pytest.mark.parametrize(("change", "fragment"), [
-    (lambda r: replace(r, result="0-1" if r.result == "1-0" else "1-0"), "has won after ply"),
-    (lambda r: replace(r, moves=r.moves[:-1]), "is not over after ply"),
-    (lambda r: replace(r, moves=r.moves[:-1], termination=Termination.UNTERMINATED), "must have the result *"),
-    (lambda r: replace(r, termination=Termination.TIME_FORFEIT), "cannot end by 'time forfeit'"),
-    (lambda r: replace(r, moves=r.moves + (MoveRecord("pass"),)), "the game is over"),
-])
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        (lambda r: replace(r, result="0-1" if r.result == "1-0" else "1-0"), "has won after ply"),
+        (lambda r: replace(r, moves=r.moves[:-1]), "is not over after ply"),
+        (lambda r: replace(r, moves=r.moves[:-1], termination=Termination.UNTERMINATED), "must have the result *"),
+        (lambda r: replace(r, termination=Termination.TIME_FORFEIT), "cannot end by 'time forfeit'"),
+        (lambda r: replace(r, moves=r.moves + (MoveRecord("pass"),)), "the game is over"),
+    ],
+)
 def test_results_that_do_not_hold(change: Callable[[GameRecord], GameRecord], fragment: str) -> None:
     record = random_game(5)
     problem = check_game(_game(change(record)))
@@ -184,9 +216,10 @@ def test_result_tag_and_plycount_must_agree() -> None:
 
 # -- statistics ---------------------------------------------------------------------------
 
+
 def test_elo_formula_known_values() -> None:
     assert elo_from_score(0.5) == 0
-    assert elo_from_score(0.75) == pytest.approx(190.849, abs=1e-3)   # -400 log10(1/3)
+    assert elo_from_score(0.75) == pytest.approx(190.849, abs=1e-3)  # -400 log10(1/3)
     assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
 
 
@@ -196,7 +229,7 @@ def test_elo_interval_and_los_by_hand() -> None:
     estimate = elo_estimate(6, 4)
     assert estimate.elo == pytest.approx(70.437, abs=1e-3)
     assert estimate.margin == pytest.approx(269.521, abs=1e-3)
-    assert estimate.los == pytest.approx(0.7365, abs=1e-4)   # (1 + erf(2 / sqrt(20))) / 2
+    assert estimate.los == pytest.approx(0.7365, abs=1e-4)  # (1 + erf(2 / sqrt(20))) / 2
     assert likelihood_of_superiority(5, 5) == 0.5
     assert math.isinf(elo_estimate(3, 0).margin)
     assert estimate.text() == "Elo difference: 70.4 +/- 269.5, LOS: 73.6 %"
@@ -205,8 +238,13 @@ def test_elo_interval_and_los_by_hand() -> None:
 def test_match_stats_split_by_engine_and_colour() -> None:
     stats = MatchStats(["alpha", "beta"])
     base = random_game(1)
-    games = [("alpha", "beta", "1-0"), ("beta", "alpha", "1-0"), ("alpha", "beta", "1-0"),
-             ("beta", "alpha", "0-1"), ("alpha", "beta", "*")]
+    games = [
+        ("alpha", "beta", "1-0"),
+        ("beta", "alpha", "1-0"),
+        ("alpha", "beta", "1-0"),
+        ("beta", "alpha", "0-1"),
+        ("alpha", "beta", "*"),
+    ]
     for white, black, result in games:
         termination = Termination.UNTERMINATED if result == "*" else Termination.NORMAL
         stats.add(replace(base, white=white, black=black, result=result, termination=termination))
@@ -221,12 +259,12 @@ def test_match_stats_split_by_engine_and_colour() -> None:
     assert "Unfinished games (not scored): 1" in summary
 
 
-def test_a_games_end_does_not_wait_for_the_disk_but_close_does(tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_games_end_does_not_wait_for_the_disk_but_close_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The fsync of finished games runs beside the games (several games in one fsync when the
     disk is slow); every game is in the file at once (a crash of the arbiter loses none), and
     close() returns only when all are on disk."""
     import os
+
     synced: list[int] = []
     real_fsync = os.fsync
 

@@ -56,8 +56,9 @@ def test_version_and_id_name_say_which_build_runs() -> None:
     match = VERSION.fullmatch(shown.stdout.strip())
     assert match is not None, shown.stdout
     assert match.group(1) == build_name()
-    engine = subprocess.run(["dipole-engine"], input="uci\nquit\n", capture_output=True, text=True, timeout=60,
-                            check=False)
+    engine = subprocess.run(
+        ["dipole-engine"], input="uci\nquit\n", capture_output=True, text=True, timeout=60, check=False
+    )
     version = importlib.metadata.version("dipole-engine")
     assert f"id name Dipole Engine {version} ({build_name()})" in engine.stdout.splitlines()
     forced = run(["dipole-engine", "--version"], **{PURE_VARIABLE: "1"})
@@ -75,15 +76,19 @@ def copy_of_the_package(tmp_path: Path) -> Path:
         shutil.copy(shared, tmp_path)
     if not compiled:
         copy = tmp_path / "dipole_engine" / MANIFEST_NAME
-        hashes = {module: hashlib.sha256(build_info.source_file(module).read_bytes()).hexdigest()
-                  for module in COMPILED_MODULES}
+        hashes = {
+            module: hashlib.sha256(build_info.source_file(module).read_bytes()).hexdigest()
+            for module in COMPILED_MODULES
+        }
         copy.write_text(json.dumps(hashes))
     return tmp_path
 
 
-PROBE = ("import dipole_engine.search as search; from dipole_engine.build_info import build_name; "
-         "from dipole_engine import new_board, perft; "
-         "print(build_name(), search.__file__.endswith('.py'), perft(new_board('dipole'), 3))")
+PROBE = (
+    "import dipole_engine.search as search; from dipole_engine.build_info import build_name; "
+    "from dipole_engine import new_board, perft; "
+    "print(build_name(), search.__file__.endswith('.py'), perft(new_board('dipole'), 3))"
+)
 
 
 def test_an_edited_source_is_never_shadowed_by_its_stale_compiled_module(tmp_path: Path) -> None:
@@ -97,8 +102,11 @@ def test_an_edited_source_is_never_shadowed_by_its_stale_compiled_module(tmp_pat
     edited = run([sys.executable, "-c", PROBE + "; print(search.EDITED)"], cwd=root, PYTHONPATH=str(root))
     assert edited.returncode == 0, edited.stderr
     assert edited.stdout.split() == ["pure", "Python", "True", "5749", "True"]  # the edited source runs
-    assert "StaleBuildWarning" in edited.stderr and "dipole_engine/search.py changed after the compiled build" \
-        in edited.stderr and "pip install -e ." in edited.stderr
+    assert (
+        "StaleBuildWarning" in edited.stderr
+        and "dipole_engine/search.py changed after the compiled build" in edited.stderr
+        and "pip install -e ." in edited.stderr
+    )
 
     forced = run([sys.executable, "-c", PROBE], cwd=root, PYTHONPATH=str(root), **{PURE_VARIABLE: "1"})
     assert forced.stdout.split()[:3] == ["pure", "Python", "True"]

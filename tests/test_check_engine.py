@@ -58,9 +58,22 @@ def settings(*command: str) -> CheckSettings:
 
 
 def test_the_project_engine_passes_every_check_from_the_command_line() -> None:
-    done = subprocess.run([*ARBITER, "check-engine", "--engine",
-                           f"cmd={sys.executable} -m dipole_engine", "--positions", "60", "--margin", "250"],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    done = subprocess.run(
+        [
+            *ARBITER,
+            "check-engine",
+            "--engine",
+            f"cmd={sys.executable} -m dipole_engine",
+            "--positions",
+            "60",
+            "--margin",
+            "250",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     lines = done.stdout.splitlines()
     assert done.returncode == 0, done.stdout + done.stderr
     assert not [line for line in lines if line.startswith(("FAIL", "skip"))]
@@ -88,30 +101,51 @@ def test_the_broken_engine_without_a_fault_passes() -> None:
 def test_each_broken_engine_fails_the_check_that_covers_it(fault: str) -> None:
     results = check_engine(settings(sys.executable, str(BROKEN), "--fault", fault))
     failed = [r for r in results if r.status == "FAIL"]
-    assert any(r.name.startswith(FAULTS[fault]) or FAULTS[fault] in r.detail for r in failed), \
-        [r.line() for r in results]
+    assert any(r.name.startswith(FAULTS[fault]) or FAULTS[fault] in r.detail for r in failed), [
+        r.line() for r in results
+    ]
 
 
 def test_exit_status_and_summary_of_a_failing_engine() -> None:
-    done = subprocess.run([*ARBITER, "check-engine", "--engine",
-                           f"cmd={sys.executable} {BROKEN} --fault refuse-pass", "--variant", "dipole",
-                           "--positions", "4", "--timeout", "2"],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    done = subprocess.run(
+        [
+            *ARBITER,
+            "check-engine",
+            "--engine",
+            f"cmd={sys.executable} {BROKEN} --fault refuse-pass",
+            "--variant",
+            "dipole",
+            "--positions",
+            "4",
+            "--timeout",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert done.returncode == 1
     assert "FAIL  a pass in a moves list (Dipole): 'position fen W:W1d4:B2c5,2e5 moves pass' was refused" in done.stdout
     assert done.stdout.splitlines()[-1].endswith("failed, 1 skipped; the engine FAILED")
 
 
-@pytest.mark.parametrize("words,message", [
-    (["cmd=dipole-engine", "depth=3"], "depth= is not used by check-engine"),
-    (["cmd=/no/such/engine"], "engine program '/no/such/engine' not found"),
-    (["name=x"], "no command"),
-    ([f"cmd={sys.executable} -m dipole_engine", "option.Hash=5000"],
-     "--engine option.Hash=5000: 'setoption name Hash value 5000' was refused: setoption Hash: must be at most 1024"),
-])
+@pytest.mark.parametrize(
+    "words,message",
+    [
+        (["cmd=dipole-engine", "depth=3"], "depth= is not used by check-engine"),
+        (["cmd=/no/such/engine"], "engine program '/no/such/engine' not found"),
+        (["name=x"], "no command"),
+        (
+            [f"cmd={sys.executable} -m dipole_engine", "option.Hash=5000"],
+            "--engine option.Hash=5000: 'setoption name Hash value 5000' was refused: setoption Hash: must be at most 1024",
+        ),
+    ],
+)
 def test_bad_engine_words_are_one_line_errors(words: list[str], message: str) -> None:
-    done = subprocess.run([*ARBITER, "check-engine", "--engine", *words],
-                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    done = subprocess.run(
+        [*ARBITER, "check-engine", "--engine", *words], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
     assert done.returncode == 2
     assert done.stderr.startswith("dipole-arbiter: error: ") and message in done.stderr
     assert len(done.stderr.splitlines()) == 1
@@ -120,13 +154,22 @@ def test_bad_engine_words_are_one_line_errors(words: list[str], message: str) ->
 # hostile flag -> --timeout, and the detail one of its FAIL lines must have (a regular expression)
 HOSTILE_FAULTS = {
     # 2 s, not less: the handshake has the same deadline, and Python starts slowly on a busy machine
-    "--flood-info": ("2", r"no 'bestmove' for 'go depth 1' within 2\.0 s \(it wrote \d{4,} other lines "
-                            r"meanwhile, \d{4,} of them info\)"),
+    "--flood-info": (
+        "2",
+        r"no 'bestmove' for 'go depth 1' within 2\.0 s \(it wrote \d{4,} other lines "
+        r"meanwhile, \d{4,} of them info\)",
+    ),
     "--flood-options": ("10", r"more than 1024 id and option lines or 256 KB of them before 'uciok'"),
-    "--long-line": ("2", r"the engine wrote a line longer than 1048576 bytes while the checker waited for "
-                         r"'bestmove' for 'go depth 1'"),
-    "--endless-line": ("2", r"the engine wrote a line longer than 1048576 bytes while the checker waited for "
-                            r"'bestmove' for 'go depth 1'"),
+    "--long-line": (
+        "2",
+        r"the engine wrote a line longer than 1048576 bytes while the checker waited for "
+        r"'bestmove' for 'go depth 1'",
+    ),
+    "--endless-line": (
+        "2",
+        r"the engine wrote a line longer than 1048576 bytes while the checker waited for "
+        r"'bestmove' for 'go depth 1'",
+    ),
 }
 
 
@@ -139,10 +182,26 @@ def test_a_flooding_or_endless_engine_gets_fail_lines_and_a_summary_in_bounded_t
     exit status is 1, every deadline holds and the checker's peak memory stays small."""
     timeout, detail = HOSTILE_FAULTS[flag]
     begin = time.monotonic()
-    done = subprocess.run([sys.executable, str(PEAK_ARBITER), str(ROOT), "check-engine",
-                           "--engine", f"cmd={sys.executable} {HOSTILE} {flag}", "--variant", "dipole",
-                           "--positions", "1", "--timeout", timeout],
-                          capture_output=True, text=True, timeout=150, cwd=ROOT)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(PEAK_ARBITER),
+            str(ROOT),
+            "check-engine",
+            "--engine",
+            f"cmd={sys.executable} {HOSTILE} {flag}",
+            "--variant",
+            "dipole",
+            "--positions",
+            "1",
+            "--timeout",
+            timeout,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=150,
+        cwd=ROOT,
+    )
     took = time.monotonic() - begin
     lines = done.stdout.splitlines()
     assert done.returncode == 1, done.stdout + done.stderr

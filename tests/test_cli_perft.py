@@ -37,15 +37,18 @@ def test_fen_option_and_game_over_position() -> None:
     assert result.stdout.splitlines() == ["b8-off:1 0", "Nodes searched: 0"]
 
 
-@pytest.mark.parametrize(("args", "fragment"), [
-    (("perft",), "Missing argument 'DEPTH'"),
-    (("perft", "x"), "'x' is not a valid integer"),
-    (("perft", "--", "-1"), "-1 is not in the range"),
-    (("perft", "1", "--variant", "chess"), "'chess' is not one of"),
-    (("perft", "1", "--fen", "W:W12c2:B12d8"), "c2 is a light square"),
-    (("perft", "1", "--bogus"), "No such option '--bogus'"),
-    (("nosuch",), "No such command 'nosuch'"),
-])
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("perft",), "Missing argument 'DEPTH'"),
+        (("perft", "x"), "'x' is not a valid integer"),
+        (("perft", "--", "-1"), "-1 is not in the range"),
+        (("perft", "1", "--variant", "chess"), "'chess' is not one of"),
+        (("perft", "1", "--fen", "W:W12c2:B12d8"), "c2 is a light square"),
+        (("perft", "1", "--bogus"), "No such option '--bogus'"),
+        (("nosuch",), "No such command 'nosuch'"),
+    ],
+)
 def test_bad_arguments_give_one_line_and_nonzero_exit(args: tuple[str, ...], fragment: str) -> None:
     result = run(*args)
     assert result.returncode != 0

@@ -32,7 +32,8 @@ from protocol.transport import _live_groups
 ECHO = Path(__file__).parent / "engines" / "echo_engine.py"
 
 HANDSHAKE = [
-    "id name Memory Engine", "id author the tests",
+    "id name Memory Engine",
+    "id author the tests",
     "option name Hash type spin default 16 min 1 max 1024",
     "option name Ponder type check default false",
     "option name UCI_Variant type combo default dipole var dipole var dipole-s",
@@ -110,9 +111,13 @@ def test_set_option_checks_values_against_the_advertised_options() -> None:
     client.set_option("Clear Hash", True)
     client.set_option("Book File", "my  book.bin")
     assert engine.transport.sent[2:] == [
-        "setoption name Hash value 64", "setoption name Hash value 32",
-        "setoption name Ponder value true", "setoption name UCI_Variant value dipole-s",
-        "setoption name Clear Hash", "setoption name Book File value my book.bin"]
+        "setoption name Hash value 64",
+        "setoption name Hash value 32",
+        "setoption name Ponder value true",
+        "setoption name UCI_Variant value dipole-s",
+        "setoption name Clear Hash",
+        "setoption name Book File value my book.bin",
+    ]
     for name, value, message in [
         ("Threads", 2, "has no option 'Threads'"),
         ("Hash", 0, "takes 1..1024, not 0"),
@@ -132,7 +137,11 @@ def test_positions_and_new_game_are_sent_canonically() -> None:
     client.set_position("W:W1d4:B2c5,2e5", ["pass", "c5-c3"])
     client.new_game()
     assert engine.transport.sent[2:] == [
-        "position startpos", "position fen W:W1d4:B2c5,2e5 moves pass c5-c3", "ucinewgame", "isready"]
+        "position startpos",
+        "position fen W:W1d4:B2c5,2e5 moves pass c5-c3",
+        "ucinewgame",
+        "isready",
+    ]
     with pytest.raises(ProtocolError):
         client.set_position(None, ["e1 e3"])
 
@@ -142,6 +151,7 @@ def test_a_games_positions_check_each_move_once(monkeypatch: pytest.MonkeyPatch)
     move checked once (today's cost per ply does not grow with the game), and a bad move, a
     take-back or another start position still caught or rebuilt."""
     from protocol import codec
+
     checked: list[object] = []
     real_check = codec._check_token
 
@@ -165,8 +175,10 @@ def test_a_games_positions_check_each_move_once(monkeypatch: pytest.MonkeyPatch)
     client.set_position("W:W1d4:B2c5,2e5", ["m0"])
     client.set_position("W:W1d4:B2c5,2e5", ["m0", "pass"])
     assert engine.transport.sent[-3:] == [
-        "position startpos moves m0 x1", "position fen W:W1d4:B2c5,2e5 moves m0",
-        "position fen W:W1d4:B2c5,2e5 moves m0 pass"]
+        "position startpos moves m0 x1",
+        "position fen W:W1d4:B2c5,2e5 moves m0",
+        "position fen W:W1d4:B2c5,2e5 moves m0 pass",
+    ]
 
 
 def test_go_with_its_position_is_one_write_of_two_lines() -> None:
@@ -248,6 +260,7 @@ def test_a_second_go_while_searching_is_refused() -> None:
         except EngineError as error:
             errors.append(error)
         client.stop()
+
     threading.Timer(0.1, second).start()
     assert client.go(Limit(infinite=True), timeout=5).bestmove == "d8-d6"
     assert len(errors) == 1 and "while a search is running" in str(errors[0])
@@ -474,8 +487,9 @@ def test_kill_all_kills_engines_left_running() -> None:
         "print(c.pid, flush=True)"  # then exit without quitting: atexit's kill_all must act
     )
     root = str(Path(__file__).parent.parent)
-    out = subprocess.run([sys.executable, "-c", script, root, str(ECHO)], capture_output=True,
-                         text=True, timeout=30, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", script, root, str(ECHO)], capture_output=True, text=True, timeout=30, check=True
+    )
     pgid = int(out.stdout.split()[0])
     assert not group_alive(pgid, wait=5)
 

@@ -46,8 +46,19 @@ class Cluster:
         self.scheduler_file = directory / "scheduler.json"
         self.processes: list[subprocess.Popen[bytes]] = []
         self.scheduler = self._start(
-            [*DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-             "--scheduler-file", str(self.scheduler_file)], "scheduler")
+            [
+                *DASK,
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(self.scheduler_file),
+            ],
+            "scheduler",
+        )
         deadline = time.monotonic() + 60
         while not self.scheduler_file.exists() or not self.scheduler_file.read_text().strip():
             assert self.scheduler.poll() is None and time.monotonic() < deadline, "the scheduler did not start"
@@ -58,15 +69,19 @@ class Cluster:
 
     def _start(self, command: list[str], log: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         with open(self.directory / f"{log}.log", "ab") as output:
-            process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
-                                       env=env, cwd=self.directory)
+            process = subprocess.Popen(
+                command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True, env=env, cwd=self.directory
+            )
         self.processes.append(process)
         return process
 
     def add_worker(self, name: str, threads: int = 1, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         """A worker without a nanny, so its pid is the worker process (the engines' parent)."""
-        worker = self._start([*DASK, "worker", self.address, "--nthreads", str(threads), "--no-nanny",
-                              "--no-dashboard", "--name", name], f"worker-{name}", env)
+        worker = self._start(
+            [*DASK, "worker", self.address, "--nthreads", str(threads), "--no-nanny", "--no-dashboard", "--name", name],
+            f"worker-{name}",
+            env,
+        )
         self.workers.append(worker)
         self.wait_for_worker(name, worker)
         return worker
@@ -143,9 +158,11 @@ def games(db: Path) -> list[tuple[object, ...]]:
     try:
         rows = connection.execute(
             "SELECT number, white, black, variant, fen, result, termination, reason, white_tc, black_tc, opening, "
-            "plies FROM games ORDER BY number").fetchall()
+            "plies FROM games ORDER BY number"
+        ).fetchall()
         moves = connection.execute(
-            "SELECT game, ply, text, source, score_cp, score_mate, depth FROM moves ORDER BY game, ply").fetchall()
+            "SELECT game, ply, text, source, score_cp, score_mate, depth FROM moves ORDER BY game, ply"
+        ).fetchall()
         return [*rows, *moves]
     finally:
         connection.close()
@@ -165,13 +182,34 @@ def finished_numbers(out: str) -> list[int]:
 
 @pytest.mark.slow
 def test_round_robin_on_the_cluster_is_the_local_round_robin(cluster: Cluster, tmp_path: Path) -> None:
-    event = [*own("d3", 3), *own("d2", 2), *own("d1", 1), "--rounds", "1", "--games", "2",
-             "--opening-plies", "2", "--seed", "11"]
+    event = [
+        *own("d3", 3),
+        *own("d2", 2),
+        *own("d1", 1),
+        "--rounds",
+        "1",
+        "--games",
+        "2",
+        "--opening-plies",
+        "2",
+        "--seed",
+        "11",
+    ]
     local = arbiter("tournament", *event, "--concurrency", "2", "--db", str(tmp_path / "local.db"))
     assert local.returncode == 0, local.stderr
     pgn, logs = tmp_path / "cluster.pgn", tmp_path / "logs"
-    remote = arbiter("tournament", *event, "--cluster", cluster.address, "--db", str(tmp_path / "cluster.db"),
-                     "--pgn", str(pgn), "--log", str(logs))
+    remote = arbiter(
+        "tournament",
+        *event,
+        "--cluster",
+        cluster.address,
+        "--db",
+        str(tmp_path / "cluster.db"),
+        "--pgn",
+        str(pgn),
+        "--log",
+        str(logs),
+    )
     assert remote.returncode == 0, remote.stderr
     assert f"games, variant dipole, on the Dask cluster at {cluster.address}" in remote.stdout.splitlines()[0]
     assert f"Cluster: {cluster.address}, 2 workers, 2 threads" in remote.stderr
@@ -202,9 +240,29 @@ def test_the_live_file_shows_the_games_played_on_the_cluster(cluster: Cluster, t
     live = live_path(str(db))
     seen: dict[int, list[str]] = {}  # each game's longest move list the live file showed
     shown: dict | None = None  # type: ignore[type-arg]  # a game in progress with moves, clocks and lines
-    with running_arbiter("tournament", "--engine", OWN_ENGINE, "name=a", "tc=2+0.05",
-                         "--engine", OWN_ENGINE, "name=b", "tc=2+0.05", "--games", "2", "--opening-plies", "2", "--seed", "3",
-                         "--cluster", cluster.address, "--db", str(db), "--live-pgn", str(pgn)) as process:
+    with running_arbiter(
+        "tournament",
+        "--engine",
+        OWN_ENGINE,
+        "name=a",
+        "tc=2+0.05",
+        "--engine",
+        OWN_ENGINE,
+        "name=b",
+        "tc=2+0.05",
+        "--games",
+        "2",
+        "--opening-plies",
+        "2",
+        "--seed",
+        "3",
+        "--cluster",
+        cluster.address,
+        "--db",
+        str(db),
+        "--live-pgn",
+        str(pgn),
+    ) as process:
         deadline = time.monotonic() + 60
         while process.poll() is None and time.monotonic() < deadline:
             document = read_live(live) or {}
@@ -220,15 +278,17 @@ def test_the_live_file_shows_the_games_played_on_the_cluster(cluster: Cluster, t
     assert process.returncode == 0, err
     assert finished_numbers(out) == [1, 2]
     assert shown is not None, "the live file never showed a game in progress on the cluster"
-    assert all(isinstance(shown["clocks"][side], float) and 0 <= shown["clocks"][side] <= 10
-               for side in ("white", "black"))
+    assert all(
+        isinstance(shown["clocks"][side], float) and 0 <= shown["clocks"][side] <= 10 for side in ("white", "black")
+    )
     assert shown["turn"] in ("white", "black") and shown["white"] in ("a", "b")
     # What was shown live is the start of the game as recorded; once over, no game is left in view.
     connection = sqlite3.connect(db)
     try:
         for number, moves in seen.items():
-            recorded = [row[0] for row in connection.execute(
-                "SELECT text FROM moves WHERE game = ? ORDER BY ply", (number,))]
+            recorded = [
+                row[0] for row in connection.execute("SELECT text FROM moves WHERE game = ? ORDER BY ply", (number,))
+            ]
             assert moves == recorded[: len(moves)]
     finally:
         connection.close()
@@ -239,8 +299,18 @@ def test_the_live_file_shows_the_games_played_on_the_cluster(cluster: Cluster, t
 
 @pytest.mark.slow
 def test_sprt_match_on_the_cluster_decides_as_locally(cluster: Cluster, tmp_path: Path) -> None:
-    match = [*own("d3", 3), *own("d1", 1), "--games", "40", "--opening-plies", "2", "--seed", "5",
-             "--sprt", "elo0=0 elo1=150 alpha=0.1 beta=0.1"]
+    match = [
+        *own("d3", 3),
+        *own("d1", 1),
+        "--games",
+        "40",
+        "--opening-plies",
+        "2",
+        "--seed",
+        "5",
+        "--sprt",
+        "elo0=0 elo1=150 alpha=0.1 beta=0.1",
+    ]
     local = arbiter("match", *match, "--concurrency", "2")
     remote = arbiter("match", *match, "--cluster", cluster.address)
     assert local.returncode == 0 and remote.returncode == 0, remote.stderr
@@ -255,8 +325,24 @@ def test_sprt_match_on_the_cluster_decides_as_locally(cluster: Cluster, tmp_path
 def test_a_worker_killed_mid_game_loses_nothing_and_counts_nothing_twice(cluster: Cluster, tmp_path: Path) -> None:
     toy = [sys.executable, TOY, "--think", "30", "--pid-dir", str(tmp_path / "pids")]
     (tmp_path / "pids").mkdir()
-    event = ["--engine", f"cmd={' '.join(toy)} --seed a", "name=a", "--engine", f"cmd={' '.join(toy)} --seed b",
-             "name=b", "--depth", "1", "--rounds", "2", "--games", "4", "--opening-plies", "2", "--seed", "3"]
+    event = [
+        "--engine",
+        f"cmd={' '.join(toy)} --seed a",
+        "name=a",
+        "--engine",
+        f"cmd={' '.join(toy)} --seed b",
+        "name=b",
+        "--depth",
+        "1",
+        "--rounds",
+        "2",
+        "--games",
+        "4",
+        "--opening-plies",
+        "2",
+        "--seed",
+        "3",
+    ]
     victim = cluster.add_worker("victim")
     db = tmp_path / "killed.db"
     try:
@@ -285,14 +371,26 @@ def test_an_engine_missing_on_a_worker_is_reported_and_the_others_play(cluster: 
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     engine = bin_dir / "only-here-engine"
-    engine.write_text(f"#!/bin/sh\nexec {sys.executable} {TOY} \"$@\"\n")
+    engine.write_text(f'#!/bin/sh\nexec {sys.executable} {TOY} "$@"\n')
     engine.chmod(0o755)
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     keeper = cluster.add_worker("keeper", env=env)
     try:
-        result = arbiter("match", "--engine", "cmd=only-here-engine --seed x", "name=x",
-                         "--engine", "cmd=only-here-engine --seed y", "name=y", "--depth", "1", "--games", "4",
-                         "--cluster", cluster.address)
+        result = arbiter(
+            "match",
+            "--engine",
+            "cmd=only-here-engine --seed x",
+            "name=x",
+            "--engine",
+            "cmd=only-here-engine --seed y",
+            "name=y",
+            "--depth",
+            "1",
+            "--games",
+            "4",
+            "--cluster",
+            cluster.address,
+        )
         wait_until_gone(children(keeper.pid))  # the event's engines end with it; the worker goes on
     finally:
         os.kill(keeper.pid, signal.SIGTERM)
@@ -302,15 +400,22 @@ def test_an_engine_missing_on_a_worker_is_reported_and_the_others_play(cluster: 
     warnings = [line for line in result.stderr.splitlines() if line.startswith("Warning: worker ")]
     # Each worker without it that was given a game says so once (the scheduler chose which got one).
     assert 1 <= len(warnings) <= 2 and len(set(warnings)) == len(warnings), result.stderr
-    assert all(re.fullmatch(r"Warning: worker [^ ]+:\d+ \(tcp://127\.0\.0\.1:\d+\) cannot start engine '[xy]': "
-                            r"engine program 'only-here-engine' not found on PATH; "
-                            r"it plays no more games of this event", line) for line in warnings), warnings
+    assert all(
+        re.fullmatch(
+            r"Warning: worker [^ ]+:\d+ \(tcp://127\.0\.0\.1:\d+\) cannot start engine '[xy]': "
+            r"engine program 'only-here-engine' not found on PATH; "
+            r"it plays no more games of this event",
+            line,
+        )
+        for line in warnings
+    ), warnings
 
 
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
 @pytest.mark.slow
-def test_the_arbiter_stopped_then_resume_reconnects_to_the_cluster(cluster: Cluster, tmp_path: Path,
-                                                                   stop: signal.Signals) -> None:
+def test_the_arbiter_stopped_then_resume_reconnects_to_the_cluster(
+    cluster: Cluster, tmp_path: Path, stop: signal.Signals
+) -> None:
     db = tmp_path / "event.db"
     event = [*own("d2", 2), *own("d1", 1), "--rounds", "6", "--games", "2", "--opening-plies", "2", "--seed", "8"]
     with running_arbiter("tournament", *event, "--cluster", cluster.address, "--db", str(db)) as run:
@@ -322,8 +427,12 @@ def test_the_arbiter_stopped_then_resume_reconnects_to_the_cluster(cluster: Clus
         out, err = run.communicate(timeout=60)
     if stop == signal.SIGINT:  # a clean stop: one line, the summary, status 130
         assert run.returncode == 130 and "Traceback" not in err, err
-        assert re.search(rf"^Interrupted by SIGINT: ([1-9]|1[01]) of 12 games finished; the game\(s\) in progress were "
-                         rf"abandoned; continue with: dipole-arbiter resume {re.escape(str(db))}$", out, re.MULTILINE)
+        assert re.search(
+            rf"^Interrupted by SIGINT: ([1-9]|1[01]) of 12 games finished; the game\(s\) in progress were "
+            rf"abandoned; continue with: dipole-arbiter resume {re.escape(str(db))}$",
+            out,
+            re.MULTILINE,
+        )
     resumed = arbiter("resume", str(db))
     assert resumed.returncode == 0, resumed.stderr
     assert f"on the Dask cluster at {cluster.address}" in resumed.stdout.splitlines()[0]
@@ -342,8 +451,21 @@ def test_the_scheduler_gone_stops_in_one_line_and_resume_finishes_locally(tmp_pa
     try:
         own_cluster.add_worker("solo")
         db = tmp_path / "event.db"
-        with running_arbiter("tournament", *own("d3", 3), *own("d2", 2), "--rounds", "6", "--opening-plies", "2",
-                             "--seed", "2", "--cluster", own_cluster.address, "--db", str(db)) as run:
+        with running_arbiter(
+            "tournament",
+            *own("d3", 3),
+            *own("d2", 2),
+            "--rounds",
+            "6",
+            "--opening-plies",
+            "2",
+            "--seed",
+            "2",
+            "--cluster",
+            own_cluster.address,
+            "--db",
+            str(db),
+        ) as run:
             assert run.stdout is not None
             lines = []
             for line in run.stdout:
@@ -361,9 +483,13 @@ def test_the_scheduler_gone_stops_in_one_line_and_resume_finishes_locally(tmp_pa
         own_cluster.stop()
     out = "".join(lines) + out
     assert run.returncode == 1, out + err
-    assert re.search(rf"^Tournament stopped after \d+ of 12 games: lost the Dask scheduler at "
-                     rf"{re.escape(own_cluster.address)} \(the connection closed\); the games in progress were not "
-                     rf"recorded; continue with: dipole-arbiter resume {re.escape(str(db))}$", out, re.MULTILINE), out + err
+    assert re.search(
+        rf"^Tournament stopped after \d+ of 12 games: lost the Dask scheduler at "
+        rf"{re.escape(own_cluster.address)} \(the connection closed\); the games in progress were not "
+        rf"recorded; continue with: dipole-arbiter resume {re.escape(str(db))}$",
+        out,
+        re.MULTILINE,
+    ), out + err
     assert "Traceback" not in err and "ERROR" not in err, err
     resumed = arbiter("resume", str(db), "--local")
     assert resumed.returncode == 0, resumed.stderr
@@ -373,11 +499,16 @@ def test_the_scheduler_gone_stops_in_one_line_and_resume_finishes_locally(tmp_pa
 
 def test_cluster_without_dask_says_how_to_install_it() -> None:
     hide = "import sys; sys.modules['distributed'] = None; from arbiter.cli import main; main()"
-    result = subprocess.run([sys.executable, "-c", hide, "match", "--cluster", "tcp://127.0.0.1:8786"],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", hide, "match", "--cluster", "tcp://127.0.0.1:8786"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
-        "dipole-arbiter: error: --cluster needs Dask's distributed package: pip install 'dipole-engine[cluster]'"]
+        "dipole-arbiter: error: --cluster needs Dask's distributed package: pip install 'dipole-engine[cluster]'"
+    ]
 
 
 @pytest.mark.parametrize("address", ["nonsense", "http://127.0.0.1:8786", "tcp://127.0.0.1:port"])
@@ -391,14 +522,25 @@ def test_a_bad_cluster_address_is_one_line(address: str) -> None:
 def test_a_crash_without_recover_stops_the_match_as_locally(cluster: Cluster, tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     pids.mkdir()
-    engines = ["--engine", f"cmd={sys.executable} {TOY} --seed a --pid-dir {pids}", "name=a",
-               "--engine", f"cmd={sys.executable} {TOY} --seed b --crash --after 5 --pid-dir {pids}", "name=b"]
+    engines = [
+        "--engine",
+        f"cmd={sys.executable} {TOY} --seed a --pid-dir {pids}",
+        "name=a",
+        "--engine",
+        f"cmd={sys.executable} {TOY} --seed b --crash --after 5 --pid-dir {pids}",
+        "name=b",
+    ]
     result = arbiter("match", *engines, "--depth", "1", "--games", "6", "--no-recover", "--cluster", cluster.address)
     assert result.returncode == 1, result.stderr
-    assert re.search(r"^Match stopped after [1-6] of 6 games: engine 'b' can no longer play \(.+\); "
-                     r"use --recover to restart crashed engines and go on$", result.stdout, re.MULTILINE)
-    assert re.search(r"^Finished game \d+ \((a vs b|b vs a)\): (1-0|0-1) \{(White|Black) disconnects\}$",
-                     result.stdout, re.MULTILINE)
+    assert re.search(
+        r"^Match stopped after [1-6] of 6 games: engine 'b' can no longer play \(.+\); "
+        r"use --recover to restart crashed engines and go on$",
+        result.stdout,
+        re.MULTILINE,
+    )
+    assert re.search(
+        r"^Finished game \d+ \((a vs b|b vs a)\): (1-0|0-1) \{(White|Black) disconnects\}$", result.stdout, re.MULTILINE
+    )
     # The incident comes back from the worker that saw it, named.
     assert re.search(r"^Warning: worker [^ ]+:\d+: game \d+: b \((White|Black)\): ", result.stderr, re.MULTILINE)
 

@@ -38,12 +38,15 @@ class Arbiter:
     """The arbiter as a running process whose output lines the test reads as they come."""
 
     def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
-        self.process = subprocess.Popen([*ARBITER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        text=True, env=env)
+        self.process = subprocess.Popen(
+            [*ARBITER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        )
         self.out: list[str] = []
         self.err: list[str] = []
-        self._readers = [threading.Thread(target=self._read, args=(stream, lines), daemon=True)
-                         for stream, lines in ((self.process.stdout, self.out), (self.process.stderr, self.err))]
+        self._readers = [
+            threading.Thread(target=self._read, args=(stream, lines), daemon=True)
+            for stream, lines in ((self.process.stdout, self.out), (self.process.stderr, self.err))
+        ]
         for reader in self._readers:
             reader.start()
 
@@ -74,7 +77,9 @@ class Arbiter:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-            raise AssertionError(f"the arbiter did not end within {timeout} s:\n" + "\n".join(self.out + self.err)) from None
+            raise AssertionError(
+                f"the arbiter did not end within {timeout} s:\n" + "\n".join(self.out + self.err)
+            ) from None
         for reader in self._readers:
             reader.join(timeout=5)
         return status
@@ -140,7 +145,7 @@ def engine_path(directory: Path) -> dict[str, str]:
     bin_dir = directory / "bin"
     bin_dir.mkdir(exist_ok=True)
     engine = bin_dir / "only-here-engine"
-    engine.write_text(f"#!/bin/sh\nexec {sys.executable} {TOY} \"$@\"\n")
+    engine.write_text(f'#!/bin/sh\nexec {sys.executable} {TOY} "$@"\n')
     engine.chmod(0o755)
     return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
 
@@ -153,9 +158,21 @@ def test_two_events_at_once_share_the_workers_and_touch_no_other_engines(tmp_pat
         first_worker = cluster.add_worker("w1")
         second_worker = cluster.add_worker("w2")
         events = {name: tmp_path / f"{name}.db" for name in ("first", "second")}
+
         def event(think: int) -> list[str]:
-            return [*toy("a", f"--think {think}"), *toy("b", f"--think {think}"), "--depth", "1", "--games", "2",
-                    "--opening-plies", "2", "--cluster", cluster.address]
+            return [
+                *toy("a", f"--think {think}"),
+                *toy("b", f"--think {think}"),
+                "--depth",
+                "1",
+                "--games",
+                "2",
+                "--opening-plies",
+                "2",
+                "--cluster",
+                cluster.address,
+            ]
+
         # The first event's engines think long enough to be still playing whenever the second
         # event, started meanwhile, is ready (a Python start and a Dask connection: seconds on
         # a busy machine); engines whose game ended would leave /proc without being killed.
@@ -187,10 +204,27 @@ def test_workers_restarted_under_an_event_never_hang_it_nor_lose_its_database(tm
     with own_cluster(tmp_path) as cluster:
         cluster.add_worker("bare")
         good = [cluster.add_worker("g1", env=env), cluster.add_worker("g2", env=env)]
-        with arbiter_running("tournament", "--engine", "cmd=only-here-engine --seed x --think 60", "name=x",
-                             "--engine", "cmd=only-here-engine --seed y --think 60", "name=y", "--depth", "1",
-                             "--games", "4", "--opening-plies", "2", "--seed", "4", "--cluster", cluster.address,
-                             "--db", str(db)) as run:
+        with arbiter_running(
+            "tournament",
+            "--engine",
+            "cmd=only-here-engine --seed x --think 60",
+            "name=x",
+            "--engine",
+            "cmd=only-here-engine --seed y --think 60",
+            "name=y",
+            "--depth",
+            "1",
+            "--games",
+            "4",
+            "--opening-plies",
+            "2",
+            "--seed",
+            "4",
+            "--cluster",
+            cluster.address,
+            "--db",
+            str(db),
+        ) as run:
             run.wait_for(r"cannot start engine '[xy]'", run.err)
             if at_once:
                 for worker in good:
@@ -219,9 +253,23 @@ def test_a_frozen_worker_costs_no_engine_its_game_and_a_slow_engine_still_loses(
     db = tmp_path / "frozen.db"
     with own_cluster(tmp_path) as cluster:
         worker = cluster.add_worker("solo")
-        with arbiter_running("tournament", *toy("a", "--think 30"), *toy("b", "--think 30"), "--tc", "4+0.05",
-                             "--games", "2", "--opening-plies", "2", "--seed", "6", "--cluster", cluster.address,
-                             "--db", str(db)) as run:
+        with arbiter_running(
+            "tournament",
+            *toy("a", "--think 30"),
+            *toy("b", "--think 30"),
+            "--tc",
+            "4+0.05",
+            "--games",
+            "2",
+            "--opening-plies",
+            "2",
+            "--seed",
+            "6",
+            "--cluster",
+            cluster.address,
+            "--db",
+            str(db),
+        ) as run:
             wait_playing(worker)
             time.sleep(0.5)
             os.kill(worker.pid, signal.SIGSTOP)
@@ -233,16 +281,36 @@ def test_a_frozen_worker_costs_no_engine_its_game_and_a_slow_engine_still_loses(
         assert status == 0, run.stdout + run.stderr
         assert finished_numbers(run.stdout) == [1, 2]
         assert [row[1] for row in terminations(db)] == ["NORMAL", "NORMAL"], terminations(db)
-        assert any(re.fullmatch(r"Warning: worker [^ ]+:\d+: game 1 does not count: the worker process was frozen "
-                                r"for ([6-9]|\d\d)\.\d s during the game; it is played again", line)
-                   for line in run.err), run.stderr
+        assert any(
+            re.fullmatch(
+                r"Warning: worker [^ ]+:\d+: game 1 does not count: the worker process was frozen "
+                r"for ([6-9]|\d\d)\.\d s during the game; it is played again",
+                line,
+            )
+            for line in run.err
+        ), run.stderr
         # An engine that overruns its clock by itself loses on time, on the cluster as locally.
-        slow = subprocess.run([*ARBITER, "match", *toy("a"), *toy("late", "--overrun 1500 --after 3"),
-                               "--tc", "1+0", "--games", "1", "--cluster", cluster.address],
-                              capture_output=True, text=True, timeout=120)
+        slow = subprocess.run(
+            [
+                *ARBITER,
+                "match",
+                *toy("a"),
+                *toy("late", "--overrun 1500 --after 3"),
+                "--tc",
+                "1+0",
+                "--games",
+                "1",
+                "--cluster",
+                cluster.address,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert slow.returncode == 0, slow.stderr
-    assert re.search(r"^Finished game 1 \(a vs late\): 1-0 \{Black loses on time\}$",
-                     slow.stdout, re.MULTILINE), slow.stdout
+    assert re.search(r"^Finished game 1 \(a vs late\): 1-0 \{Black loses on time\}$", slow.stdout, re.MULTILINE), (
+        slow.stdout
+    )
     assert "does not count" not in slow.stderr
 
 
@@ -252,10 +320,25 @@ def test_three_worker_deaths_on_one_game_stop_the_event_which_resumes(tmp_path: 
     line, the database kept), instead of going to a fourth."""
     db = tmp_path / "event.db"
     with own_cluster(tmp_path) as cluster:
-        with arbiter_running("tournament", *toy("a", "--think 60"), *toy("b", "--think 60"), "--depth", "1",
-                             "--rounds", "1", "--games", "1", "--opening-plies", "2", "--seed", "3",
-                             "--cluster", cluster.address,
-                             "--db", str(db)) as run:
+        with arbiter_running(
+            "tournament",
+            *toy("a", "--think 60"),
+            *toy("b", "--think 60"),
+            "--depth",
+            "1",
+            "--rounds",
+            "1",
+            "--games",
+            "1",
+            "--opening-plies",
+            "2",
+            "--seed",
+            "3",
+            "--cluster",
+            cluster.address,
+            "--db",
+            str(db),
+        ) as run:
             for death in range(3):
                 victim = cluster.add_worker(f"victim{death}")
                 wait_playing(victim)
@@ -264,9 +347,13 @@ def test_three_worker_deaths_on_one_game_stop_the_event_which_resumes(tmp_path: 
                 victim.wait()
             status = run.finish(60)
         assert status == 1, run.stdout + run.stderr
-        assert re.search(rf"^Tournament stopped after 0 of 1 games: game 1 was lost 3 times \(the worker playing it "
-                         rf"died, closed or froze each time\); see the workers' logs; continue with: "
-                         rf"dipole-arbiter resume {re.escape(str(db))}$", run.stdout, re.MULTILINE), run.stdout
+        assert re.search(
+            rf"^Tournament stopped after 0 of 1 games: game 1 was lost 3 times \(the worker playing it "
+            rf"died, closed or froze each time\); see the workers' logs; continue with: "
+            rf"dipole-arbiter resume {re.escape(str(db))}$",
+            run.stdout,
+            re.MULTILINE,
+        ), run.stdout
         assert len(re.findall(r"left the cluster with game 1 of this event; it is played again", run.stderr)) == 2
         assert "Traceback" not in run.stderr
         cluster.add_worker("survivor")
@@ -282,8 +369,11 @@ def processed(address: str) -> Counter[int]:
 
     with Client(address, timeout=30, set_as_default=False) as client:
         log = client.run_on_scheduler(lambda dask_scheduler: [(t[0], t[2]) for t in dask_scheduler.transition_log])
-    return Counter(int(str(key).split("-")[3]) for key, finish in log
-                   if str(key).startswith("dipole-game-") and finish == "processing")
+    return Counter(
+        int(str(key).split("-")[3])
+        for key, finish in log
+        if str(key).startswith("dipole-game-") and finish == "processing"
+    )
 
 
 @pytest.mark.slow
@@ -294,9 +384,26 @@ def test_a_worker_lost_after_its_game_was_recorded_plays_it_no_more(tmp_path: Pa
     with own_cluster(tmp_path) as cluster:
         workers = {str(cluster.add_worker(name).pid): name for name in ("w1", "w2")}
         by_pid = {str(worker.pid): worker for worker in cluster.workers}
-        with arbiter_running("tournament", *toy("a"), *toy("b"), *toy("s", "--think 100"), "--depth", "1",
-                             "--rounds", "1", "--games", "1", "--opening-plies", "2", "--seed", "9",
-                             "--cluster", cluster.address, "--db", str(db)) as run:
+        with arbiter_running(
+            "tournament",
+            *toy("a"),
+            *toy("b"),
+            *toy("s", "--think 100"),
+            "--depth",
+            "1",
+            "--rounds",
+            "1",
+            "--games",
+            "1",
+            "--opening-plies",
+            "2",
+            "--seed",
+            "9",
+            "--cluster",
+            cluster.address,
+            "--db",
+            str(db),
+        ) as run:
             run.wait_for(r"^Finished game 1 ", run.out)
             connection = sqlite3.connect(db)
             try:
@@ -365,20 +472,26 @@ def serving(kind: str) -> Iterator[str]:
         sock.close()
 
 
-@pytest.mark.parametrize("kind, reason", [
-    ("http", r"is not a Dask scheduler: it accepted the connection but said nothing in 5 s"),
-    ("silent", r"is not a Dask scheduler: it accepted the connection but said nothing in 5 s"),
-    ("garbage", r"is not a Dask scheduler: what it sends is not Dask's protocol"),
-    ("tls", r"TLS is not configured here \(set Dask's distributed\.comm\.tls options .+\)"),
-])
+@pytest.mark.parametrize(
+    "kind, reason",
+    [
+        ("http", r"is not a Dask scheduler: it accepted the connection but said nothing in 5 s"),
+        ("silent", r"is not a Dask scheduler: it accepted the connection but said nothing in 5 s"),
+        ("garbage", r"is not a Dask scheduler: what it sends is not Dask's protocol"),
+        ("tls", r"TLS is not configured here \(set Dask's distributed\.comm\.tls options .+\)"),
+    ],
+)
 @pytest.mark.slow
-def test_a_server_that_is_not_a_dask_scheduler_is_one_line_in_seconds(tmp_path: Path, kind: str,
-                                                                      reason: str) -> None:
+def test_a_server_that_is_not_a_dask_scheduler_is_one_line_in_seconds(tmp_path: Path, kind: str, reason: str) -> None:
     db = tmp_path / "event.db"
     with serving(kind) as address:
         began = time.monotonic()
-        result = subprocess.run([*ARBITER, "tournament", *toy("a"), *toy("b"), "--depth", "1", "--cluster", address,
-                                 "--db", str(db)], capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            [*ARBITER, "tournament", *toy("a"), *toy("b"), "--depth", "1", "--cluster", address, "--db", str(db)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         took = time.monotonic() - began
     assert result.returncode == 2, result.stderr
     lines = result.stderr.splitlines()

@@ -69,7 +69,9 @@ def test_exits_over_far_and_side_edges_are_one_move_per_count() -> None:
     assert "b8-off:1" in moves  # far edge: every forward direction leaves
     assert "a3-off:1" in moves  # side edge: up-left leaves, up-right stays on (b4)
     assert "a3-b4" in moves
-    exits = [m for m in board.legal_moves() if m.kind == MoveKind.EXIT and m.origin == board.geometry.parse_square("b8")]
+    exits = [
+        m for m in board.legal_moves() if m.kind == MoveKind.EXIT and m.origin == board.geometry.parse_square("b8")
+    ]
     assert len(exits) == 1
 
 
@@ -139,8 +141,9 @@ def test_push_pop_restores_position_and_key(seed: int, variant: str) -> None:
         moves = board.legal_moves()
         if not moves:
             break
-        snapshots.append((board.fen(), board.key, list(board.material), [list(s) for s in board.occupied],
-                          list(board.rank_sum)))
+        snapshots.append(
+            (board.fen(), board.key, list(board.material), [list(s) for s in board.occupied], list(board.rank_sum))
+        )
         board.push(rng.choice(moves))
         # the incremental state equals that of the same position set up from scratch
         fresh = new_board(variant, board.fen())
@@ -164,9 +167,14 @@ def test_copy_is_independent() -> None:
     assert clone.fen() == "B:W10c1,2c3:B12d8"
 
 
-@pytest.mark.parametrize("variant,fen", [
-    ("dipole", "W:W12c1:B12d8"), ("dipole-s", "W:W12e1:B12d8"),
-    ("dipole-10", "W:W20g1:B20f10"), ("dipole-10s", "W:W20e1:B20f10"),
-])
+@pytest.mark.parametrize(
+    "variant,fen",
+    [
+        ("dipole", "W:W12c1:B12d8"),
+        ("dipole-s", "W:W12e1:B12d8"),
+        ("dipole-10", "W:W20g1:B20f10"),
+        ("dipole-10s", "W:W20e1:B20f10"),
+    ],
+)
 def test_variant_start_positions(variant: str, fen: str) -> None:
     assert new_board(variant).fen() == fen

@@ -151,22 +151,26 @@ def test_a_flagged_clock_is_answered_at_once_without_searching_past_it(engine: E
     assert infos == []
 
 
-@pytest.mark.parametrize(("command", "reason"), [
-    ("ponderhit", "ponderhit: no ponder search is running"),
-    ("setoption name MultiPV value 0", "setoption MultiPV: must be at least 1, found 0"),
-    ("setoption name MultiPV value 17", "setoption MultiPV: must be at most 16"),
-    ("setoption name Ponder value maybe", "setoption Ponder: expected true or false"),
-    ("go searchmoves d4-d9", "go searchmoves: move 1 of 1, 'd4-d9'"),
-    ("go searchmoves d4xd6 h1-h3", "go searchmoves: move 2 of 2, 'h1-h3'"),
-    ("go searchmoves hello", "'hello' is not a Dipole move"),
-    ("go depth 2 searchmoves", "'searchmoves' needs at least one move"),
-    ("go mate -1", "go mate: must be at least 1, found -1"),
-    ("go mate x", "go mate: expected an integer, found 'x'"),
-    ("go mate 0", "go mate: must be at least 1, found 0"),
-    ("go ponder ponder", "'ponder' is given twice"),
-])
+@pytest.mark.parametrize(
+    ("command", "reason"),
+    [
+        ("ponderhit", "ponderhit: no ponder search is running"),
+        ("setoption name MultiPV value 0", "setoption MultiPV: must be at least 1, found 0"),
+        ("setoption name MultiPV value 17", "setoption MultiPV: must be at most 16"),
+        ("setoption name Ponder value maybe", "setoption Ponder: expected true or false"),
+        ("go searchmoves d4-d9", "go searchmoves: move 1 of 1, 'd4-d9'"),
+        ("go searchmoves d4xd6 h1-h3", "go searchmoves: move 2 of 2, 'h1-h3'"),
+        ("go searchmoves hello", "'hello' is not a Dipole move"),
+        ("go depth 2 searchmoves", "'searchmoves' needs at least one move"),
+        ("go mate -1", "go mate: must be at least 1, found -1"),
+        ("go mate x", "go mate: expected an integer, found 'x'"),
+        ("go mate 0", "go mate: must be at least 1, found 0"),
+        ("go ponder ponder", "'ponder' is given twice"),
+    ],
+)
 def test_bad_feature_input_gets_one_error_line_and_the_engine_goes_on(
-        engine: EngineProcess, command: str, reason: str) -> None:
+    engine: EngineProcess, command: str, reason: str
+) -> None:
     engine.send("position fen W:W2d4:B1d6")
     assert reason in error_after(engine, command)
     _, best = engine.search("go depth 2")

@@ -29,8 +29,16 @@ def first_move(job: SearchJob[Board]) -> str | None:
 
 
 def make_loop(search=first_move, **extra) -> EngineLoop[Board]:  # type: ignore[no-untyped-def]
-    return EngineLoop(search, name="Test", author="me", variants=["dipole", "impasse"], new_position=new_board,
-                      play=Board.push_text, turn=lambda board: board.turn > 0, **extra)
+    return EngineLoop(
+        search,
+        name="Test",
+        author="me",
+        variants=["dipole", "impasse"],
+        new_position=new_board,
+        play=Board.push_text,
+        turn=lambda board: board.turn > 0,
+        **extra,
+    )
 
 
 def session(lines: list[str], loop: EngineLoop[Board] | None = None) -> list[str]:
@@ -44,11 +52,14 @@ def session(lines: list[str], loop: EngineLoop[Board] | None = None) -> list[str
 def test_handshake_lists_ids_the_variant_option_move_overhead_and_own_options() -> None:
     loop = make_loop(options=[OptionSpec("Level", "spin", 3, 1, 9), OptionSpec("Book", "check", False)])
     assert session(["uci"], loop) == [
-        "id name Test", "id author me",
+        "id name Test",
+        "id author me",
         "option name UCI_Variant type combo default dipole var dipole var impasse",
         "option name MoveOverhead type spin default 30 min 0 max 5000",
         "option name Level type spin default 3 min 1 max 9",
-        "option name Book type check default false", "uciok"]
+        "option name Book type check default false",
+        "uciok",
+    ]
     assert session(["ugi"], loop)[-1] == "ugiok"
 
 
@@ -60,21 +71,39 @@ def test_options_are_checked_and_reach_the_search() -> None:
         return first_move(job)
 
     loop = make_loop(search, options=[OptionSpec("Level", "spin", 3, 1, 9), OptionSpec("Book", "check", False)])
-    out = session(["setoption name level value 7", "setoption name Book value TRUE", "setoption name Level value 10",
-                   "setoption name Book value maybe", "setoption name Nope value 1",
-                   "setoption name UCI_Variant value chess", "go depth 1"], loop)
+    out = session(
+        [
+            "setoption name level value 7",
+            "setoption name Book value TRUE",
+            "setoption name Level value 10",
+            "setoption name Book value maybe",
+            "setoption name Nope value 1",
+            "setoption name UCI_Variant value chess",
+            "go depth 1",
+        ],
+        loop,
+    )
     assert out[:4] == [
         "info string error setoption Level: must be at most 9, found 10",
         "info string error setoption Book: expected true or false, found 'maybe'",
         "info string error setoption: unknown option 'Nope'; the options are UCI_Variant, MoveOverhead, Level, Book",
-        "info string error setoption: UCI_Variant must be one of dipole, impasse, found 'chess'"]
+        "info string error setoption: UCI_Variant must be one of dipole, impasse, found 'chess'",
+    ]
     assert seen == [{"UCI_Variant": "dipole", "MoveOverhead": 30, "Level": 7, "Book": True}]
 
 
 def test_positions_variants_and_a_bad_move_keep_the_moves_before_it() -> None:
-    out = session(["position startpos moves c1-c3 d8-d6 zz e1-e3", "go depth 1",
-                   "setoption name UCI_Variant value impasse", "position startpos", "go depth 1",
-                   "position fen W:W1a1:B2b2 moves xa1", "go depth 1"])
+    out = session(
+        [
+            "position startpos moves c1-c3 d8-d6 zz e1-e3",
+            "go depth 1",
+            "setoption name UCI_Variant value impasse",
+            "position startpos",
+            "go depth 1",
+            "position fen W:W1a1:B2b2 moves xa1",
+            "go depth 1",
+        ]
+    )
     assert out[0].startswith("info string error position: move 3 of 4, 'zz' is not a Dipole move: ")
     assert out[0].endswith("kept the position after move 2")
     bestmoves = [line for line in out if line.startswith("bestmove")]
@@ -125,8 +154,12 @@ def test_infinite_waits_for_stop_and_isready_is_answered_meanwhile() -> None:
     engine.send("stop", "isready")
     engine.wait_for("readyok", 2)
     engine.close()
-    assert engine.lines()[1:] == ["readyok", "info string error go: a search is already running; send stop first",
-                                  f"bestmove {new_board().legal_moves()[0]}", "readyok"]
+    assert engine.lines()[1:] == [
+        "readyok",
+        "info string error go: a search is already running; send stop first",
+        f"bestmove {new_board().legal_moves()[0]}",
+        "readyok",
+    ]
 
 
 def test_the_engine_is_idle_when_its_bestmove_is_read() -> None:
@@ -175,10 +208,28 @@ def test_the_example_is_at_most_60_lines() -> None:
 
 
 def test_the_example_engine_plays_a_refereed_match() -> None:
-    done = subprocess.run([*ARBITER, "match", "--engine", f"cmd={sys.executable} {EXAMPLE}", "name=example", "depth=2",
-                           "--engine", f"cmd={sys.executable} -m dipole_engine", "name=reference", "depth=1",
-                           "--games", "2", "--variant", "impasse"],
-                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    done = subprocess.run(
+        [
+            *ARBITER,
+            "match",
+            "--engine",
+            f"cmd={sys.executable} {EXAMPLE}",
+            "name=example",
+            "depth=2",
+            "--engine",
+            f"cmd={sys.executable} -m dipole_engine",
+            "name=reference",
+            "depth=1",
+            "--games",
+            "2",
+            "--variant",
+            "impasse",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     finished = [line for line in done.stdout.splitlines() if line.startswith("Finished game")]
     assert len(finished) == 2
@@ -189,11 +240,14 @@ def test_the_example_engine_plays_a_refereed_match() -> None:
 def test_the_readme_engine_passes_check_engine(tmp_path: Path) -> None:
     text = (ROOT / "README.md").read_text()
     start = text.index("```python\nfrom dipole_engine.rules import Board, all_variants")
-    code = text[start + len("```python\n"):text.index("```", start + 10)]
+    code = text[start + len("```python\n") : text.index("```", start + 10)]
     script = tmp_path / "tiny.py"
     script.write_text(code)
-    results = check_engine(CheckSettings((sys.executable, str(script)), cwd=str(ROOT), variants=("dipole", "impasse"),
-                                         positions=8, timeout=5))
+    results = check_engine(
+        CheckSettings(
+            (sys.executable, str(script)), cwd=str(ROOT), variants=("dipole", "impasse"), positions=8, timeout=5
+        )
+    )
     assert [r.line() for r in results if r.status == "FAIL"] == []
 
 
@@ -214,20 +268,46 @@ def test_perft_new_game_and_option_hooks_reach_the_engine_and_options_keep_their
             raise ValueError("Level 9 needs more memory")
         calls.append((name, value))
 
-    loop = make_loop(perft=lambda board, depth: divide(board.copy(), depth), new_game=lambda: calls.append("new"),
-                     on_option=on_option, options=[OptionSpec("Level", "spin", 3, 1, 9), OptionSpec("UCI_Variant", "combo"),
-                                                   OptionSpec("MoveOverhead", "spin", 100, 0, 1000)])
-    out = session(["uci", "position startpos moves c1-c3", "go perft 2", "go perft 0", "setoption name level value 5",
-                   "setoption name Level value 9", "setoption name moveoverhead value 0", "ucinewgame", "go perft 1"], loop)
+    loop = make_loop(
+        perft=lambda board, depth: divide(board.copy(), depth),
+        new_game=lambda: calls.append("new"),
+        on_option=on_option,
+        options=[
+            OptionSpec("Level", "spin", 3, 1, 9),
+            OptionSpec("UCI_Variant", "combo"),
+            OptionSpec("MoveOverhead", "spin", 100, 0, 1000),
+        ],
+    )
+    out = session(
+        [
+            "uci",
+            "position startpos moves c1-c3",
+            "go perft 2",
+            "go perft 0",
+            "setoption name level value 5",
+            "setoption name Level value 9",
+            "setoption name moveoverhead value 0",
+            "ucinewgame",
+            "go perft 1",
+        ],
+        loop,
+    )
     board = new_board()
     board.push_text("c1-c3")
-    assert out[2:5] == ["option name Level type spin default 3 min 1 max 9",
-                        "option name UCI_Variant type combo default dipole var dipole var impasse",
-                        "option name MoveOverhead type spin default 100 min 0 max 1000"]
+    assert out[2:5] == [
+        "option name Level type spin default 3 min 1 max 9",
+        "option name UCI_Variant type combo default dipole var dipole var impasse",
+        "option name MoveOverhead type spin default 100 min 0 max 1000",
+    ]
     perft_2 = [f"{move} {count}" for move, count in divide(board, 2)]
-    assert out[6:] == [*perft_2, f"Nodes searched: {sum(count for _, count in divide(board, 2))}", "Nodes searched: 1",
-                       "info string error Level 9 needs more memory",
-                       *(f"{move} 1" for move in new_board().legal_moves()), "Nodes searched: 20"]
+    assert out[6:] == [
+        *perft_2,
+        f"Nodes searched: {sum(count for _, count in divide(board, 2))}",
+        "Nodes searched: 1",
+        "info string error Level 9 needs more memory",
+        *(f"{move} 1" for move in new_board().legal_moves()),
+        "Nodes searched: 20",
+    ]
     assert calls == [("Level", 5), ("MoveOverhead", 0), "new"]
     assert loop.values["Level"] == 5 and loop.values["MoveOverhead"] == 0
 
@@ -274,8 +354,15 @@ def test_the_time_budget_is_the_engines_time_plan() -> None:
     def job(limit: Limit, overhead: int = 0) -> SearchJob[Board]:
         return SearchJob(new_board(), limit, "dipole", {"MoveOverhead": overhead}, time.monotonic())
 
-    for limit in [Limit(wtime=10_000, movestogo=1), Limit(wtime=60_000, winc=1000), Limit(movetime=500),
-                  Limit(wtime=100_000, movestogo=90), Limit(wtime=20), Limit(depth=3), Limit(infinite=True, wtime=5)]:
+    for limit in [
+        Limit(wtime=10_000, movestogo=1),
+        Limit(wtime=60_000, winc=1000),
+        Limit(movetime=500),
+        Limit(wtime=100_000, movestogo=90),
+        Limit(wtime=20),
+        Limit(depth=3),
+        Limit(infinite=True, wtime=5),
+    ]:
         for overhead in (0, 30):
             expected = plan(limit, True, overhead)
             assert job(limit, overhead).time_plan() == expected

@@ -48,8 +48,10 @@ class EngineProcess:
         """The next output line; fails on a timeout or the end of output."""
         index = self.child.expect(["\n", pexpect.EOF, pexpect.TIMEOUT], timeout=timeout)
         if index != 0:
-            raise AssertionError(f"no line within {timeout} s ({'end of output' if index == 1 else 'timeout'});"
-                                 f" read so far: {self.lines[-10:]}")
+            raise AssertionError(
+                f"no line within {timeout} s ({'end of output' if index == 1 else 'timeout'});"
+                f" read so far: {self.lines[-10:]}"
+            )
         line = self.child.before.rstrip("\r")
         self.lines.append(line)
         return line
@@ -164,8 +166,12 @@ def test_ugi_handshake_and_queries() -> None:
 
 
 def test_options_are_set_and_bad_values_refused(engine: EngineProcess) -> None:
-    for line in ["setoption name Hash value 1", "setoption name hash value 128",
-                 "setoption name MoveOverhead value 0", "setoption name MOVEOVERHEAD value 5000"]:
+    for line in [
+        "setoption name Hash value 1",
+        "setoption name hash value 128",
+        "setoption name MoveOverhead value 0",
+        "setoption name MOVEOVERHEAD value 5000",
+    ]:
         engine.send(line)
     engine.ready()  # no answer to good options
     assert "must be at most 1024, found 2048" in error_after(engine, "setoption name Hash value 2048")
@@ -332,12 +338,15 @@ def test_go_movetime_answers_in_time(engine: EngineProcess) -> None:
     assert 0.1 <= elapsed <= 0.2 + 0.6, f"go movetime 200 answered after {elapsed * 1000:.0f} ms"
 
 
-@pytest.mark.parametrize("go,limit", [
-    ("go wtime 1000 btime 1000", 1.0),
-    ("go wtime 3000 btime 100 winc 100 binc 100 movestogo 5", 3.0),
-    ("go wtime 20 btime 20", 0.3),  # below the move overhead: move at once
-    ("go p1time 1000 p2time 800 p1inc 10 p2inc 10", 1.0),
-])
+@pytest.mark.parametrize(
+    "go,limit",
+    [
+        ("go wtime 1000 btime 1000", 1.0),
+        ("go wtime 3000 btime 100 winc 100 binc 100 movestogo 5", 3.0),
+        ("go wtime 20 btime 20", 0.3),  # below the move overhead: move at once
+        ("go p1time 1000 p2time 800 p1inc 10 p2inc 10", 1.0),
+    ],
+)
 def test_go_with_clocks_answers_before_the_flag(engine: EngineProcess, go: str, limit: float) -> None:
     engine.send("position startpos")
     engine.ready()
@@ -379,24 +388,27 @@ def test_every_go_gets_exactly_one_bestmove(engine: EngineProcess) -> None:
 
 
 # -- bad input ------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("command,reason", [
-    ("hello world", "unknown command 'hello'"),
-    ("Go depth 1", "unknown command 'Go'"),
-    ("go depth -3", "go depth: must be at least 1"),
-    ("go depth", "'depth' needs a value"),
-    ("go sideways 3", "unknown parameter 'sideways'"),
-    ("position", "position: expected"),
-    ("position fen W:W12c1", "position: FEN 'W:W12c1': expected 3 fields"),
-    ("position fen W:W12c2:B12d8", "c2 is a light square"),
-    ("position startpos moves c1-c3 d8-d6 c3xd6", "move 3 of 3, 'c3xd6'"),
-    ("position startpos moves pass", "'pass': White has a legal move, so may not pass"),
-    ("position startpos moves c1-c9", "c9 is not a square of the 8x8 board"),
-    ("setoption name Hash value big", "setoption Hash: expected an integer"),
-    ("quit now", "'quit' takes no arguments"),
-    ("query everything", "query: expected"),
-    ("\x00\x01\x02", "unknown command"),
-    ("posítion startpos", "unknown command"),
-])
+@pytest.mark.parametrize(
+    "command,reason",
+    [
+        ("hello world", "unknown command 'hello'"),
+        ("Go depth 1", "unknown command 'Go'"),
+        ("go depth -3", "go depth: must be at least 1"),
+        ("go depth", "'depth' needs a value"),
+        ("go sideways 3", "unknown parameter 'sideways'"),
+        ("position", "position: expected"),
+        ("position fen W:W12c1", "position: FEN 'W:W12c1': expected 3 fields"),
+        ("position fen W:W12c2:B12d8", "c2 is a light square"),
+        ("position startpos moves c1-c3 d8-d6 c3xd6", "move 3 of 3, 'c3xd6'"),
+        ("position startpos moves pass", "'pass': White has a legal move, so may not pass"),
+        ("position startpos moves c1-c9", "c9 is not a square of the 8x8 board"),
+        ("setoption name Hash value big", "setoption Hash: expected an integer"),
+        ("quit now", "'quit' takes no arguments"),
+        ("query everything", "query: expected"),
+        ("\x00\x01\x02", "unknown command"),
+        ("posítion startpos", "unknown command"),
+    ],
+)
 def test_bad_input_gets_one_error_line_then_searches_work(engine: EngineProcess, command: str, reason: str) -> None:
     engine.send("position fen W:W2d4:B1d6")
     assert reason in error_after(engine, command)
@@ -410,8 +422,7 @@ def test_illegal_move_keeps_the_position_before_it(engine: EngineProcess) -> Non
     engine.send("go perft 1")
     after_two = engine.until("Nodes searched:")
     reason = error_after(engine, "position startpos moves c1-c3 d8-d6 e1-e3 d6-d4")
-    assert reason == ("position: move 3 of 4, 'e1-e3': White has no stack on e1; "
-                      "kept the position after move 2")
+    assert reason == ("position: move 3 of 4, 'e1-e3': White has no stack on e1; kept the position after move 2")
     engine.send("go perft 1")
     assert engine.until("Nodes searched:") == after_two
     assert "kept the position before it" in error_after(engine, "position startpos moves e1-e3")
@@ -435,8 +446,10 @@ def test_go_while_searching_is_refused_and_the_search_goes_on(engine: EngineProc
         line = engine.read()
         if line.startswith("info string"):
             errors.append(line)
-    assert errors == ["info string error go: a search is already running; send stop first",
-                      "info string error go perft: a search is running; send stop first"]
+    assert errors == [
+        "info string error go: a search is already running; send stop first",
+        "info string error go perft: a search is running; send stop first",
+    ]
     assert not any(line.startswith("bestmove") for line in engine.lines_for(0.2))
     engine.send("stop")
     engine.until("bestmove")
@@ -512,13 +525,61 @@ def test_hash_and_ucinewgame_reach_the_transposition_table() -> None:
 
 # -- random input, in process ------------------------------------------------------------------------------
 FUZZ_WORDS = [
-    "uci", "ugi", "isready", "setoption", "name", "value", "Hash", "MoveOverhead", "UCI_Variant",
-    "dipole", "dipole-s", "dipole-10", "dipole-10s", "impasse", "ucinewgame", "uginewgame",
-    "position", "startpos", "fen", "moves", "W:W12c1:B12d8", "W:W1d4:B2c5,2e5", "W:W2d4:B1d6",
-    "B:W3e1,1g5:B2d6,1h8", "W:W1b8:B", "W:W:B", "c1-c3", "d8-d6", "c1-off:3", "pass", "e1xc3",
-    "go", "perft", "wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes",
-    "infinite", "p1time", "p2time", "stop", "query", "gameover", "p1turn", "result", "0", "1",
-    "2", "-1", "30", "x",
+    "uci",
+    "ugi",
+    "isready",
+    "setoption",
+    "name",
+    "value",
+    "Hash",
+    "MoveOverhead",
+    "UCI_Variant",
+    "dipole",
+    "dipole-s",
+    "dipole-10",
+    "dipole-10s",
+    "impasse",
+    "ucinewgame",
+    "uginewgame",
+    "position",
+    "startpos",
+    "fen",
+    "moves",
+    "W:W12c1:B12d8",
+    "W:W1d4:B2c5,2e5",
+    "W:W2d4:B1d6",
+    "B:W3e1,1g5:B2d6,1h8",
+    "W:W1b8:B",
+    "W:W:B",
+    "c1-c3",
+    "d8-d6",
+    "c1-off:3",
+    "pass",
+    "e1xc3",
+    "go",
+    "perft",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "movetime",
+    "depth",
+    "nodes",
+    "infinite",
+    "p1time",
+    "p2time",
+    "stop",
+    "query",
+    "gameover",
+    "p1turn",
+    "result",
+    "0",
+    "1",
+    "2",
+    "-1",
+    "30",
+    "x",
 ]
 FUZZ_LINE = st.one_of(
     st.text(max_size=30),
@@ -530,7 +591,9 @@ def _cheap(line: str) -> bool:
     """Leave out what is valid but slow: deep perft and big hash tables."""
     words = line.split()
     numbers = [int(word) for word in words if word.isascii() and word.isdigit()]
-    return not ("perft" in words and any(n > 2 for n in numbers)) and not ("Hash" in words and any(n > 8 for n in numbers))
+    return not ("perft" in words and any(n > 2 for n in numbers)) and not (
+        "Hash" in words and any(n > 8 for n in numbers)
+    )
 
 
 @settings(max_examples=150, deadline=None)

@@ -36,16 +36,19 @@ def long_game(store: EventStore, number: int, plies: int) -> GameRecord:
     template = random_game(number)
     planned = store.schedule[number - 1]
     white, black = NAMES[planned.white], NAMES[planned.black]
-    moves = tuple(MoveRecord(f"c{ply % 7 + 1}-c{ply % 7 + 2}", MoveSource.ENGINE, ply, None, 6, 0.25)
-                  for ply in range(plies))
+    moves = tuple(
+        MoveRecord(f"c{ply % 7 + 1}-c{ply % 7 + 2}", MoveSource.ENGINE, ply, None, 6, 0.25) for ply in range(plies)
+    )
     result = "1-0" if number % 4 else "0-1"
     return GameRecord(number, white, black, "dipole", None, moves, result, template.termination, template.reason)
 
 
 def deny_reading_moves(store: EventStore) -> None:
     """Make any read of the ``moves`` table fail, so that a query touching it raises."""
+
     def authorize(action: int, table: str | None, *_: object) -> int:
         return sqlite3.SQLITE_DENY if action == sqlite3.SQLITE_READ and table == "moves" else sqlite3.SQLITE_OK
+
     store._db.set_authorizer(authorize)  # the test watches the store's own queries
 
 
@@ -90,9 +93,20 @@ def resume(store: EventStore) -> Tournament:
 
 
 def test_resume_reads_no_move_and_rebuilds_the_state_of_an_uninterrupted_run(tmp_path: Path) -> None:
-    engines = (EngineSpec("alpha", ("alpha",), SearchLimits(depth=3)), EngineSpec("beta", ("beta",), SearchLimits(depth=3)))
-    event = config(tmp_path, engines=engines, rounds=1, games_per_pairing=60, pgn=None, report=None, anchor=None,
-                   sprt=SprtParams.parse("elo0=0 elo1=100 alpha=0.05 beta=0.05"))
+    engines = (
+        EngineSpec("alpha", ("alpha",), SearchLimits(depth=3)),
+        EngineSpec("beta", ("beta",), SearchLimits(depth=3)),
+    )
+    event = config(
+        tmp_path,
+        engines=engines,
+        rounds=1,
+        games_per_pairing=60,
+        pgn=None,
+        report=None,
+        anchor=None,
+        sprt=SprtParams.parse("elo0=0 elo1=100 alpha=0.05 beta=0.05"),
+    )
     schedule = make_schedule("round-robin", 2, 1, 60, openings=len(event.openings))
     store = EventStore.create(str(tmp_path / "sprt.db"), event, schedule)
     rng = random.Random(3)
@@ -123,8 +137,12 @@ def test_resume_reads_no_move_and_rebuilds_the_state_of_an_uninterrupted_run(tmp
     assert vars(resumed.stats) == vars(stats)
     assert resumed.stats.summary("alpha", "beta") == stats.summary("alpha", "beta")
     assert resumed.sprt is not None
-    assert (resumed.sprt.state.counts, resumed.sprt.state.llr, resumed.sprt.decision, resumed.sprt.skipped) == \
-        (sprt.state.counts, sprt.state.llr, sprt.decision, sprt.skipped)
+    assert (resumed.sprt.state.counts, resumed.sprt.state.llr, resumed.sprt.decision, resumed.sprt.skipped) == (
+        sprt.state.counts,
+        sprt.state.llr,
+        sprt.decision,
+        sprt.skipped,
+    )
     assert resumed.sprt.summary() == sprt.summary() and resumed.sprt.skipped == 1
     assert resumed.finished_before == len(games) == 49
     assert resumed.results == {game.number: game.result for game in games}
@@ -176,6 +194,7 @@ def vm_steps_to_read(store: EventStore, numbers: list[int]) -> int:
         nonlocal steps
         steps += 1
         return 0
+
     store._db.set_progress_handler(count, 100)  # the test watches the store's own queries
     store.records(numbers)
     store._db.set_progress_handler(None, 100)
@@ -195,15 +214,19 @@ def test_records_of_some_games_read_only_those(tmp_path: Path) -> None:
     assert long <= short + 2, f"{long}00 steps to read two games beside long ones, {short}00 beside short ones"
 
 
-TWO_ENGINES = (EngineSpec("alpha", ("alpha",), SearchLimits(depth=3)), EngineSpec("beta", ("beta",), SearchLimits(depth=3)))
+TWO_ENGINES = (
+    EngineSpec("alpha", ("alpha",), SearchLimits(depth=3)),
+    EngineSpec("beta", ("beta",), SearchLimits(depth=3)),
+)
 
 
 def finished_event(path: Path, games: int, unfinished: frozenset[int] = frozenset()) -> EventStore:
     """A two-engine event of ``games`` games, all finished but ``unfinished``: copies of 20
     distinct games (random legal ones, and one that never started: no moves), renumbered,
     committed without fsync to fill it quickly (as ``benchmarks/event_bench.py`` does)."""
-    event = config(path.parent, engines=TWO_ENGINES, rounds=1, games_per_pairing=games, pgn=None, report=None,
-                   anchor=None)
+    event = config(
+        path.parent, engines=TWO_ENGINES, rounds=1, games_per_pairing=games, pgn=None, report=None, anchor=None
+    )
     store = EventStore.create(str(path), event, make_schedule("round-robin", 2, 1, games, len(event.openings)))
     store._db.execute("PRAGMA synchronous=OFF")  # the test's one reach inside: only to fill it quickly
     distinct = [random_game(seed) for seed in range(1, 20)]

@@ -33,8 +33,9 @@ def run_plan(shape: EventShape, outcome: Outcome) -> tuple[list[ScheduledGame], 
         if plan.complete:
             return schedule, results, plan, stages
         assert plan.next_games, "a plan with every game finished must go on or be complete"
-        assert [game.number for game in plan.next_games] == list(range(len(schedule) + 1,
-                                                                       len(schedule) + len(plan.next_games) + 1))
+        assert [game.number for game in plan.next_games] == list(
+            range(len(schedule) + 1, len(schedule) + len(plan.next_games) + 1)
+        )
         schedule += plan.next_games
         stages += 1
         # mid-stage, nothing new is planned, and planning again gives the same stage
@@ -67,7 +68,7 @@ def test_knockout_the_stronger_seed_always_wins_through_the_standard_bracket(eng
     assert len(plan.rounds) == knockout_rounds(engines)
     byes = [encounter.first for encounter in plan.rounds[0] if encounter.second is None]
     assert byes == sorted(byes) and byes == list(range(2 ** knockout_rounds(engines) - engines))  # top seeds
-    final, = plan.rounds[-1]
+    (final,) = plan.rounds[-1]
     assert {final.first, final.second} == {0, 1}
     # every game of an encounter: colour-reversed pairs sharing an opening, the higher seed White first
     pairs = Counter(game.pair for game in schedule)
@@ -84,8 +85,9 @@ def test_knockout_tie_breaks_then_the_higher_seed_goes_through() -> None:
     assert stages == 2 * (1 + TIEBREAK_PAIRS)
     semis = plan.rounds[0]
     assert [(e.first, e.second, e.advances) for e in semis] == [(0, 3, 0), (1, 2, 1)]
-    assert all(e.note == f"after {TIEBREAK_PAIRS} tie-break pairs; still tied: the higher seed goes through"
-               for e in semis)
+    assert all(
+        e.note == f"after {TIEBREAK_PAIRS} tie-break pairs; still tied: the higher seed goes through" for e in semis
+    )
     assert plan.champion == 0
     assert len(schedule) == 2 * 2 * (1 + TIEBREAK_PAIRS) + 2 * (1 + TIEBREAK_PAIRS)
     # each stage takes fresh openings, cycling through the list of 7
@@ -106,8 +108,7 @@ def test_knockout_unfinished_games_score_nothing() -> None:
 
 
 @pytest.mark.parametrize("engines,rounds", [(4, 3), (5, 5), (6, 4), (7, 3), (8, 7)])
-def test_swiss_pairs_similar_scores_without_rematches_with_byes_and_balanced_colours(engines: int,
-                                                                                      rounds: int) -> None:
+def test_swiss_pairs_similar_scores_without_rematches_with_byes_and_balanced_colours(engines: int, rounds: int) -> None:
     names = tuple(f"e{index}" for index in range(engines))
     shape = EventShape("swiss", names, rounds, 1, 5)
     schedule, results, plan, stages = run_plan(shape, lower_index_wins)
@@ -123,8 +124,7 @@ def test_swiss_pairs_similar_scores_without_rematches_with_byes_and_balanced_col
     blacks = Counter(game.black for game in schedule)
     assert all(abs(whites[e] - blacks[e]) <= 2 for e in range(engines))
     # round 2 on pairs engines by score: the winners of round 1 meet winners
-    winners = {game.white if results[game.number] == WHITE_WINS else game.black
-               for game in schedule if game.round == 1}
+    winners = {game.white if results[game.number] == WHITE_WINS else game.black for game in schedule if game.round == 1}
     winners |= {e.first for e in plan.rounds[0] if e.second is None}
     top = plan.rounds[1][0]
     assert {top.first, top.second} <= winners
@@ -145,8 +145,9 @@ def test_swiss_allows_a_rematch_only_when_no_fresh_pairing_exists() -> None:
 def schedule_table(db: Path) -> list[tuple[int, ...]]:
     connection = sqlite3.connect(db)
     try:
-        return connection.execute("SELECT number, round, pairing, pair, white, black, opening FROM schedule "
-                                  "ORDER BY number").fetchall()
+        return connection.execute(
+            "SELECT number, round, pairing, pair, white, black, opening FROM schedule ORDER BY number"
+        ).fetchall()
     finally:
         connection.close()
 
@@ -155,32 +156,53 @@ def plan_text(out: str) -> list[str]:
     """The bracket or pairings lines of a summary: from the first ``Round 1:`` to the blank line."""
     lines = out.splitlines()
     start = max(index for index, line in enumerate(lines) if line.startswith("Round 1: ") and "games" not in line)
-    return lines[start:lines.index("", start)]
+    return lines[start : lines.index("", start)]
 
 
 def event_args(tmp_path: Path, format_: str, *extra: str, think: int = 8) -> list[str]:
     pids = tmp_path / "pids"
     engines = [word for name in ("a", "b", "c", "d", "e") for word in toy(name, pids, "--think", str(think))]
-    return ["tournament", *engines, "--format", format_, "--depth", "1", "--opening-plies", "2", "--seed", "5",
-            *extra]
+    return ["tournament", *engines, "--format", format_, "--depth", "1", "--opening-plies", "2", "--seed", "5", *extra]
 
 
-@pytest.mark.parametrize("format_,extra,think", [
-    # the toy engines report -3..+3 centipawns, so this resign rule ends games within a few moves
-    ("knockout", ("--games", "2", "--resign", "movecount=1", "score=3"), 40),
-    ("swiss", ("--games", "1", "--rounds", "4", "--rating-interval", "3"), 8),
-])
+@pytest.mark.parametrize(
+    "format_,extra,think",
+    [
+        # the toy engines report -3..+3 centipawns, so this resign rule ends games within a few moves
+        ("knockout", ("--games", "2", "--resign", "movecount=1", "score=3"), 40),
+        ("swiss", ("--games", "1", "--rounds", "4", "--rating-interval", "3"), 8),
+    ],
+)
 @pytest.mark.slow
 def test_killed_and_resumed_event_has_the_pairings_of_an_uninterrupted_one(
-        tmp_path: Path, format_: str, extra: tuple[str, ...], think: int) -> None:
+    tmp_path: Path, format_: str, extra: tuple[str, ...], think: int
+) -> None:
     reference_db = tmp_path / "reference.db"
     reference = arbiter(*event_args(tmp_path, format_, *extra, "--db", str(reference_db), think=think), timeout=300)
     assert reference.returncode == 0, reference.stderr
     # the toy engines' moves depend only on the position, so the same event gives the same games
     db, pgn, report = tmp_path / "killed.db", tmp_path / "killed.pgn", tmp_path / "killed.html"
-    process = subprocess.Popen([*ARBITER, *event_args(tmp_path, format_, *extra, "--db", str(db), "--pgn", str(pgn),
-                                                      "--report", str(report), "--concurrency", "2", think=think)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [
+            *ARBITER,
+            *event_args(
+                tmp_path,
+                format_,
+                *extra,
+                "--db",
+                str(db),
+                "--pgn",
+                str(pgn),
+                "--report",
+                str(report),
+                "--concurrency",
+                "2",
+                think=think,
+            ),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     wait_for_games(db, 3)
     process.kill()
     process.wait(timeout=10)
@@ -193,7 +215,7 @@ def test_killed_and_resumed_event_has_the_pairings_of_an_uninterrupted_one(
     assert games_table(db) == games_table(reference_db) and len(games_table(db)) >= 8
     lines = [line for line in resumed.stdout.splitlines() if line.startswith("Round ")]
     planned = [line for line in reference.stdout.splitlines() if line.startswith("Round ")]
-    assert lines and lines == planned[-len(lines):]
+    assert lines and lines == planned[-len(lines) :]
     # the bracket / the pairings are printed and in the report, the games export and replay
     if format_ == "knockout":  # the resign rule was stored with the event and applied on resuming
         terminations = Counter(row[0] for row in sqlite3.connect(db).execute("SELECT termination FROM games"))
@@ -223,7 +245,8 @@ def test_killed_and_resumed_event_has_the_pairings_of_an_uninterrupted_one(
 def test_knockout_refuses_rounds_and_sprt(tmp_path: Path) -> None:
     result = arbiter(*event_args(tmp_path, "knockout", "--rounds", "5", "--db", str(tmp_path / "x.db")))
     assert result.returncode == 2 and "a knockout of 5 engines has 3 round(s)" in result.stderr
-    result = arbiter(*event_args(tmp_path, "swiss", "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
-                                 "--db", str(tmp_path / "y.db")))
+    result = arbiter(
+        *event_args(tmp_path, "swiss", "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05", "--db", str(tmp_path / "y.db"))
+    )
     assert result.returncode == 2 and "--sprt needs a fixed schedule" in result.stderr
     assert not (tmp_path / "x.db").exists() and not (tmp_path / "y.db").exists()

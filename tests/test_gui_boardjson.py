@@ -11,10 +11,17 @@ from dipole_engine.rules import new_board
 def test_start_position_shape() -> None:
     data = board_json(new_board("dipole"))
     assert json.loads(json.dumps(data)) == data  # plain JSON
-    assert data == {"variant": "dipole", "game": "dipole", "width": 8, "height": 8,
-                    "squares": [{"square": "c1", "color": "w", "height": 12},
-                                {"square": "d8", "color": "b", "height": 12}],
-                    "turn": "w", "lastMove": None, "flip": False, "winner": None}
+    assert data == {
+        "variant": "dipole",
+        "game": "dipole",
+        "width": 8,
+        "height": 8,
+        "squares": [{"square": "c1", "color": "w", "height": 12}, {"square": "d8", "color": "b", "height": 12}],
+        "turn": "w",
+        "lastMove": None,
+        "flip": False,
+        "winner": None,
+    }
 
 
 def test_last_move_ends_for_every_kind() -> None:

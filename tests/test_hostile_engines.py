@@ -50,10 +50,21 @@ def toy(name: str, limits: SearchLimits = TIMED, *flags: str) -> EngineSpec:
     return EngineSpec(name, (sys.executable, TOY, "--seed", name, *flags), limits)
 
 
-def play(first: EngineSpec, second: EngineSpec, games: int = 2, logs: EngineLogs | None = None,
-         notes: list[str] | None = None) -> list[GameRecord]:
-    pool = GamePool("dipole", FAST, concurrency=1, recover=True, logs=logs,
-                    notify=(notes.append if notes is not None else lambda line: None))
+def play(
+    first: EngineSpec,
+    second: EngineSpec,
+    games: int = 2,
+    logs: EngineLogs | None = None,
+    notes: list[str] | None = None,
+) -> list[GameRecord]:
+    pool = GamePool(
+        "dipole",
+        FAST,
+        concurrency=1,
+        recover=True,
+        logs=logs,
+        notify=(notes.append if notes is not None else lambda line: None),
+    )
     records: list[GameRecord] = []
     pool.run(schedule(first, second, games, [START], "dipole"), lambda job: None, records.append)
     return sorted(records, key=lambda record: record.number)
@@ -75,6 +86,7 @@ def wait_all_gone(pids: list[int], seconds: float = 10.0) -> list[int]:
 
 
 # -- floods --------------------------------------------------------------------------------
+
 
 def test_an_info_flood_cannot_push_the_deadline_back() -> None:
     begin = time.monotonic()
@@ -141,6 +153,7 @@ def test_a_flood_costs_the_engines_of_the_other_games_no_clock_time() -> None:
 
 
 # -- answers out of turn -------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("flag", ["--double-bestmove", "--early-bestmove"])
 def test_a_bestmove_out_of_turn_is_a_protocol_violation(flag: str) -> None:
@@ -220,6 +233,7 @@ def test_stop_gives_up_on_an_engine_that_takes_no_input() -> None:
             engine.go(Limit(infinite=True), on_info=lambda info: full.set())
         except Exception as error:  # noqa: BLE001  (the test looks at it)
             failures.append(error)
+
     searching = threading.Thread(target=search, daemon=True)
     searching.start()
     assert full.wait(10)  # the engine's input is full now: "stop" cannot be written
@@ -247,8 +261,12 @@ def run_arbiter(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess
     """The arbiter in a process of its own, with a hard timeout (a hang fails the test); its
     output and the records of its PGN."""
     pgn = tmp_path / "games.pgn"
-    done = subprocess.run([sys.executable, "-c", ARBITER_SCRIPT, ROOT, *args, "--pgn", str(pgn)],
-                          capture_output=True, text=True, timeout=150)
+    done = subprocess.run(
+        [sys.executable, "-c", ARBITER_SCRIPT, ROOT, *args, "--pgn", str(pgn)],
+        capture_output=True,
+        text=True,
+        timeout=150,
+    )
     return done, read_pgn(pgn.read_text())
 
 
@@ -262,8 +280,18 @@ def deaf_and_toys(pids: Path, *goods: str) -> list[str]:
 
 @needs_linux
 def test_an_engine_that_stops_taking_its_input_stalls_and_the_match_goes_on(tmp_path: Path) -> None:
-    done, games = run_arbiter(tmp_path, "match", "--games", "4", "--st", "0.3", "--recover",
-                              "--handshake-timeout", "2", *deaf_and_toys(tmp_path / "pids", "good"))
+    done, games = run_arbiter(
+        tmp_path,
+        "match",
+        "--games",
+        "4",
+        "--st",
+        "0.3",
+        "--recover",
+        "--handshake-timeout",
+        "2",
+        *deaf_and_toys(tmp_path / "pids", "good"),
+    )
     assert done.returncode == 0 and done.stdout.endswith("Finished match\n"), done.stdout + done.stderr
     assert len(games) == 4
     for game in games:
@@ -275,9 +303,21 @@ def test_an_engine_that_stops_taking_its_input_stalls_and_the_match_goes_on(tmp_
 
 @needs_linux
 def test_an_engine_that_stops_taking_its_input_leaves_the_rest_of_a_tournament_alone(tmp_path: Path) -> None:
-    done, games = run_arbiter(tmp_path, "tournament", "--games", "2", "--concurrency", "2", "--depth", "1",
-                              "--handshake-timeout", "2", "--db", str(tmp_path / "event.db"),
-                              *deaf_and_toys(tmp_path / "pids", "one", "two"))
+    done, games = run_arbiter(
+        tmp_path,
+        "tournament",
+        "--games",
+        "2",
+        "--concurrency",
+        "2",
+        "--depth",
+        "1",
+        "--handshake-timeout",
+        "2",
+        "--db",
+        str(tmp_path / "event.db"),
+        *deaf_and_toys(tmp_path / "pids", "one", "two"),
+    )
     assert done.returncode == 0 and done.stdout.endswith("Finished tournament\n"), done.stdout + done.stderr
     assert len(games) == 6
     for game in games:
@@ -292,10 +332,12 @@ def test_an_engine_that_stops_taking_its_input_leaves_the_rest_of_a_tournament_a
 
 # -- bytes that are not text ---------------------------------------------------------------
 
+
 def test_control_characters_in_a_move_never_reach_the_record_raw() -> None:
     notes: list[str] = []
-    records = play(hostile("bad", "--control-move", limits=SearchLimits(depth=1)),
-                   toy("good", SearchLimits(depth=1)), notes=notes)
+    records = play(
+        hostile("bad", "--control-move", limits=SearchLimits(depth=1)), toy("good", SearchLimits(depth=1)), notes=notes
+    )
     assert_bad_side_lost(records, Termination.ILLEGAL_MOVE)
     for text in [*(format_game(record) for record in records), *(r.finished_line() for r in records), *notes]:
         assert not any((ord(char) < 32 and char != "\n") or char == "\x7f" for char in text), repr(text)
@@ -303,6 +345,7 @@ def test_control_characters_in_a_move_never_reach_the_record_raw() -> None:
 
 
 # -- the log disk is full ------------------------------------------------------------------
+
 
 def test_a_full_log_disk_is_reported_once_and_costs_nothing(tmp_path: Path) -> None:
     for name in ("one", "two"):
@@ -350,10 +393,27 @@ def test_nothing_survives_the_arbiter_killed_with_sigkill(tmp_path: Path) -> Non
     pids.mkdir()
     wrapper = f"{sys.executable} {TOY} --pid-dir {pids} --think 200; echo the wrapper lives on"
     arbiter = subprocess.Popen(
-        [sys.executable, "-c", ARBITER_SCRIPT, ROOT, "match", "--games", "50", "--depth", "1",
-         "--engine", f"cmd={sys.executable} {HOSTILE} --escape {helpers} --pid-dir {pids}", "name=escaper",
-         "--engine", "cmd=sh -c " + repr(wrapper).replace("'", '"'), "name=wrapped"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        [
+            sys.executable,
+            "-c",
+            ARBITER_SCRIPT,
+            ROOT,
+            "match",
+            "--games",
+            "50",
+            "--depth",
+            "1",
+            "--engine",
+            f"cmd={sys.executable} {HOSTILE} --escape {helpers} --pid-dir {pids}",
+            "name=escaper",
+            "--engine",
+            "cmd=sh -c " + repr(wrapper).replace("'", '"'),
+            "name=wrapped",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 30
     while (len(list(helpers.iterdir())) < 2 or len(list(pids.iterdir())) < 2) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -402,19 +462,24 @@ def test_a_long_event_with_a_crashing_engine_leaks_no_thread_or_descriptor() -> 
 # -- memory --------------------------------------------------------------------------------
 
 
-
 def test_the_peak_measured_is_the_arbiters_own_not_that_of_the_process_that_started_it() -> None:
     # Linux carries a parent's peak RSS into a child's ru_maxrss across vfork + exec: pytest,
     # which peaks at 250 MB when hypothesis builds its unicode table (a clean clone, no
     # .hypothesis/unicode_data yet), made every arbiter of the memory tests "peak" at 250 MB.
-    parent = ("import subprocess, sys\n"
-              "ballast = bytearray(200 << 20)\n"
-              "ballast[::4096] = bytes(len(ballast) // 4096)\n"  # touch every page: resident
-              "del ballast\n"
-              "sys.exit(subprocess.run(sys.argv[1:]).returncode)\n")
+    parent = (
+        "import subprocess, sys\n"
+        "ballast = bytearray(200 << 20)\n"
+        "ballast[::4096] = bytes(len(ballast) // 4096)\n"  # touch every page: resident
+        "del ballast\n"
+        "sys.exit(subprocess.run(sys.argv[1:]).returncode)\n"
+    )
     done = subprocess.run(
         [sys.executable, "-c", parent, sys.executable, str(ENGINES / "peak_arbiter.py"), ROOT, "match", "--help"],
-        capture_output=True, text=True, timeout=60, check=False)
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     peak_kb = int(done.stderr.split("PEAK")[-1])
     assert done.returncode == 0 and 0 < peak_kb < 100 * 1024, f"peak RSS {peak_kb} kB"
 
@@ -423,10 +488,27 @@ def test_the_peak_measured_is_the_arbiters_own_not_that_of_the_process_that_star
 def test_the_arbiters_memory_stays_bounded_whatever_an_engine_writes(flag: str) -> None:
     begin = time.monotonic()
     done = subprocess.run(
-        [sys.executable, str(ENGINES / "peak_arbiter.py"), ROOT, "match", "--games", "2", "--st", "1", "--recover",
-         "--engine", f"cmd={sys.executable} {HOSTILE} {flag}", "name=bad",
-         "--engine", f"cmd={sys.executable} {TOY}", "name=good"],
-        capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            str(ENGINES / "peak_arbiter.py"),
+            ROOT,
+            "match",
+            "--games",
+            "2",
+            "--st",
+            "1",
+            "--recover",
+            "--engine",
+            f"cmd={sys.executable} {HOSTILE} {flag}",
+            "name=bad",
+            "--engine",
+            f"cmd={sys.executable} {TOY}",
+            "name=good",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     peak_kb = int(done.stderr.split("PEAK")[-1])
     assert peak_kb < 100 * 1024, f"peak RSS {peak_kb} kB"
     assert "Finished match" in done.stdout and time.monotonic() - begin < 60

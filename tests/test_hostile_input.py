@@ -19,8 +19,14 @@ from test_event_outcomes import finished_event
 
 ARBITER = [sys.executable, "-c", "from arbiter.cli import main; main()"]
 TOY = str(Path(__file__).parent / "engines" / "toy_engine.py")
-TWO = ["--engine", f"cmd={sys.executable} {TOY}", "name=a", "--engine", f"cmd={sys.executable} {TOY} --seed 2",
-       "name=b"]
+TWO = [
+    "--engine",
+    f"cmd={sys.executable} {TOY}",
+    "name=a",
+    "--engine",
+    f"cmd={sys.executable} {TOY} --seed 2",
+    "name=b",
+]
 
 
 def arbiter(*args: str, cwd: Path | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -52,26 +58,29 @@ def event(tmp_path_factory: pytest.TempPathFactory) -> Path:
 BIG = "1" + "0" * 29
 
 
-@pytest.mark.parametrize(("args", "fragment"), [
-    (("--depth", BIG), "depth '1000"),
-    (("--nodes", BIG), "nodes '1000"),
-    (("--st", BIG), "st '1000"),
-    (("--tc", f"{BIG}+1"), "too large"),
-    (("--tc", f"10+{BIG}"), "too large"),
-    (("--depth", "1", "--timemargin", BIG), "timemargin"),
-    (("--st", "nan"), "st 'nan'"),
-    (("--st", "inf"), "st 'inf'"),
-    (("--depth", "1", "--handshake-timeout", "nan"), "--handshake-timeout"),
-    (("--depth", "1", "--stall-timeout", "inf"), "--stall-timeout"),
-    (("--depth", "1", "--handshake-timeout", BIG), "--handshake-timeout"),
-    (("--depth", "1", "--concurrency", BIG), "--concurrency"),
-    (("--depth", "1", "--games", BIG), "--games"),
-    (("--depth", "1", "--opening-plies", BIG), "--opening-plies"),
-    (("--depth", "1", "--config", "/dev/zero"), "config file /dev/zero: larger than"),
-    (("--depth", "1", "--openings", "/dev/zero"), "openings file /dev/zero: larger than"),
-    (("--depth", "1", "--event", "two\nlines"), "contains the control character \\n"),
-    (("--depth", "1", "--event", "\x1b[2J"), "contains the control character \\x1b"),
-])
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("--depth", BIG), "depth '1000"),
+        (("--nodes", BIG), "nodes '1000"),
+        (("--st", BIG), "st '1000"),
+        (("--tc", f"{BIG}+1"), "too large"),
+        (("--tc", f"10+{BIG}"), "too large"),
+        (("--depth", "1", "--timemargin", BIG), "timemargin"),
+        (("--st", "nan"), "st 'nan'"),
+        (("--st", "inf"), "st 'inf'"),
+        (("--depth", "1", "--handshake-timeout", "nan"), "--handshake-timeout"),
+        (("--depth", "1", "--stall-timeout", "inf"), "--stall-timeout"),
+        (("--depth", "1", "--handshake-timeout", BIG), "--handshake-timeout"),
+        (("--depth", "1", "--concurrency", BIG), "--concurrency"),
+        (("--depth", "1", "--games", BIG), "--games"),
+        (("--depth", "1", "--opening-plies", BIG), "--opening-plies"),
+        (("--depth", "1", "--config", "/dev/zero"), "config file /dev/zero: larger than"),
+        (("--depth", "1", "--openings", "/dev/zero"), "openings file /dev/zero: larger than"),
+        (("--depth", "1", "--event", "two\nlines"), "contains the control character \\n"),
+        (("--depth", "1", "--event", "\x1b[2J"), "contains the control character \\x1b"),
+    ],
+)
 def test_absurd_values_are_refused_up_front(args: tuple[str, ...], fragment: str) -> None:
     one_line_error(arbiter("match", *TWO, *args), fragment)
 
@@ -83,16 +92,21 @@ def test_a_config_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
 
 
 def test_a_tournament_too_large_to_plan_is_refused(tmp_path: Path) -> None:
-    one_line_error(arbiter("tournament", *TWO, "--depth", "1", "--rounds", "1000", "--games", "1000000",
-                           cwd=tmp_path), "at most 1,000,000 can be scheduled")
+    one_line_error(
+        arbiter("tournament", *TWO, "--depth", "1", "--rounds", "1000", "--games", "1000000", cwd=tmp_path),
+        "at most 1,000,000 can be scheduled",
+    )
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize(("engine", "fragment"), [
-    (["--engine", f"cmd={sys.executable} {TOY}", "name=two\nlines"], "name 'two\\nlines' contains"),
-    (["--engine", f"cmd={sys.executable} {TOY}", "name=x", "option.Hash=1\r\n[Event \"x\"]"], "option.Hash"),
-    (["--engine", f"cmd={sys.executable} {TOY}", "name=x", "option.A\tB=1"], "option 'A\\tB'"),
-])
+@pytest.mark.parametrize(
+    ("engine", "fragment"),
+    [
+        (["--engine", f"cmd={sys.executable} {TOY}", "name=two\nlines"], "name 'two\\nlines' contains"),
+        (["--engine", f"cmd={sys.executable} {TOY}", "name=x", 'option.Hash=1\r\n[Event "x"]'], "option.Hash"),
+        (["--engine", f"cmd={sys.executable} {TOY}", "name=x", "option.A\tB=1"], "option 'A\\tB'"),
+    ],
+)
 def test_control_characters_in_names_and_options_are_refused(engine: list[str], fragment: str) -> None:
     one_line_error(arbiter("match", *TWO[:3], *engine, "--depth", "1"), fragment)
 
@@ -102,6 +116,7 @@ def test_huge_anchors_are_refused(event: Path) -> None:
 
 
 # -- outputs that would destroy data -------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_no_output_may_replace_the_database_or_another_output(event: Path, tmp_path: Path) -> None:
@@ -133,6 +148,7 @@ def test_no_output_may_replace_the_database_or_another_output(event: Path, tmp_p
 
 # -- damaged, foreign and read-only databases ----------------------------------------------
 
+
 def damage(source: Path, target: Path, how: str) -> None:
     shutil.copy(source, target)
     if how == "corrupt pages":
@@ -146,7 +162,7 @@ def damage(source: Path, target: Path, how: str) -> None:
         "missing setting": "UPDATE event SET settings = '{}'",
         "unknown termination": "UPDATE games SET termination = 'EXPLODED'",
         "unknown move source": "UPDATE moves SET source = 'alien'",
-        "bad limits": "UPDATE engines SET limits = '{\"depth\": \"-3\"}'",
+        "bad limits": 'UPDATE engines SET limits = \'{"depth": "-3"}\'',
     }
     connection = sqlite3.connect(target)
     connection.execute(statements[how])
@@ -154,8 +170,18 @@ def damage(source: Path, target: Path, how: str) -> None:
     connection.close()
 
 
-@pytest.mark.parametrize("how", ["corrupt pages", "missing table", "bad settings", "missing setting",
-                                 "unknown termination", "unknown move source", "bad limits"])
+@pytest.mark.parametrize(
+    "how",
+    [
+        "corrupt pages",
+        "missing table",
+        "bad settings",
+        "missing setting",
+        "unknown termination",
+        "unknown move source",
+        "bad limits",
+    ],
+)
 def test_a_damaged_database_is_one_line_for_every_command(event: Path, tmp_path: Path, how: str) -> None:
     damaged = tmp_path / "damaged.db"
     damage(event, damaged, how)
@@ -184,8 +210,9 @@ def test_a_game_damaged_late_in_the_export_keeps_the_old_pgn_file(tmp_path: Path
     connection.close()
     pgn.write_text("the previous export\n")
     result = arbiter("export", str(db), "--pgn", str(pgn))
-    one_line_error(result, f"event database {db} is damaged and cannot be read: a move of game 290 has the "
-                           f"unknown source 'alien'")
+    one_line_error(
+        result, f"event database {db} is damaged and cannot be read: a move of game 290 has the unknown source 'alien'"
+    )
     assert result.stdout == ""
     assert pgn.read_text() == "the previous export\n"  # and no temporary file is left beside it:
     assert [path.name for path in tmp_path.iterdir() if not path.name.startswith("long.db")] == ["long.pgn"]
@@ -216,16 +243,18 @@ def read_only_run(directory: Path, *args: str) -> subprocess.CompletedProcess[st
             return arbiter(*args)
         finally:
             directory.chmod(0o755)
-    script = (f'mount --bind "{directory}" "{directory}" && mount -o remount,ro,bind "{directory}" || exit 99; '
-              f'exec "$@"')
+    script = f'mount --bind "{directory}" "{directory}" && mount -o remount,ro,bind "{directory}" || exit 99; exec "$@"'
     try:
-        result = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", *ARBITER, *args],
-                                capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            ["unshare", "-m", "sh", "-c", script, "sh", *ARBITER, *args], capture_output=True, text=True, timeout=60
+        )
     except FileNotFoundError:
         result = None
     if result is None or result.returncode == 99 or "unshare:" in result.stderr:
-        pytest.skip("running as root where no read-only mount can be made (no unshare -m): "
-                    "run as another user to test a read-only database")
+        pytest.skip(
+            "running as root where no read-only mount can be made (no unshare -m): "
+            "run as another user to test a read-only database"
+        )
     return result
 
 
@@ -245,12 +274,16 @@ def test_a_read_only_database_can_be_exported_and_rated_but_not_resumed(event: P
 
 # -- PGN from elsewhere --------------------------------------------------------------------
 
+
 @pytest.mark.slow
 def test_pgn_with_a_byte_order_mark_and_odd_rounds_is_read(event: Path, tmp_path: Path) -> None:
     text = event.with_name("event.pgn").read_text()
     odd = text.replace('[Round "1"]', '[Round "\u00b2"]').replace('[Round "2"]', '[Round "' + "9" * 5000 + '"]')
-    for name, content in (("bom.pgn", "\ufeff" + text), ("odd.pgn", odd), ("dotted.pgn", text.replace(
-            '[Round "1"]', '[Round "1.2"]'))):
+    for name, content in (
+        ("bom.pgn", "\ufeff" + text),
+        ("odd.pgn", odd),
+        ("dotted.pgn", text.replace('[Round "1"]', '[Round "1.2"]')),
+    ):
         path = tmp_path / name
         path.write_text(content, encoding="utf-8")
         replayed = arbiter("replay", str(path))

@@ -27,9 +27,27 @@ def arbiter(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str
 def impasse_match(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
     """Four games of the engine against itself in ``impasse`` at depths 2 and 1, recorded."""
     pgn = tmp_path_factory.mktemp("impasse") / "games.pgn"
-    result = arbiter("match", "--variant", "impasse", "--engine", OWN_ENGINE, "name=d2", "depth=2",
-                     "--engine", OWN_ENGINE, "name=d1", "depth=1", "--games", "4", "--opening-plies", "4",
-                     "--seed", "3", "--pgn", str(pgn))
+    result = arbiter(
+        "match",
+        "--variant",
+        "impasse",
+        "--engine",
+        OWN_ENGINE,
+        "name=d2",
+        "depth=2",
+        "--engine",
+        OWN_ENGINE,
+        "name=d1",
+        "depth=1",
+        "--games",
+        "4",
+        "--opening-plies",
+        "4",
+        "--seed",
+        "3",
+        "--pgn",
+        str(pgn),
+    )
     return result, pgn
 
 
@@ -57,17 +75,21 @@ def test_impasse_match_runs_records_and_replays(impasse_match: tuple[subprocess.
 
 
 def test_tampered_impasse_crown_is_rejected_by_game_and_ply(
-        impasse_match: tuple[subprocess.CompletedProcess[str], Path], tmp_path: Path) -> None:
+    impasse_match: tuple[subprocess.CompletedProcess[str], Path], tmp_path: Path
+) -> None:
     _, pgn = impasse_match
     game = read_pgn_file(str(pgn))[1]
     ply, crowned = next((ply, move) for ply, move in enumerate(game.moves, 1) if "=" in move.text)
     board = new_board("impasse")
-    for move in game.moves[:ply - 1]:
+    for move in game.moves[: ply - 1]:
         board.push_text(move.text)
     stem = crowned.text.split("=")[0]
     choices = {str(move) for move in board.legal_moves()}
-    wrong = next(f"{stem}={board.geometry.name(square)}" for square in board.geometry.dark_squares
-                 if f"{stem}={board.geometry.name(square)}" not in choices)
+    wrong = next(
+        f"{stem}={board.geometry.name(square)}"
+        for square in board.geometry.dark_squares
+        if f"{stem}={board.geometry.name(square)}" not in choices
+    )
     lines = pgn.read_text().splitlines(keepends=True)
     line = lines[crowned.line - 1]
     lines[crowned.line - 1] = re.sub(rf"(?<!\S){re.escape(crowned.text)}(?!\S)", wrong, line, count=1)
@@ -76,8 +98,11 @@ def test_tampered_impasse_crown_is_rejected_by_game_and_ply(
     result = arbiter("replay", str(tampered))
     assert result.returncode == 1
     mover = "White" if ply % 2 else "Black"
-    assert re.search(rf"game 2 \(round 2: d1 vs d2, line \d+\), ply {ply}: {mover}'s move '{re.escape(wrong)}' "
-                     rf"\(line {crowned.line}\) does not hold: .*cannot crown here", result.stdout), result.stdout
+    assert re.search(
+        rf"game 2 \(round 2: d1 vs d2, line \d+\), ply {ply}: {mover}'s move '{re.escape(wrong)}' "
+        rf"\(line {crowned.line}\) does not hold: .*cannot crown here",
+        result.stdout,
+    ), result.stdout
     assert result.stdout.splitlines()[-1] == f"{tampered}: 4 games replayed, 1 do not hold"
 
 
@@ -86,9 +111,25 @@ def test_a_lone_legal_impasse_move_is_asked_of_the_engine(tmp_path: Path) -> Non
     openings = tmp_path / "openings.txt"
     openings.write_text("W:W1a1:B2b2,1h8\n")
     pgn = tmp_path / "games.pgn"
-    result = arbiter("match", "--variant", "impasse", "--engine", OWN_ENGINE, "name=a", "depth=1",
-                     "--engine", OWN_ENGINE, "name=b", "depth=1", "--games", "2", "--openings", str(openings),
-                     "--pgn", str(pgn))
+    result = arbiter(
+        "match",
+        "--variant",
+        "impasse",
+        "--engine",
+        OWN_ENGINE,
+        "name=a",
+        "depth=1",
+        "--engine",
+        OWN_ENGINE,
+        "name=b",
+        "depth=1",
+        "--games",
+        "2",
+        "--openings",
+        str(openings),
+        "--pgn",
+        str(pgn),
+    )
     assert result.returncode == 0, result.stderr
     for game in read_pgn_file(str(pgn)):
         assert [move.text for move in game.moves] == ["xa1"] and game.result == "1-0"

@@ -125,20 +125,23 @@ def test_scan_matches_the_stack_by_stack_reference(seed: int, variant: str) -> N
         assert scan(-INFINITE, INFINITE) == (score, ASKED if at_impasse or bear else NO_TACTICAL), fen
 
 
-@pytest.mark.parametrize(("fen", "at_impasse", "bear"), [
-    ("W:W1c3:B1a7", False, False),
-    ("W:W1a1:B1a7", False, False),  # the longest diagonal, clear from a1 to h8
-    # White's double on e5 has a clear way down to a1.
-    ("W:W2e5:B1a7", False, True),
-    ("B:W2e5:B1a7", False, False),  # (only the side to move's bear-offs count)
-    # Blocked by its own singles, which it can transpose onto, but not on its nearest row.
-    ("W:W2e3,1d2,1f2:B1a7", False, False),
-    # No slide, but a transpose onto an own single on the nearest row bears off.
-    ("W:W2d2,1c1,1e1:B1a7", False, True),
-    # White's only single waits on its furthest row for a crown: no slide, no transpose.
-    ("W:W1b8:B1a7", True, False),
-    ("B:W1c3:B1a1", True, False),
-])
+@pytest.mark.parametrize(
+    ("fen", "at_impasse", "bear"),
+    [
+        ("W:W1c3:B1a7", False, False),
+        ("W:W1a1:B1a7", False, False),  # the longest diagonal, clear from a1 to h8
+        # White's double on e5 has a clear way down to a1.
+        ("W:W2e5:B1a7", False, True),
+        ("B:W2e5:B1a7", False, False),  # (only the side to move's bear-offs count)
+        # Blocked by its own singles, which it can transpose onto, but not on its nearest row.
+        ("W:W2e3,1d2,1f2:B1a7", False, False),
+        # No slide, but a transpose onto an own single on the nearest row bears off.
+        ("W:W2d2,1c1,1e1:B1a7", False, True),
+        # White's only single waits on its furthest row for a crown: no slide, no transpose.
+        ("W:W1b8:B1a7", True, False),
+        ("B:W1c3:B1a1", True, False),
+    ],
+)
 def test_scan_on_hand_made_positions(fen: str, at_impasse: bool, bear: bool) -> None:
     board = ImpasseBoard("impasse", fen)
     score, *flags = reference_scan(board)

@@ -111,32 +111,38 @@ def test_removing_your_last_checker_wins() -> None:
     assert board.winner() is None and board.fen() == "W:W1a1:B2b2"
 
 
-@pytest.mark.parametrize(("fen", "fragment"), [
-    ("W:W2c1:B1a7", "White double on c1 stands on White's nearest row"),
-    ("W:W1a1:B2d8", "Black double on d8 stands on Black's nearest row"),
-    ("W:W1b8,1a1:B1a7", "White single on b8 stands on White's furthest row"),
-    ("W:W1b8,1d8:B1a7", "White single on d8 stands on White's furthest row"),
-    ("W:W3c3:B1a7", "exceeds the largest allowed, 2"),
-    ("W:W:B", "both sides have no checkers"),
-])
+@pytest.mark.parametrize(
+    ("fen", "fragment"),
+    [
+        ("W:W2c1:B1a7", "White double on c1 stands on White's nearest row"),
+        ("W:W1a1:B2d8", "Black double on d8 stands on Black's nearest row"),
+        ("W:W1b8,1a1:B1a7", "White single on b8 stands on White's furthest row"),
+        ("W:W1b8,1d8:B1a7", "White single on d8 stands on White's furthest row"),
+        ("W:W3c3:B1a7", "exceeds the largest allowed, 2"),
+        ("W:W:B", "both sides have no checkers"),
+    ],
+)
 def test_unreachable_positions_are_rejected(fen: str, fragment: str) -> None:
     with pytest.raises(FenError, match=fragment):
         new_board("impasse", fen)
 
 
-@pytest.mark.parametrize(("fen", "text", "error", "fragment"), [
-    ("W:W1c3,2f6:B1e5,1h8", "c3-e5", IllegalMoveError, "slides diagonally forward over empty squares"),
-    ("W:W1c3,2f6:B1e5,1h8", "f6-e7", IllegalMoveError, "double slides diagonally backward"),
-    ("W:W1c3,2f6:B1e5,1h8", "xc3", IllegalMoveError, "may not remove a checker"),
-    ("W:W1c3,2f6:B1e5,1h8", "c3+d4", IllegalMoveError, "a transpose starts from a double"),
-    ("W:W1c3,2f6:B1e5,1h8", "e5-d4", IllegalMoveError, "White has no checker on e5"),
-    ("W:W1c3,2f6:B1e5,1h8", "c3-b4=a1", IllegalMoveError, "no single crowns after this move"),
-    ("W:W1c3,2f6:B1e5,1h8", "c3b4", InvalidMoveError, "not an Impasse move"),
-    ("W:W1b8,2d8:B1c7,1e7", "xd8", InvalidMoveError, "say which single crowns: xd8=b8, xd8=d8"),
-    ("W:W1b8,2d8:B1c7,1e7", "d8-e7", IllegalMoveError, "at an impasse and must remove"),
-    ("W:W1a1,1c3,1g7:B1a7", "g7-h8=e5", IllegalMoveError, "the single on e5 cannot crown here"),
-    ("W:W1a1,1c3,1g7:B1a7", "g7-h9", InvalidMoveError, "h9 is not a square"),
-])
+@pytest.mark.parametrize(
+    ("fen", "text", "error", "fragment"),
+    [
+        ("W:W1c3,2f6:B1e5,1h8", "c3-e5", IllegalMoveError, "slides diagonally forward over empty squares"),
+        ("W:W1c3,2f6:B1e5,1h8", "f6-e7", IllegalMoveError, "double slides diagonally backward"),
+        ("W:W1c3,2f6:B1e5,1h8", "xc3", IllegalMoveError, "may not remove a checker"),
+        ("W:W1c3,2f6:B1e5,1h8", "c3+d4", IllegalMoveError, "a transpose starts from a double"),
+        ("W:W1c3,2f6:B1e5,1h8", "e5-d4", IllegalMoveError, "White has no checker on e5"),
+        ("W:W1c3,2f6:B1e5,1h8", "c3-b4=a1", IllegalMoveError, "no single crowns after this move"),
+        ("W:W1c3,2f6:B1e5,1h8", "c3b4", InvalidMoveError, "not an Impasse move"),
+        ("W:W1b8,2d8:B1c7,1e7", "xd8", InvalidMoveError, "say which single crowns: xd8=b8, xd8=d8"),
+        ("W:W1b8,2d8:B1c7,1e7", "d8-e7", IllegalMoveError, "at an impasse and must remove"),
+        ("W:W1a1,1c3,1g7:B1a7", "g7-h8=e5", IllegalMoveError, "the single on e5 cannot crown here"),
+        ("W:W1a1,1c3,1g7:B1a7", "g7-h9", InvalidMoveError, "h9 is not a square"),
+    ],
+)
 def test_bad_move_text_is_a_clear_error(fen: str, text: str, error: type, fragment: str) -> None:
     with pytest.raises(error, match=fragment):
         new_board("impasse", fen).parse_move(text)

@@ -60,8 +60,11 @@ def test_a_move_reaches_the_live_file_within_a_second(tmp_path: Path) -> None:
             game.info(Info(depth=4, score_cp=-20, pv=("a1-a2",)))  # the next mover's line
             game.moved(board.turn)
             played = time.monotonic()
-            wait_for(lambda count=ply + 1: len((read_live(live) or {"games": [{}]})["games"][0].get("moves", []))
-                     == count, timeout=2, step=0.005)
+            wait_for(
+                lambda count=ply + 1: len((read_live(live) or {"games": [{}]})["games"][0].get("moves", [])) == count,
+                timeout=2,
+                step=0.005,
+            )
             worst = max(worst, time.monotonic() - played)
             time.sleep(0.01 * (ply % 3))  # moves at different paces, some faster than the throttle
         assert worst < 1.0
@@ -78,10 +81,26 @@ def test_a_move_reaches_the_live_file_within_a_second(tmp_path: Path) -> None:
 
 def test_live_file_follows_a_running_tournament_then_says_it_stopped(tmp_path: Path) -> None:
     db, pgn = tmp_path / "live.db", tmp_path / "live.pgn"
-    process = subprocess.Popen([*ARBITER, "tournament", *own("a", "tc=30+0.3"), *own("b", "tc=30+0.3"),
-                                "--games", "2", "--concurrency", "2", "--db", str(db), "--live-pgn", str(pgn)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [
+            *ARBITER,
+            "tournament",
+            *own("a", "tc=30+0.3"),
+            *own("b", "tc=30+0.3"),
+            "--games",
+            "2",
+            "--concurrency",
+            "2",
+            "--db",
+            str(db),
+            "--live-pgn",
+            str(pgn),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
+
         def rich() -> dict | None:  # type: ignore[type-arg]
             document = read_live(live_path(str(db)))
             for game in (document or {}).get("games", []):
@@ -95,8 +114,9 @@ def test_live_file_follows_a_running_tournament_then_says_it_stopped(tmp_path: P
         assert abs(time.time() - document["heartbeat"]) < 2.0
         assert live_running(document) and event_running(str(db))
         game = document["games"][0]
-        assert all(isinstance(game["clocks"][side], float) and 0 < game["clocks"][side] <= 30.3
-                   for side in ("white", "black"))
+        assert all(
+            isinstance(game["clocks"][side], float) and 0 < game["clocks"][side] <= 30.3 for side in ("white", "black")
+        )
         assert game["turn"] in ("white", "black") and game["since"] <= time.time()
         assert {line["depth"] for line in game["lines"].values()} <= set(range(1, 100))
         in_pgn = {int(g.tags["Round"]): [m.text for m in g.moves] for g in read_pgn(pgn.read_text())}
@@ -114,9 +134,29 @@ def test_live_file_follows_a_running_tournament_then_says_it_stopped(tmp_path: P
 def test_live_pgn_always_parses_while_games_run(tmp_path: Path) -> None:
     pids, db, pgn = tmp_path / "pids", tmp_path / "p.db", tmp_path / "p.pgn"
     engines = [*toy("a", pids, "--think", "3"), *toy("b", pids, "--think", "3"), *toy("c", pids, "--think", "3")]
-    process = subprocess.Popen([*ARBITER, "tournament", *engines, "--depth", "1", "--games", "4",
-                                "--concurrency", "3", "--opening-plies", "2", "--seed", "5", "--db", str(db),
-                                "--live-pgn", str(pgn)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [
+            *ARBITER,
+            "tournament",
+            *engines,
+            "--depth",
+            "1",
+            "--games",
+            "4",
+            "--concurrency",
+            "3",
+            "--opening-plies",
+            "2",
+            "--seed",
+            "5",
+            "--db",
+            str(db),
+            "--live-pgn",
+            str(pgn),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     reads, with_games, most = 0, 0, 0
     try:
         wait_for(pgn.exists)
@@ -144,8 +184,11 @@ def test_live_pgn_always_parses_while_games_run(tmp_path: Path) -> None:
 def test_sigkilled_event_reads_as_not_running_and_resume_publishes_again(tmp_path: Path) -> None:
     pids, db = tmp_path / "pids", tmp_path / "k.db"
     engines = [*toy("a", pids, "--think", "10"), *toy("b", pids, "--think", "10")]
-    process = subprocess.Popen([*ARBITER, "tournament", *engines, "--depth", "1", "--games", "30",
-                                "--db", str(db)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [*ARBITER, "tournament", *engines, "--depth", "1", "--games", "30", "--db", str(db)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     live = live_path(str(db))
     wait_for_games(db, 1)
     assert event_running(str(db)) and live_running(read_live(live))
@@ -171,8 +214,19 @@ def test_sigkilled_event_reads_as_not_running_and_resume_publishes_again(tmp_pat
 
 def test_match_live_file_and_bad_live_paths(tmp_path: Path) -> None:
     live = tmp_path / "m.json"
-    result = arbiter("match", *toy("a", tmp_path / "pids"), *toy("b", tmp_path / "pids"), "--depth", "1",
-                     "--games", "2", "--live", str(live), "--live-pgn", str(tmp_path / "m.pgn"))
+    result = arbiter(
+        "match",
+        *toy("a", tmp_path / "pids"),
+        *toy("b", tmp_path / "pids"),
+        "--depth",
+        "1",
+        "--games",
+        "2",
+        "--live",
+        str(live),
+        "--live-pgn",
+        str(tmp_path / "m.pgn"),
+    )
     assert result.returncode == 0, result.stderr
     document = json.loads(live.read_text())
     assert document["state"] == "finished" and document["games"] == [] and document["games_total"] == 2
@@ -183,4 +237,3 @@ def test_match_live_file_and_bad_live_paths(tmp_path: Path) -> None:
     bad = arbiter("tournament", "--live-pgn", str(tmp_path), "--db", str(tmp_path / "x.db"))
     assert bad.returncode == 2 and bad.stderr == f"dipole-arbiter: error: --live-pgn {tmp_path}: is a directory\n"
     assert not (tmp_path / "x.db").exists()
-

@@ -29,8 +29,23 @@ def positions(openings: list[Opening], variant: str) -> list[int]:
 @pytest.mark.slow
 def test_a_generated_suite_is_legal_distinct_balanced_and_read_by_the_arbiter(tmp_path: Path) -> None:
     suite = tmp_path / "suite.txt"
-    args = ("openings", "--variant", "dipole-s", "--count", "6", "--plies", "4", "--engine", OWN, "name=ref",
-            "depth=2", "--max-score", "60", "--seed", "11")
+    args = (
+        "openings",
+        "--variant",
+        "dipole-s",
+        "--count",
+        "6",
+        "--plies",
+        "4",
+        "--engine",
+        OWN,
+        "name=ref",
+        "depth=2",
+        "--max-score",
+        "60",
+        "--seed",
+        "11",
+    )
     result = arbiter(*args, "--output", str(suite))
     assert result.returncode == 0, result.stderr
     assert f"Wrote 6 openings to {suite}" in result.stderr
@@ -54,15 +69,42 @@ def test_a_generated_suite_is_legal_distinct_balanced_and_read_by_the_arbiter(tm
     assert again.returncode == 0 and again.stdout == text
     # the arbiter plays from it
     pgn = tmp_path / "games.pgn"
-    match = arbiter("match", *toy("a", tmp_path / "pids"), *toy("b", tmp_path / "pids"), "--variant", "dipole-s",
-                    "--depth", "1", "--games", "2", "--openings", str(suite), "--pgn", str(pgn))
+    match = arbiter(
+        "match",
+        *toy("a", tmp_path / "pids"),
+        *toy("b", tmp_path / "pids"),
+        "--variant",
+        "dipole-s",
+        "--depth",
+        "1",
+        "--games",
+        "2",
+        "--openings",
+        str(suite),
+        "--pgn",
+        str(pgn),
+    )
     assert match.returncode == 0, match.stderr
     assert [game.tags["Opening"] for game in read_pgn_file(str(pgn))] == [f"{suite} line 3"] * 2
 
 
 def test_generation_gives_up_in_one_line_when_too_few_positions_qualify(tmp_path: Path) -> None:
-    result = arbiter("openings", "--count", "3", "--plies", "1", "--engine", OWN, "depth=1", "--max-score", "0",
-                     "--seed", "1", "--output", str(tmp_path / "x.txt"))
+    result = arbiter(
+        "openings",
+        "--count",
+        "3",
+        "--plies",
+        "1",
+        "--engine",
+        OWN,
+        "depth=1",
+        "--max-score",
+        "0",
+        "--seed",
+        "1",
+        "--output",
+        str(tmp_path / "x.txt"),
+    )
     assert result.returncode == 2
     assert re.search(r"dipole-arbiter: error: only \d of 3 openings found within 0 centipawns", result.stderr)
     assert not (tmp_path / "x.txt").exists()
@@ -88,8 +130,26 @@ def test_the_shipped_balanced_suites_are_present_and_readable(variant: str) -> N
 def test_balanced_names_the_shipped_suite_of_the_event_variant(tmp_path: Path, name: str, variant: str) -> None:
     pgn = tmp_path / "games.pgn"
     own = f"cmd={sys.executable} -m dipole_engine"  # the toy engine plays Dipole only
-    result = arbiter("match", "--engine", own, "name=a", "--engine", own, "name=b", "--variant", variant,
-                     "--depth", "1", "--games", "2", "--openings", name, "start=100", "--pgn", str(pgn))
+    result = arbiter(
+        "match",
+        "--engine",
+        own,
+        "name=a",
+        "--engine",
+        own,
+        "name=b",
+        "--variant",
+        variant,
+        "--depth",
+        "1",
+        "--games",
+        "2",
+        "--openings",
+        name,
+        "start=100",
+        "--pgn",
+        str(pgn),
+    )
     assert result.returncode == 0, result.stderr
     path = shipped_suite("balanced", variant)
     assert path.name == f"{variant}.balanced.txt"
@@ -98,7 +158,7 @@ def test_balanced_names_the_shipped_suite_of_the_event_variant(tmp_path: Path, n
     game = read_pgn_file(str(pgn))[0]
     assert game.tags["Variant"] == variant
     assert re.fullmatch(rf"{re.escape(str(path))} line \d+", game.tags["Opening"])  # the file and line, not the name
-    assert [move.text for move in game.moves[:len(last.split())]] == last.split()
+    assert [move.text for move in game.moves[: len(last.split())]] == last.split()
 
 
 def test_order_and_start_choose_the_lines_exactly() -> None:
@@ -109,8 +169,12 @@ def test_order_and_start_choose_the_lines_exactly() -> None:
     shuffled = OpeningsChoice("x", "random", 1).arrange(lines, 7)
     assert sorted(shuffled) == lines and shuffled != lines
     assert OpeningsChoice("x", "random", 6).arrange(lines, 7) == shuffled[5:] + shuffled[:5]  # a split, exactly
-    for words, message in ((["b", "order=backwards"], "order must be"), (["b", "start=0"], "start must be"),
-                           (["b", "ply=3"], "expected FILE"), (["order=random"], "no file given")):
+    for words, message in (
+        (["b", "order=backwards"], "order must be"),
+        (["b", "start=0"], "start must be"),
+        (["b", "ply=3"], "expected FILE"),
+        (["order=random"], "no file given"),
+    ):
         with pytest.raises(ArbiterError, match=message):
             OpeningsChoice.parse(words)
     with pytest.raises(ArbiterError, match="start=11 but the suite has 10"):
@@ -125,8 +189,20 @@ def test_random_order_is_repeated_by_its_seed_and_bad_words_are_one_line(tmp_pat
     def openings_used(*words: str) -> tuple[list[str], str]:
         pgn = tmp_path / "o.pgn"
         pgn.unlink(missing_ok=True)
-        result = arbiter("match", *toy("a", tmp_path / "pids"), *toy("b", tmp_path / "pids"), "--depth", "1",
-                         "--games", "6", "--openings", str(book), *words, "--pgn", str(pgn))
+        result = arbiter(
+            "match",
+            *toy("a", tmp_path / "pids"),
+            *toy("b", tmp_path / "pids"),
+            "--depth",
+            "1",
+            "--games",
+            "6",
+            "--openings",
+            str(book),
+            *words,
+            "--pgn",
+            str(pgn),
+        )
         assert result.returncode == 0, result.stderr
         note = next(line for line in result.stdout.splitlines() if line.startswith("Openings: "))
         return [game.tags["Opening"] for game in read_pgn_file(str(pgn))][::2], note
@@ -136,9 +212,14 @@ def test_random_order_is_repeated_by_its_seed_and_bad_words_are_one_line(tmp_pat
     assert openings_used("order=random", "--seed", "5")[0] == used
     assert openings_used("order=random", "start=2", "--seed", "5")[0][:2] == used[1:]
     _, note = openings_used("order=random")
-    assert re.fullmatch(rf"Openings: 6 from {re.escape(str(book))}, in random order, seed \d+ \(repeat with "
-                        rf"--seed \d+\)", note)
+    assert re.fullmatch(
+        rf"Openings: 6 from {re.escape(str(book))}, in random order, seed \d+ \(repeat with "
+        rf"--seed \d+\)",
+        note,
+    )
     assert openings_used("start=5")[0] == [f"{book} line {n}" for n in (5, 6, 1)]
     bad = arbiter("match", "--openings", str(book), "order=sideways", "--games", "1")
-    assert bad.returncode == 2 and bad.stderr == "dipole-arbiter: error: --openings: order must be sequential " \
-                                                 "or random, not 'sideways'\n"
+    assert (
+        bad.returncode == 2
+        and bad.stderr == "dipole-arbiter: error: --openings: order must be sequential or random, not 'sideways'\n"
+    )

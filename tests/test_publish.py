@@ -22,8 +22,9 @@ SVG_LEAVES = {"rect", "line", "polyline", "circle", "path", "ellipse"}  # writte
 
 
 def arbiter(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arbiter", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "arbiter", *args], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.fixture(scope="module")
@@ -32,10 +33,35 @@ def event(tmp_path_factory: pytest.TempPathFactory) -> Path:
     hostile engine name; its database and PGN in the directory returned."""
     directory = tmp_path_factory.mktemp("event")
     own = f"cmd={sys.executable} -m dipole_engine"
-    run = arbiter("tournament", "--engine", own, f"name={HOSTILE}", "tc=20+0.1", "depth=1",
-                  "--engine", own, "name=beta", "depth=1", "--engine", own, "name=gamma", "depth=1",
-                  "--games", "2", "--opening-plies", "2", "--seed", "5", "--concurrency", "2",
-                  "--db", "event.db", "--pgn", "event.pgn", cwd=directory)
+    run = arbiter(
+        "tournament",
+        "--engine",
+        own,
+        f"name={HOSTILE}",
+        "tc=20+0.1",
+        "depth=1",
+        "--engine",
+        own,
+        "name=beta",
+        "depth=1",
+        "--engine",
+        own,
+        "name=gamma",
+        "depth=1",
+        "--games",
+        "2",
+        "--opening-plies",
+        "2",
+        "--seed",
+        "5",
+        "--concurrency",
+        "2",
+        "--db",
+        "event.db",
+        "--pgn",
+        "event.pgn",
+        cwd=directory,
+    )
     assert run.returncode == 0, run.stderr
     return directory
 
@@ -128,8 +154,7 @@ def test_republish_leaves_unchanged_games_alone(event: Path, tmp_path: Path) -> 
     for page in games:
         os.utime(page, (1_000_000_000, 1_000_000_000))
     pgn = tmp_path / "more.pgn"  # another event's games
-    pgn.write_text((event / "event.pgn").read_text().replace('[Event "dipole-arbiter tournament"]',
-                                                             '[Event "Second"]'))
+    pgn.write_text((event / "event.pgn").read_text().replace('[Event "dipole-arbiter tournament"]', '[Event "Second"]'))
     run = arbiter("publish", str(event / "event.db"), str(pgn), "--output", str(site), cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert all(page.stat().st_mtime == 1_000_000_000 for page in games)  # not written again
@@ -165,17 +190,47 @@ def test_bad_inputs_get_one_line(event: Path, tmp_path: Path) -> None:
 
 def test_event_pages_show_bracket_and_sprt(tmp_path: Path) -> None:
     own = f"cmd={sys.executable} -m dipole_engine"
-    knockout = arbiter("tournament", "--format", "knockout", *(arg for name in "abcd" for arg in (
-        "--engine", own, f"name={name}", "depth=1")), "--games", "2", "--opening-plies", "2", "--db", "ko.db",
-        cwd=tmp_path)
+    knockout = arbiter(
+        "tournament",
+        "--format",
+        "knockout",
+        *(arg for name in "abcd" for arg in ("--engine", own, f"name={name}", "depth=1")),
+        "--games",
+        "2",
+        "--opening-plies",
+        "2",
+        "--db",
+        "ko.db",
+        cwd=tmp_path,
+    )
     assert knockout.returncode == 0, knockout.stderr
-    sprt = arbiter("tournament", "--engine", own, "name=a", "depth=2", "--engine", own, "name=b", "depth=1",
-                   "--games", "4", "--sprt", "elo0=0 elo1=200 alpha=0.05 beta=0.05", "--opening-plies", "2",
-                   "--db", "sprt.db", cwd=tmp_path)
+    sprt = arbiter(
+        "tournament",
+        "--engine",
+        own,
+        "name=a",
+        "depth=2",
+        "--engine",
+        own,
+        "name=b",
+        "depth=1",
+        "--games",
+        "4",
+        "--sprt",
+        "elo0=0 elo1=200 alpha=0.05 beta=0.05",
+        "--opening-plies",
+        "2",
+        "--db",
+        "sprt.db",
+        cwd=tmp_path,
+    )
     assert sprt.returncode == 0, sprt.stderr
     run = arbiter("publish", "ko.db", "sprt.db", "--output", "site", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
-    events = {page.name.split("-")[0]: check_page(page) for page in (tmp_path / "site" / "events").glob("*.html")
-              if "-games-" not in page.name}
+    events = {
+        page.name.split("-")[0]: check_page(page)
+        for page in (tmp_path / "site" / "events").glob("*.html")
+        if "-games-" not in page.name
+    }
     assert "Knockout" in events["ko"] and "Round 2" in events["ko"]
     assert "SPRT (elo0=0 elo1=200 alpha=0.05 beta=0.05)" in events["sprt"] and "LLR" in events["sprt"]

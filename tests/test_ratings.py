@@ -35,11 +35,16 @@ def game(white: str, black: str, result: str, number: int = 1) -> GameRecord:
     return GameRecord(number, white, black, "dipole", None, (), result, termination, "")
 
 
-def games_between(first: str, second: str, white_wins: int, white_losses: int, black_wins: int,
-                  black_losses: int) -> list[GameRecord]:
+def games_between(
+    first: str, second: str, white_wins: int, white_losses: int, black_wins: int, black_losses: int
+) -> list[GameRecord]:
     """``first``'s results against ``second``: W-L as White, then W-L as Black."""
-    return ([game(first, second, WHITE_WINS)] * white_wins + [game(first, second, BLACK_WINS)] * white_losses
-            + [game(second, first, BLACK_WINS)] * black_wins + [game(second, first, WHITE_WINS)] * black_losses)
+    return (
+        [game(first, second, WHITE_WINS)] * white_wins
+        + [game(first, second, BLACK_WINS)] * white_losses
+        + [game(second, first, BLACK_WINS)] * black_wins
+        + [game(second, first, WHITE_WINS)] * black_losses
+    )
 
 
 def sigmoid_elo(diff: float) -> float:
@@ -53,8 +58,9 @@ def synthetic(true: dict[str, float], advantage: float, games_per_colour: int, s
         for black, black_elo in true.items():
             if white != black:
                 p = sigmoid_elo(white_elo - black_elo + advantage)
-                games += [game(white, black, WHITE_WINS if rng.random() < p else BLACK_WINS)
-                          for _ in range(games_per_colour)]
+                games += [
+                    game(white, black, WHITE_WINS if rng.random() < p else BLACK_WINS) for _ in range(games_per_colour)
+                ]
     return games
 
 
@@ -63,6 +69,7 @@ def difference(table: RatingTable, first: str, second: str) -> float:
 
 
 # --- hand computations ---------------------------------------------------------------------
+
 
 def test_two_engines_three_to_one_with_equal_colours_by_hand():
     # A scores 3-1 as White and 3-1 as Black: no colour effect, so the advantage is 0 and the
@@ -89,7 +96,12 @@ def test_plain_bradley_terry_three_to_one_by_hand():
 
 
 def test_a_draw_counts_as_half_a_win_and_half_a_loss():
-    two_wins_two_draws = [game("A", "B", WHITE_WINS), game("B", "A", BLACK_WINS), game("A", "B", DRAW), game("B", "A", DRAW)]
+    two_wins_two_draws = [
+        game("A", "B", WHITE_WINS),
+        game("B", "A", BLACK_WINS),
+        game("A", "B", DRAW),
+        game("B", "A", DRAW),
+    ]
     table = fit_ratings(two_wins_two_draws, advantage=False)
     assert difference(table, "A", "B") == pytest.approx(LOG3, abs=1e-9)  # 3 points of 4, as 3-1
     assert table.row("A").score == 3 and table.crosstable.cell("A", "B").as_white == Results(1, 0, 1)
@@ -99,6 +111,7 @@ def test_a_draw_counts_as_half_a_win_and_half_a_loss():
 
 # --- the two-engine formula -----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("wins,losses", [(3, 1), (7, 3), (13, 20), (55, 45), (1, 9)])
 def test_same_elo_difference_as_the_two_engine_formula(wins, losses):
     expected = elo_estimate(wins, losses).elo
@@ -107,8 +120,10 @@ def test_same_elo_difference_as_the_two_engine_formula(wins, losses):
     results = [WHITE_WINS] * wins + [BLACK_WINS] * losses
     rng.shuffle(results)
     # without a colour term, any colours give the two-engine answer
-    shuffled = [game("A", "B", r) if rng.random() < 0.5 else game("B", "A", BLACK_WINS if r == WHITE_WINS else WHITE_WINS)
-                for r in results]
+    shuffled = [
+        game("A", "B", r) if rng.random() < 0.5 else game("B", "A", BLACK_WINS if r == WHITE_WINS else WHITE_WINS)
+        for r in results
+    ]
     assert difference(fit_ratings(shuffled, advantage=False), "A", "B") == pytest.approx(expected, abs=1e-8)
     # with it, balanced colours (the same results with each colour) give it too
     balanced = games_between("A", "B", wins, losses, wins, losses)
@@ -167,8 +182,9 @@ def test_fit_solves_the_score_equations():
 
 
 def test_transitive_three_engines():
-    games = (games_between("A", "B", 4, 1, 3, 2) + games_between("B", "C", 4, 1, 3, 2)
-             + games_between("A", "C", 5, 0, 4, 1))
+    games = (
+        games_between("A", "B", 4, 1, 3, 2) + games_between("B", "C", 4, 1, 3, 2) + games_between("A", "C", 5, 0, 4, 1)
+    )
     table = fit_ratings(games)
     assert table.names == ("A", "B", "C")
     assert table.los("A", "B") > 0.5 and table.los("B", "C") > 0.5
@@ -211,17 +227,25 @@ def test_anchor_errors():
         fit_ratings(games + [game("A", "C", UNFINISHED)], anchor=("C", 0))
     assert parse_anchor("stockfish=3000") == ("stockfish", 3000.0)
     assert parse_anchor("a=b=-12.5") == ("a=b", -12.5)
-    for bad, message in [("noequals", "is not NAME=RATING"), ("=5", "is not NAME=RATING"),
-                         ("x=high", "is not a number"), ("x=inf", "must be finite")]:
+    for bad, message in [
+        ("noequals", "is not NAME=RATING"),
+        ("=5", "is not NAME=RATING"),
+        ("x=high", "is not a number"),
+        ("x=inf", "must be finite"),
+    ]:
         with pytest.raises(RatingError, match=message):
             parse_anchor(bad)
 
 
 # --- when the maximum likelihood does not exist --------------------------------------------
 
+
 def test_perfect_score_gets_a_finite_flagged_rating_above_the_others():
-    games = (games_between("ace", "b", 5, 0, 5, 0) + games_between("ace", "c", 5, 0, 5, 0)
-             + games_between("b", "c", 4, 1, 2, 3))
+    games = (
+        games_between("ace", "b", 5, 0, 5, 0)
+        + games_between("ace", "c", 5, 0, 5, 0)
+        + games_between("b", "c", 4, 1, 2, 3)
+    )
     table = fit_ratings(games)
     ace = table.row("ace")
     assert math.isfinite(ace.rating) and math.isfinite(ace.ci_low) and math.isfinite(ace.ci_high)
@@ -264,21 +288,36 @@ def test_straight_wins_follow_the_virtual_draws_exactly():
 
 
 def test_group_that_beat_everyone_else_is_separated():
-    games = (games_between("A", "B", 3, 2, 2, 3) + games_between("A", "C", 2, 0, 1, 0)
-             + games_between("B", "C", 1, 0, 1, 0) + games_between("B", "D", 2, 0, 2, 0)
-             + games_between("C", "D", 3, 1, 2, 2) + games_between("D", "E", 1, 1, 1, 1)
-             + games_between("A", "E", 1, 0, 1, 0))
+    games = (
+        games_between("A", "B", 3, 2, 2, 3)
+        + games_between("A", "C", 2, 0, 1, 0)
+        + games_between("B", "C", 1, 0, 1, 0)
+        + games_between("B", "D", 2, 0, 2, 0)
+        + games_between("C", "D", 3, 1, 2, 2)
+        + games_between("D", "E", 1, 1, 1, 1)
+        + games_between("A", "E", 1, 0, 1, 0)
+    )
     table = fit_ratings(games)
     assert {row.name: row.flag for row in table.rows} == {
-        "A": FLAG_SEPARATED, "B": FLAG_SEPARATED, "C": "", "D": "", "E": ""}
+        "A": FLAG_SEPARATED,
+        "B": FLAG_SEPARATED,
+        "C": "",
+        "D": "",
+        "E": "",
+    }
     assert min(table.row("A").rating, table.row("B").rating) > max(row.rating for row in table.rows[2:])
 
 
 def test_chain_of_perfect_scores():
-    games = games_between("A", "B", 2, 0, 2, 0) + games_between("B", "C", 2, 0, 2, 0) + games_between("A", "C", 1, 0, 1, 0)
+    games = (
+        games_between("A", "B", 2, 0, 2, 0) + games_between("B", "C", 2, 0, 2, 0) + games_between("A", "C", 1, 0, 1, 0)
+    )
     table = fit_ratings(games)
     assert [(row.name, row.flag) for row in table.rows] == [
-        ("A", FLAG_ALL_WINS), ("B", FLAG_SEPARATED), ("C", FLAG_ALL_LOSSES)]
+        ("A", FLAG_ALL_WINS),
+        ("B", FLAG_SEPARATED),
+        ("C", FLAG_ALL_LOSSES),
+    ]
     assert all(math.isfinite(row.rating) for row in table.rows)
 
 
@@ -336,6 +375,7 @@ def test_unfinished_games_and_engines_without_games():
 
 
 # --- crosstable, per colour, text -----------------------------------------------------------
+
 
 def test_crosstable_per_colour():
     games = games_between("A", "B", 3, 1, 2, 2) + games_between("A", "C", 1, 0, 0, 1)

@@ -124,8 +124,11 @@ def test_structure_and_chart_geometry():
         assert float(whisker.attrs["y1"]) == float(whisker.attrs["y2"]) == float(circle.attrs["cy"])
         assert ("flagged" in g.classes()) == bool(row.flag)
         assert row.name in g.all("title")[0].text
-        points += [(row.ci_low, float(whisker.attrs["x1"])), (row.rating, float(circle.attrs["cx"])),
-                   (row.ci_high, float(whisker.attrs["x2"]))]
+        points += [
+            (row.ci_low, float(whisker.attrs["x1"])),
+            (row.rating, float(circle.attrs["cx"])),
+            (row.ci_high, float(whisker.attrs["x2"])),
+        ]
     # one linear scale for every engine: fit it on the extremes, check every point (0.01 px rounding)
     (v0, x0), (v1, x1) = min(points), max(points)
     scale = (x1 - x0) / (v1 - v0)
@@ -157,7 +160,11 @@ def test_structure_and_chart_geometry():
 
     terminations = body.all("table", "terminations")[0].all("tbody")[0].all("tr")
     assert [[c.all_text() for c in r.children] for r in terminations] == [
-        ["normal", "150", "97.4"], ["time forfeit", "3", "1.9"], ["illegal move", "1", "0.6"], ["total", "154", "100.0"]]
+        ["normal", "150", "97.4"],
+        ["time forfeit", "3", "1.9"],
+        ["illegal move", "1", "0.6"],
+        ["total", "154", "100.0"],
+    ]
     advantage = body.all("section")[1]
     assert advantage.attrs["id"] == "white-advantage"
     assert f"{table.white_advantage.value:+.1f} Elo" in advantage.all_text()
@@ -193,8 +200,7 @@ def test_markup_from_every_outside_text_is_shown_as_text():
         plan = plan_event(shape, schedule, {g.number: WHITE_WINS for g in schedule})
         sections.append(plan_html(shape, plan))
     sections.append('<em id="raw">not rendered</em>')  # type: ignore[arg-type]  # a str: shown as text
-    html = render_report(ratings, {HOSTILE: 1, "normal": 1}, "<h1>title</h1>", ((HOSTILE, "<u>text</u>"),),
-                         sections)
+    html = render_report(ratings, {HOSTILE: 1, "normal": 1}, "<h1>title</h1>", ((HOSTILE, "<u>text</u>"),), sections)
     tree = parse(html)
     everything = _walk(tree.root)
     assert not [e for e in everything if e.tag in ("script", "b", "i", "u", "em")]
@@ -263,10 +269,20 @@ def test_headless_browser_renders_the_report(tmp_path):
     write_report(target, sample_table(), TERMINATIONS, "Rendered")
     screenshot = tmp_path / "report.png"
     subprocess.run(
-        [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-         f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1000,1600", f"--screenshot={screenshot}",
-         target.as_uri()],
-        check=True, capture_output=True, timeout=120,
+        [
+            BROWSER,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1000,1600",
+            f"--screenshot={screenshot}",
+            target.as_uri(),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
     )
     data = screenshot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"

@@ -115,8 +115,12 @@ def test_is_legal_knows_every_move_of_the_tables_without_generating(variant: str
     every.update({id(m): m for row in boards[0].capture_table for m in row if m is not None})
     every[id(PASS)] = PASS
     size = boards[0].geometry.size
-    junk = [DipoleMove(MoveKind.BASIC, 0, size + 5, 1, "junk"), DipoleMove(MoveKind.CAPTURE, -3, 0, 1, "junk"),
-            DipoleMove(MoveKind.EXIT, 0, 5, 1, "junk"), DipoleMove(MoveKind.MERGE, 0, 0, 0, "junk")]
+    junk = [
+        DipoleMove(MoveKind.BASIC, 0, size + 5, 1, "junk"),
+        DipoleMove(MoveKind.CAPTURE, -3, 0, 1, "junk"),
+        DipoleMove(MoveKind.EXIT, 0, 5, 1, "junk"),
+        DipoleMove(MoveKind.MERGE, 0, 0, 0, "junk"),
+    ]
     for board in boards[::3]:
         legal = {id(m) for m in board.legal_moves()}
         for move in every.values():
@@ -167,7 +171,8 @@ def test_hooks_order_captures_by_victim_and_list_them_for_quiescence() -> None:
     assert [str(move) for _, move in tactical] == ["d4xa7", "d4xf2", "d4xb2"]
     assert [str(move) for move in hooks.tactical_moves()] == ["d4xa7", "d4xf2", "d4xb2"]
     assert {str(move) for move in hooks.quiet_moves()} == {
-        str(move) for move in board.legal_moves() if move.kind != MoveKind.CAPTURE}
+        str(move) for move in board.legal_moves() if move.kind != MoveKind.CAPTURE
+    }
     # A capture that can be retaken for more than it wins is not worth a quiescence ply.
     _, tactical = hooks_for(new_board("dipole", "W:W3d4:B1d6,4d8")).quiesce()
     assert not tactical
@@ -207,7 +212,8 @@ def test_impasse_tactical_moves_take_checkers_off() -> None:
         listed = [gains[id(move)] for move in ordered if id(move) in gains]
         assert listed == sorted(listed, reverse=True)  # biggest gain first
         assert [id(move) for move in hooks.quiet_moves()] == [
-            id(move) for move in moves if not board.takes_checkers_off(move)]
+            id(move) for move in moves if not board.takes_checkers_off(move)
+        ]
         assert all(hooks.is_legal(move) for move in moves)
         _, tactical = hooks_for(board).quiesce()
         assert {id(move) for _, move in tactical} == {id(move) for move in moves if board.takes_checkers_off(move)}
@@ -247,6 +253,7 @@ def test_tt_mate_scores_are_stored_relative_to_the_node() -> None:
     assert tt.probe(1)[2] == MATE - 2
     # Met again 1 ply from the root, the same win is 3 plies away.
     from dipole_engine.tt import score_from_tt
+
     assert score_from_tt(tt.probe(1)[2], 1) == MATE - 3
     tt.store(2, 4, -(MATE - 6), EXACT, None, ply=2)
     assert score_from_tt(tt.probe(2)[2], 4) == -(MATE - 8)
@@ -266,10 +273,16 @@ def test_tt_hashfull_counts_the_current_search() -> None:
 
 # -- time management ---------------------------------------------------------------------------
 @settings(max_examples=300, deadline=None)
-@given(time_left=st.integers(0, 10_000_000), inc=st.integers(0, 60_000), mtg=st.none() | st.integers(0, 100),
-       overhead=st.integers(0, 1000), white=st.booleans())
-def test_timeman_never_plans_beyond_the_clock(time_left: int, inc: int, mtg: int | None, overhead: int,
-                                              white: bool) -> None:
+@given(
+    time_left=st.integers(0, 10_000_000),
+    inc=st.integers(0, 60_000),
+    mtg=st.none() | st.integers(0, 100),
+    overhead=st.integers(0, 1000),
+    white=st.booleans(),
+)
+def test_timeman_never_plans_beyond_the_clock(
+    time_left: int, inc: int, mtg: int | None, overhead: int, white: bool
+) -> None:
     limits = Limit(wtime=time_left, btime=time_left, winc=inc, binc=inc, movestogo=mtg)
     budget = plan(limits, white, overhead)
     assert budget.soft_ms is not None and budget.hard_ms is not None
@@ -400,17 +413,21 @@ def test_stop_before_depth_1_plays_the_best_move_one_ply_on() -> None:
         assert one_ply_score(board, result.best_move) == best, board.fen()
 
 
-@pytest.mark.parametrize(("variant", "fen"), [
-    ("dipole-10", "W:W7g1,1d4,2c5,3e5,6f8:B1d2,1e3,1f4,4c7,12f10"),
-    ("impasse", "W:W2h2,2c3,2g7,2b8,2f8:B2e1,2g1,1b2,2e5,2e7,1d8"),
-])
+@pytest.mark.parametrize(
+    ("variant", "fen"),
+    [
+        ("dipole-10", "W:W7g1,1d4,2c5,3e5,6f8:B1d2,1e3,1f4,4c7,12f10"),
+        ("impasse", "W:W2h2,2c3,2g7,2b8,2f8:B2e1,2g1,1b2,2e5,2e7,1d8"),
+    ],
+)
 def test_search_is_deterministic_and_leaves_the_board_alone(variant: str, fen: str) -> None:
     board = new_board(variant, fen)
     before = board.fen()
     runs = [search(board, depth=5) for _ in range(2)]
     assert board.fen() == before and not board.move_stack
-    assert [(i.depth, i.nodes, i.score_cp, i.pv) for i in runs[0][1]] == \
-           [(i.depth, i.nodes, i.score_cp, i.pv) for i in runs[1][1]]
+    assert [(i.depth, i.nodes, i.score_cp, i.pv) for i in runs[0][1]] == [
+        (i.depth, i.nodes, i.score_cp, i.pv) for i in runs[1][1]
+    ]
 
 
 def test_bench_node_count_is_pinned() -> None:

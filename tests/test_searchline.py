@@ -20,12 +20,22 @@ KEYS = {"pov", "depth", "seldepth", "score", "bound", "nodes", "nps", "time", "p
 
 
 def test_scores_and_bounds_are_whites_whoever_searched() -> None:
-    info = Info(depth=9, seldepth=14, score_cp=35, score_bound="lower", nodes=1000, nps=5000, time=200,
-                pv=("c1-c3", "d8-b6"))
+    info = Info(
+        depth=9, seldepth=14, score_cp=35, score_bound="lower", nodes=1000, nps=5000, time=200, pv=("c1-c3", "d8-b6")
+    )
     white, black = search_line(info, WHITE), search_line(info, BLACK)
     assert set(white) == set(black) == KEYS and POINT_OF_VIEW == "white"
-    assert white == {"pov": "white", "depth": 9, "seldepth": 14, "score": {"cp": 35}, "bound": "lower",
-                     "nodes": 1000, "nps": 5000, "time": 200, "pv": ["c1-c3", "d8-b6"]}
+    assert white == {
+        "pov": "white",
+        "depth": 9,
+        "seldepth": 14,
+        "score": {"cp": 35},
+        "bound": "lower",
+        "nodes": 1000,
+        "nps": 5000,
+        "time": 200,
+        "pv": ["c1-c3", "d8-b6"],
+    }
     # Black's "at least +35 for me" is "at most -35" for White.
     assert (black["score"], black["bound"]) == ({"cp": -35}, "upper")
     assert search_line(Info(score_mate=3), BLACK)["score"] == {"mate": -3}

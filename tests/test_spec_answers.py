@@ -24,8 +24,9 @@ ARBITER = [sys.executable, "-c", "from arbiter.cli import main; main()"]
 
 def talk(*lines: str) -> list[str]:
     """The engine's output for ``lines`` (then end of input)."""
-    done = subprocess.run(ENGINE, input="".join(line + "\n" for line in lines), capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        ENGINE, input="".join(line + "\n" for line in lines), capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0
     return done.stdout.splitlines()
 
@@ -37,8 +38,9 @@ def test_a_moved_piece_that_crowns_names_its_own_target_square() -> None:
     assert board.fen() == "B:W2h8:B1a7"
     with pytest.raises(IllegalMoveError, match="legal: c3-a1=a1"):
         new_board("impasse", "W:W2c3,1h8:B1a7").parse_move("c3-a1=h8")
-    assert talk("setoption name UCI_Variant value impasse", "position fen W:W2c3,1h8:B1a7 moves c3-a1=a1",
-                "query fen") == ["response B:W2h8:B1a7"]
+    assert talk(
+        "setoption name UCI_Variant value impasse", "position fen W:W2c3,1h8:B1a7 moves c3-a1=a1", "query fen"
+    ) == ["response B:W2h8:B1a7"]
 
 
 def test_a_position_where_neither_side_has_a_checker_is_refused() -> None:
@@ -50,11 +52,14 @@ def test_a_position_where_neither_side_has_a_checker_is_refused() -> None:
     assert out[1] == "response W:W12c1:B12d8"  # the previous position stays
 
 
-@pytest.mark.parametrize("variant,good,bad,message", [
-    ("dipole", "W:W12c1:B12d8", "W:W12c1,1e1:B12d8", "W has 13 checkers, more than the 12"),
-    ("dipole-10s", "W:W20e1:B20f10", "W:W20e1:B20f10,1a1", "B has 21 checkers, more than the 20"),
-    ("impasse", "W:W2c3:B1h8", "W:W3c3:B1h8", "height 3 exceeds the largest allowed, 2"),
-])
+@pytest.mark.parametrize(
+    "variant,good,bad,message",
+    [
+        ("dipole", "W:W12c1:B12d8", "W:W12c1,1e1:B12d8", "W has 13 checkers, more than the 12"),
+        ("dipole-10s", "W:W20e1:B20f10", "W:W20e1:B20f10,1a1", "B has 21 checkers, more than the 20"),
+        ("impasse", "W:W2c3:B1h8", "W:W3c3:B1h8", "height 3 exceeds the largest allowed, 2"),
+    ],
+)
 def test_the_checker_limits_per_side_and_per_stack(variant: str, good: str, bad: str, message: str) -> None:
     assert new_board(variant, good).fen() == good
     with pytest.raises(FenError, match=message):
@@ -65,8 +70,9 @@ def test_the_checker_limits_per_side_and_per_stack(variant: str, good: str, bad:
 def test_a_go_with_only_the_movers_clock_answers_within_it(moves: str, clock: str) -> None:
     with EngineClient(ENGINE) as engine:
         engine.set_position(None, moves.split()[1:])
-        result = engine.go(Limit(**{word: int(value) for word, value in zip(clock.split()[::2], clock.split()[1::2])}),
-                           timeout=5)
+        result = engine.go(
+            Limit(**{word: int(value) for word, value in zip(clock.split()[::2], clock.split()[1::2])}), timeout=5
+        )
     assert result.bestmove is not None
     assert result.elapsed < 1.0
 
@@ -80,9 +86,26 @@ def test_moves_are_lower_case_and_the_engine_refuses_other_spellings() -> None:
 
 
 def test_an_upper_case_bestmove_is_an_illegal_move_for_the_arbiter() -> None:
-    done = subprocess.run([*ARBITER, "match", "--engine", f"cmd={sys.executable} {BROKEN} --fault shouts",
-                           "name=loud", "--engine", " ".join(["cmd=" + ENGINE[0], *ENGINE[1:]]), "name=own",
-                           "--depth", "1", "--games", "2"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    done = subprocess.run(
+        [
+            *ARBITER,
+            "match",
+            "--engine",
+            f"cmd={sys.executable} {BROKEN} --fault shouts",
+            "name=loud",
+            "--engine",
+            " ".join(["cmd=" + ENGINE[0], *ENGINE[1:]]),
+            "name=own",
+            "--depth",
+            "1",
+            "--games",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     finished = [line for line in done.stdout.splitlines() if line.startswith("Finished game")]
     assert len(finished) == 2
     assert all("makes an illegal move: " in line and "-" in line.split(": ")[-1] for line in finished), finished

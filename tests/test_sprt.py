@@ -31,21 +31,24 @@ def test_parse_and_text():
     assert SprtParams.parse(params.text()) == params
 
 
-@pytest.mark.parametrize("text,message", [
-    ("", "missing elo0, elo1, alpha, beta (expected e.g. elo0=0 elo1=10 alpha=0.05 beta=0.05)"),
-    ("elo0=0 elo1=10 alpha=0.05", "missing beta"),
-    ("elo0=0 elo1=10 alpha=0.05 beta", "'beta' is not key=value"),
-    ("elo0=0 elo1=10 alpha=0.05 beta=0.05 gamma=1", "unknown key 'gamma' (the keys are elo0, elo1, alpha, beta)"),
-    ("elo0=0 elo0=1 elo1=10 alpha=0.05 beta=0.05", "elo0 is given twice"),
-    ("elo0=zero elo1=10 alpha=0.05 beta=0.05", "elo0='zero' is not a number"),
-    ("elo0=0 elo1=10 alpha=0 beta=0.05", "alpha must be between 0 and 1 (exclusive), not 0"),
-    ("elo0=0 elo1=10 alpha=0.05 beta=1.5", "beta must be between 0 and 1 (exclusive), not 1.5"),
-    ("elo0=0 elo1=10 alpha=0.6 beta=0.5", "alpha + beta must be less than 1, not 1.1"),
-    ("elo0=10 elo1=10 alpha=0.05 beta=0.05", "elo0 must be less than elo1 (got elo0=10 elo1=10)"),
-    ("elo0=5 elo1=-5 alpha=0.05 beta=0.05", "elo0 must be less than elo1"),
-    ("elo0=nan elo1=10 alpha=0.05 beta=0.05", "elo0 must be a finite number, not nan"),
-    ("elo0=0 elo1=inf alpha=0.05 beta=0.05", "elo1 must be a finite number, not inf"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("", "missing elo0, elo1, alpha, beta (expected e.g. elo0=0 elo1=10 alpha=0.05 beta=0.05)"),
+        ("elo0=0 elo1=10 alpha=0.05", "missing beta"),
+        ("elo0=0 elo1=10 alpha=0.05 beta", "'beta' is not key=value"),
+        ("elo0=0 elo1=10 alpha=0.05 beta=0.05 gamma=1", "unknown key 'gamma' (the keys are elo0, elo1, alpha, beta)"),
+        ("elo0=0 elo0=1 elo1=10 alpha=0.05 beta=0.05", "elo0 is given twice"),
+        ("elo0=zero elo1=10 alpha=0.05 beta=0.05", "elo0='zero' is not a number"),
+        ("elo0=0 elo1=10 alpha=0 beta=0.05", "alpha must be between 0 and 1 (exclusive), not 0"),
+        ("elo0=0 elo1=10 alpha=0.05 beta=1.5", "beta must be between 0 and 1 (exclusive), not 1.5"),
+        ("elo0=0 elo1=10 alpha=0.6 beta=0.5", "alpha + beta must be less than 1, not 1.1"),
+        ("elo0=10 elo1=10 alpha=0.05 beta=0.05", "elo0 must be less than elo1 (got elo0=10 elo1=10)"),
+        ("elo0=5 elo1=-5 alpha=0.05 beta=0.05", "elo0 must be less than elo1"),
+        ("elo0=nan elo1=10 alpha=0.05 beta=0.05", "elo0 must be a finite number, not nan"),
+        ("elo0=0 elo1=inf alpha=0.05 beta=0.05", "elo1 must be a finite number, not inf"),
+    ],
+)
 def test_parse_errors_are_one_clear_line(text, message):
     with pytest.raises(SprtError) as error:
         SprtParams.parse(text)
@@ -100,9 +103,11 @@ def test_llr_by_hand_on_a_small_sample():
 def best_log_likelihood(counts: list[int], mean: float) -> float:
     """max of sum n_i log p_i over trinomials on (0, 1/2, 1) with the given mean, by brute force:
     with the split probability q, p_won = mean - q/2 and p_lost = 1 - mean - q/2."""
+
     def value(q: float) -> float:
         p = (1 - mean - q / 2, q, mean - q / 2)
         return sum(n * math.log(x) for n, x in zip(counts, p))
+
     low, high = 1e-12, min(2 * mean, 2 - 2 * mean) - 1e-12
     for _ in range(200):  # golden-section search: the function is concave in q
         m1, m2 = low + (high - low) * 0.382, low + (high - low) * 0.618
@@ -113,9 +118,16 @@ def best_log_likelihood(counts: list[int], mean: float) -> float:
     return value((low + high) / 2)
 
 
-@pytest.mark.parametrize("counts,elo0,elo1", [
-    ([5, 11, 9], 0, 10), ([40, 52, 38], -5, 5), ([3, 20, 12], 0, 50), ([17, 9, 4], -20, 0), ([1, 1, 30], 0, 200),
-])
+@pytest.mark.parametrize(
+    "counts,elo0,elo1",
+    [
+        ([5, 11, 9], 0, 10),
+        ([40, 52, 38], -5, 5),
+        ([3, 20, 12], 0, 50),
+        ([17, 9, 4], -20, 0),
+        ([1, 1, 30], 0, 200),
+    ],
+)
 def test_llr_is_the_generalised_likelihood_ratio(counts, elo0, elo1):
     expected = best_log_likelihood(counts, expected_score(elo1)) - best_log_likelihood(counts, expected_score(elo0))
     assert pair_llr(counts, elo0, elo1) == pytest.approx(expected, abs=1e-6)
@@ -182,7 +194,9 @@ def test_decision_follows_the_llr():
     while losing.decision is None:
         losing.add_pair(0)
     assert losing.decision == H0_ACCEPTED and losing.llr <= losing.lower
-    assert losing.summary().startswith(f"SPRT (elo0=0 elo1=10 alpha=0.05 beta=0.05): H0 accepted after {losing.pairs} pairs")
+    assert losing.summary().startswith(
+        f"SPRT (elo0=0 elo1=10 alpha=0.05 beta=0.05): H0 accepted after {losing.pairs} pairs"
+    )
 
 
 def test_pair_score_from_game_records():

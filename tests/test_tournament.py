@@ -38,6 +38,7 @@ from arbiter.stats.sprt_monitor import SprtMonitor, consecutive_pairs
 
 # -- schedules ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(("engines", "rounds", "games"), [(3, 1, 2), (4, 2, 3), (5, 3, 1), (2, 2, 5)])
 def test_round_robin_schedule_meets_everyone_with_balanced_colours(engines: int, rounds: int, games: int) -> None:
     schedule = make_schedule("round-robin", engines, rounds, games)
@@ -65,9 +66,10 @@ def test_pairs_share_an_opening_with_colours_reversed() -> None:
         assert (a.white, a.black) == (b.black, b.white)
         assert a.opening == b.opening and a.round == b.round and a.pair == b.pair
     # every pairing of a round uses the same openings, and the rounds use different ones
-    openings = {(game.round, game.pairing): {g.opening for g in schedule
-                                             if (g.round, g.pairing) == (game.round, game.pairing)}
-                for game in schedule}
+    openings = {
+        (game.round, game.pairing): {g.opening for g in schedule if (g.round, g.pairing) == (game.round, game.pairing)}
+        for game in schedule
+    }
     assert openings[(1, 0)] == openings[(1, 1)] == openings[(1, 2)] == {0, 1}
     assert openings[(2, 0)] == {2, 3}
     # fewer openings than pairs: they are used in turn
@@ -89,6 +91,7 @@ def test_odd_games_alternate_the_single_games_colour_by_round() -> None:
 
 
 # -- the SPRT counts completed pairs in schedule order --------------------------------------
+
 
 def decided(record_order: list[GameRecord], params: SprtParams) -> tuple[str | None, int, int]:
     monitor = SprtMonitor(params, "a", consecutive_pairs(len(record_order)))
@@ -113,9 +116,9 @@ def test_sprt_decision_does_not_depend_on_the_order_games_finish() -> None:
         shuffled = games[:]
         # out of order, but within a window (as concurrent workers finish them)
         for i in range(0, len(shuffled) - 3, 3):
-            window = shuffled[i:i + 4]
+            window = shuffled[i : i + 4]
             rng.shuffle(window)
-            shuffled[i:i + 4] = window
+            shuffled[i : i + 4] = window
         assert decided(shuffled, params) == expected
 
 
@@ -141,19 +144,34 @@ def test_a_pair_with_an_unfinished_game_is_passed_over() -> None:
 
 # -- the event store -------------------------------------------------------------------------
 
+
 def config(tmp_path: Path, **changes: object) -> EventConfig:
     engines = (
-        EngineSpec("alpha", ("python3", "alpha.py", "--level", "3"), SearchLimits(TimeControl(40, 60.0, 0.5), margin=0.05),
-                   options=(("Hash", "32"), ("Style", "sharp play"))),
+        EngineSpec(
+            "alpha",
+            ("python3", "alpha.py", "--level", "3"),
+            SearchLimits(TimeControl(40, 60.0, 0.5), margin=0.05),
+            options=(("Hash", "32"), ("Style", "sharp play")),
+        ),
         EngineSpec("beta", ("beta",), SearchLimits(movetime=0.25, depth=7), cwd=str(tmp_path)),
         EngineSpec("gamma", ("gamma",), SearchLimits(nodes=5000)),
     )
     values: dict[str, object] = {
-        "format": "round-robin", "variant": "dipole", "engines": engines, "rounds": 2, "games_per_pairing": 2,
-        "openings": tuple(generate_openings("dipole", 3, 2, 1)), "openings_note": "3 random plies, seed 1",
+        "format": "round-robin",
+        "variant": "dipole",
+        "engines": engines,
+        "rounds": 2,
+        "games_per_pairing": 2,
+        "openings": tuple(generate_openings("dipole", 3, 2, 1)),
+        "openings_note": "3 random plies, seed 1",
         "referee": RefereeSettings(handshake_timeout=3.5, stall_timeout=20, event="Test Cup", date="2026.01.02"),
-        "concurrency": 2, "recover": True, "pgn": str(tmp_path / "t.pgn"), "log_dir": None,
-        "report": str(tmp_path / "r.html"), "anchor": ("beta", 1500.0), "sprt": None,
+        "concurrency": 2,
+        "recover": True,
+        "pgn": str(tmp_path / "t.pgn"),
+        "log_dir": None,
+        "report": str(tmp_path / "r.html"),
+        "anchor": ("beta", 1500.0),
+        "sprt": None,
         "command_line": "dipole-arbiter tournament ...",
     }
     values.update(changes)
@@ -162,8 +180,11 @@ def config(tmp_path: Path, **changes: object) -> EventConfig:
 
 def create(tmp_path: Path, name: str = "e.db", **changes: object) -> EventStore:
     event = config(tmp_path, **changes)
-    return EventStore.create(str(tmp_path / name), event,
-                             make_schedule(event.format, len(event.engines), event.rounds, event.games_per_pairing))
+    return EventStore.create(
+        str(tmp_path / name),
+        event,
+        make_schedule(event.format, len(event.engines), event.rounds, event.games_per_pairing),
+    )
 
 
 def test_the_event_reads_back_as_it_was_planned(tmp_path: Path) -> None:
@@ -190,8 +211,21 @@ def test_the_event_reads_back_as_it_was_planned(tmp_path: Path) -> None:
 def test_a_game_is_committed_whole_and_read_back_equal(tmp_path: Path) -> None:
     store = create(tmp_path)
     record = random_game(4)
-    record = GameRecord(3, "alpha", "beta", record.variant, record.fen, record.moves, record.result,
-                        record.termination, record.reason, "40/60+0.5", "0.25/move", "opening #2", "Test Cup")
+    record = GameRecord(
+        3,
+        "alpha",
+        "beta",
+        record.variant,
+        record.fen,
+        record.moves,
+        record.result,
+        record.termination,
+        record.reason,
+        "40/60+0.5",
+        "0.25/move",
+        "opening #2",
+        "Test Cup",
+    )
     store.commit(record)
     assert store.finished() == {3}
     assert store.records() == [record]
@@ -208,15 +242,23 @@ def test_a_game_is_committed_whole_and_read_back_equal(tmp_path: Path) -> None:
 
 def test_clocks_are_kept_per_move(tmp_path: Path) -> None:
     store = create(tmp_path)
-    moves = (MoveRecord("c1-c3", MoveSource.BOOK), MoveRecord("d8-d6", MoveSource.ENGINE, time=0.3),
-             MoveRecord("c3-c5", MoveSource.ENGINE, 12, None, 4, 1.5), MoveRecord("d6-d5", MoveSource.ENGINE, time=0.2))
+    moves = (
+        MoveRecord("c1-c3", MoveSource.BOOK),
+        MoveRecord("d8-d6", MoveSource.ENGINE, time=0.3),
+        MoveRecord("c3-c5", MoveSource.ENGINE, 12, None, 4, 1.5),
+        MoveRecord("d6-d5", MoveSource.ENGINE, time=0.2),
+    )
     # beta (White here) has a time per move and no clock; alpha has 40/60+0.5
     store.commit(GameRecord(1, "beta", "alpha", "dipole", None, moves, UNFINISHED, Termination.UNTERMINATED, ""))
     store.close()
     connection = sqlite3.connect(tmp_path / "e.db")
     rows = connection.execute("SELECT ply, source, time, clock FROM moves WHERE game = 1 ORDER BY ply").fetchall()
-    assert rows == [(1, "book", None, None), (2, "engine", 0.3, 60.2), (3, "engine", 1.5, None),
-                    (4, "engine", 0.2, 60.5)]
+    assert rows == [
+        (1, "book", None, None),
+        (2, "engine", 0.3, 60.2),
+        (3, "engine", 1.5, None),
+        (4, "engine", 0.2, 60.5),
+    ]
     assert connection.execute("SELECT white_time, black_time FROM games").fetchone() == (1.5, 0.5)
 
 

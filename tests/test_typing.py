@@ -17,7 +17,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_source_type_checks(tmp_path: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache")],
-                            cwd=ROOT, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Success: no issues found" in result.stdout

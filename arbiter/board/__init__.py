@@ -49,7 +49,8 @@ def board_json(board: Board[Any], last_move: Any = None, flip: bool = False) -> 
     cells = board.cells
     squares = [
         {"square": geometry.name(sq), "color": "w" if cells[sq] > 0 else "b", "height": abs(cells[sq])}
-        for sq in geometry.dark_squares if cells[sq]
+        for sq in geometry.dark_squares
+        if cells[sq]
     ]
     last = None
     if last_move is not None:

@@ -76,11 +76,19 @@ def cli() -> None:
 
 @cli.command("match", cls=EngineWordsCommand)
 @event_options(event="dipole-arbiter match", recover=False)
-@click.option("--games", type=click.IntRange(min=1, max=MAX_GAMES), default=None,
-              help=f"Number of games, played as colour-reversed pairs sharing an opening "
-                   f"[default: {DEFAULT_GAMES}; {DEMO_GAMES} for the demo; with --sprt, at most {SPRT_GAMES}].")
-@click.option("--live", "live_path", metavar="FILE.json",
-              help="Keep the games in progress (moves, clocks, engine lines) in this JSON file for viewers.")
+@click.option(
+    "--games",
+    type=click.IntRange(min=1, max=MAX_GAMES),
+    default=None,
+    help=f"Number of games, played as colour-reversed pairs sharing an opening "
+    f"[default: {DEFAULT_GAMES}; {DEMO_GAMES} for the demo; with --sprt, at most {SPRT_GAMES}].",
+)
+@click.option(
+    "--live",
+    "live_path",
+    metavar="FILE.json",
+    help="Keep the games in progress (moves, clocks, engine lines) in this JSON file for viewers.",
+)
 def match_command(**values: Any) -> int:
     """Play a match between two engines, refereed and recorded.
 
@@ -101,11 +109,24 @@ def match_command(**values: Any) -> int:
     check_outputs([("--pgn", options.pgn_path)])
     check_log_directory(options.log_dir, [("the PGN file", options.pgn_path)] if options.pgn_path else [])
     openings, note = options.openings((games + 1) // 2, demo)
-    match_config = MatchConfig(specs[0], specs[1], options.variant, games, tuple(openings), note,
-                               options.referee(), concurrency=options.concurrency, recover=options.recover,
-                               pgn=options.pgn_path, log_dir=options.log_dir, sprt=options.sprt,
-                               rating_interval=options.rating_interval, cluster=options.cluster,
-                               live=live, live_pgn=options.live_pgn)
+    match_config = MatchConfig(
+        specs[0],
+        specs[1],
+        options.variant,
+        games,
+        tuple(openings),
+        note,
+        options.referee(),
+        concurrency=options.concurrency,
+        recover=options.recover,
+        pgn=options.pgn_path,
+        log_dir=options.log_dir,
+        sprt=options.sprt,
+        rating_interval=options.rating_interval,
+        cluster=options.cluster,
+        live=live,
+        live_pgn=options.live_pgn,
+    )
     show_warnings(warnings)
     return run_match(match_config)
 
@@ -115,9 +136,14 @@ def run_match(config: MatchConfig) -> int:
     match = Match(config, sys.stdout, sys.stderr, tty=sys.stdout.isatty())
     outcome = run_interruptible(match.run, match.interrupt)
     if isinstance(outcome, Interrupted):
-        return conclude(f"Interrupted by {outcome}: {len(match.records)} of {config.games} games finished; "
-                        f"the game(s) in progress were abandoned and not recorded", match.summary(),
-                        interrupted=outcome, stopped_early=True, done="")
+        return conclude(
+            f"Interrupted by {outcome}: {len(match.records)} of {config.games} games finished; "
+            f"the game(s) in progress were abandoned and not recorded",
+            match.summary(),
+            interrupted=outcome,
+            stopped_early=True,
+            done="",
+        )
     headline = None
     if outcome.stop_reason:
         headline = f"Match stopped after {len(outcome.records)} of {config.games} games: {outcome.stop_reason}"
@@ -144,11 +170,17 @@ def replay_command(files: tuple[str, ...]) -> int:
     return 1 if bad else 0
 
 
-for _command in (tournament_command, resume_command, export_command, ratings_command, openings_command,
-                 check_engine_command, publish_command):
+for _command in (
+    tournament_command,
+    resume_command,
+    export_command,
+    ratings_command,
+    openings_command,
+    check_engine_command,
+    publish_command,
+):
     cli.add_command(_command)
 
 
 def main() -> None:
     clikit.run(cli, PROG)
-

@@ -22,21 +22,50 @@ ENGINE_KEYS = ("cmd", "name", "dir")
 
 
 @click.command("check-engine", cls=EngineWordsCommand)
-@click.option("--engine", "engine", required=True, metavar="KEY=VALUE...",
-              help="The engine: cmd= (required), name=, dir=, option.NAME=.")
-@click.option("--variant", "variants", multiple=True, type=click.Choice(VARIANT_NAMES),
-              help="A variant to check (repeatable) [default: every variant the engine offers].")
-@click.option("--positions", type=click.IntRange(min=1, max=100_000), default=300, show_default=True,
-              help="Random positions for the legal-move check, shared out among the variants.")
-@click.option("--seed", type=click.IntRange(min=0, max=2**32), default=1, show_default=True,
-              help="Seed of the random positions.")
-@click.option("--timeout", type=click.FloatRange(min=0.1, max=3600), default=10.0, show_default=True,
-              metavar="SECONDS", help="Longest wait for the handshake and for an answer without a time limit.")
-@click.option("--margin", type=click.IntRange(min=0, max=60_000), default=100, show_default=True, metavar="MS",
-              help="Milliseconds an answer may arrive after its movetime or clock (the pipe and the machine).")
+@click.option(
+    "--engine",
+    "engine",
+    required=True,
+    metavar="KEY=VALUE...",
+    help="The engine: cmd= (required), name=, dir=, option.NAME=.",
+)
+@click.option(
+    "--variant",
+    "variants",
+    multiple=True,
+    type=click.Choice(VARIANT_NAMES),
+    help="A variant to check (repeatable) [default: every variant the engine offers].",
+)
+@click.option(
+    "--positions",
+    type=click.IntRange(min=1, max=100_000),
+    default=300,
+    show_default=True,
+    help="Random positions for the legal-move check, shared out among the variants.",
+)
+@click.option(
+    "--seed", type=click.IntRange(min=0, max=2**32), default=1, show_default=True, help="Seed of the random positions."
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1, max=3600),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Longest wait for the handshake and for an answer without a time limit.",
+)
+@click.option(
+    "--margin",
+    type=click.IntRange(min=0, max=60_000),
+    default=100,
+    show_default=True,
+    metavar="MS",
+    help="Milliseconds an answer may arrive after its movetime or clock (the pipe and the machine).",
+)
 @click.option("--log", "log_path", metavar="FILE", help="Write the whole conversation to FILE.")
-def check_engine_command(engine: str, variants: tuple[str, ...], positions: int, seed: int, timeout: float,
-                         margin: int, log_path: str | None) -> int:
+def check_engine_command(
+    engine: str, variants: tuple[str, ...], positions: int, seed: int, timeout: float, margin: int, log_path: str | None
+) -> int:
     """Check that an engine speaks protocol/SPEC.md: one line per check, then a summary.
 
     Exit status 0 when every check passed (optional features the engine does not offer are
@@ -45,8 +74,10 @@ def check_engine_command(engine: str, variants: tuple[str, ...], positions: int,
     settings = parse_tokens(engine.split(SEPARATOR), "--engine")
     unknown = [key for key in settings if key not in ENGINE_KEYS and not key.startswith(OPTION_PREFIX)]
     if unknown:
-        raise ArbiterError(f"--engine: {unknown[0]}= is not used by check-engine, which sets its own limits; "
-                           f"give cmd=, name=, dir= and option.NAME=")
+        raise ArbiterError(
+            f"--engine: {unknown[0]}= is not used by check-engine, which sets its own limits; "
+            f"give cmd=, name=, dir= and option.NAME="
+        )
     spec = build_spec({**settings, "depth": "1"}, "--engine")
     with contextlib.ExitStack() as stack:
         log = None
@@ -60,9 +91,10 @@ def check_engine_command(engine: str, variants: tuple[str, ...], positions: int,
                 log_file.write(f"{direction} {line}\n")
 
         print(f"Checking {spec.name}: {' '.join(spec.command)}")
-        results = check_engine(CheckSettings(spec.command, spec.cwd, spec.options, variants, positions, seed,
-                                             timeout, margin, log=log),
-                               lambda result: print(result.line(), flush=True))
+        results = check_engine(
+            CheckSettings(spec.command, spec.cwd, spec.options, variants, positions, seed, timeout, margin, log=log),
+            lambda result: print(result.line(), flush=True),
+        )
     print(summary(results))
     sys.stdout.flush()
     return 1 if any(result.status == "FAIL" for result in results) else 0

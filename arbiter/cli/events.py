@@ -70,16 +70,35 @@ def _absolute(path: str | None) -> str | None:
 
 @click.command("tournament", cls=EngineWordsCommand)
 @event_options(event="dipole-arbiter tournament", recover=True)
-@click.option("--format", "format_", type=click.Choice(FORMATS), default="round-robin", show_default=True,
-              help="round-robin: every engine meets every other; gauntlet: the first engine meets each other; "
-                   "knockout: seeded single elimination; swiss: --rounds rounds of engines with similar scores.")
-@click.option("--rounds", type=click.IntRange(min=1, max=MAX_GAMES), default=1, show_default=True,
-              help="Rounds of the schedule (a knockout's follow from the number of engines).")
-@click.option("--games", type=click.IntRange(min=1, max=MAX_GAMES), default=DEFAULT_GAMES_PER_PAIRING,
-              show_default=True,
-              help="Games each pairing plays per round, as colour-reversed pairs sharing an opening.")
-@click.option("--db", "db_path", metavar="FILE",
-              help="The event database (created; must not exist) [default: tournament-<date>-<time>.db here].")
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(FORMATS),
+    default="round-robin",
+    show_default=True,
+    help="round-robin: every engine meets every other; gauntlet: the first engine meets each other; "
+    "knockout: seeded single elimination; swiss: --rounds rounds of engines with similar scores.",
+)
+@click.option(
+    "--rounds",
+    type=click.IntRange(min=1, max=MAX_GAMES),
+    default=1,
+    show_default=True,
+    help="Rounds of the schedule (a knockout's follow from the number of engines).",
+)
+@click.option(
+    "--games",
+    type=click.IntRange(min=1, max=MAX_GAMES),
+    default=DEFAULT_GAMES_PER_PAIRING,
+    show_default=True,
+    help="Games each pairing plays per round, as colour-reversed pairs sharing an opening.",
+)
+@click.option(
+    "--db",
+    "db_path",
+    metavar="FILE",
+    help="The event database (created; must not exist) [default: tournament-<date>-<time>.db here].",
+)
 @click.option("--report", "report_path", metavar="FILE.html", help="Write the HTML report here at the end.")
 @click.option("--anchor", callback=anchor_value, metavar="NAME=RATING", help="Fix that engine's rating (scale).")
 def tournament_command(**values: Any) -> int:
@@ -104,18 +123,34 @@ def tournament_command(**values: Any) -> int:
     database = [("the event database", db_path)]
     check_outputs([("--pgn", options.pgn_path), ("--report", values["report_path"])], database)
     check_log_directory(options.log_dir, database)
-    needed = (stage_openings_needed(format_, len(specs), rounds, games) if format_ in DYNAMIC_FORMATS
-              else openings_needed(rounds, games))
+    needed = (
+        stage_openings_needed(format_, len(specs), rounds, games)
+        if format_ in DYNAMIC_FORMATS
+        else openings_needed(rounds, games)
+    )
     openings, note = options.openings(needed, demo)
     check_live_file(options.live_pgn, "--live-pgn")
     config = EventConfig(
-        format=format_, variant=options.variant, engines=tuple(specs), rounds=rounds, games_per_pairing=games,
-        openings=tuple(openings), openings_note=note, referee=options.referee(),
-        concurrency=options.concurrency, recover=options.recover, pgn=_absolute(options.pgn_path),
-        log_dir=_absolute(options.log_dir), report=_absolute(values["report_path"]), anchor=values["anchor"],
-        sprt=options.sprt, command_line=shlex.join(["dipole-arbiter", *sys.argv[1:]]),
-        rating_interval=options.rating_interval, cluster=options.cluster,
-        live_pgn=_absolute(options.live_pgn))
+        format=format_,
+        variant=options.variant,
+        engines=tuple(specs),
+        rounds=rounds,
+        games_per_pairing=games,
+        openings=tuple(openings),
+        openings_note=note,
+        referee=options.referee(),
+        concurrency=options.concurrency,
+        recover=options.recover,
+        pgn=_absolute(options.pgn_path),
+        log_dir=_absolute(options.log_dir),
+        report=_absolute(values["report_path"]),
+        anchor=values["anchor"],
+        sprt=options.sprt,
+        command_line=shlex.join(["dipole-arbiter", *sys.argv[1:]]),
+        rating_interval=options.rating_interval,
+        cluster=options.cluster,
+        live_pgn=_absolute(options.live_pgn),
+    )
     check_config(config)
     show_warnings(warnings)
     schedule = make_schedule(format_, len(specs), rounds, games, len(openings))
@@ -125,8 +160,9 @@ def tournament_command(**values: Any) -> int:
 
 def _check_size(format_: str, engines: int, rounds: int, games: int) -> None:
     """Refuse an event too large to plan (every game is scheduled up front)."""
-    pairings = {"gauntlet": engines - 1, "swiss": (engines + 1) // 2,
-                "knockout": engines}.get(format_, engines * (engines - 1) // 2)  # per round, at most
+    pairings = {"gauntlet": engines - 1, "swiss": (engines + 1) // 2, "knockout": engines}.get(
+        format_, engines * (engines - 1) // 2
+    )  # per round, at most
     total = pairings * rounds * games
     if total > MAX_GAMES:
         raise ArbiterError(f"the event would have {total:,} games; at most {MAX_GAMES:,} can be scheduled")
@@ -134,10 +170,17 @@ def _check_size(format_: str, engines: int, rounds: int, games: int) -> None:
 
 @click.command("resume")
 @click.argument("db_path", metavar="DB")
-@click.option("--concurrency", type=click.IntRange(min=1, max=MAX_CONCURRENCY),
-              help="Games at once [default: as the event was started].")
-@click.option("--cluster", callback=cluster_value, metavar="tcp://HOST:PORT",
-              help="Play on this Dask cluster [default: where the event was started].")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1, max=MAX_CONCURRENCY),
+    help="Games at once [default: as the event was started].",
+)
+@click.option(
+    "--cluster",
+    callback=cluster_value,
+    metavar="tcp://HOST:PORT",
+    help="Play on this Dask cluster [default: where the event was started].",
+)
 @click.option("--local", is_flag=True, help="Play on local threads, though the event was started on a cluster.")
 def resume_command(db_path: str, concurrency: int | None, cluster: str | None, local: bool) -> int:
     """Continue an interrupted event from its database, with the settings stored in it.
@@ -146,8 +189,7 @@ def resume_command(db_path: str, concurrency: int | None, cluster: str | None, l
     """
     if cluster is not None and local:
         raise ArbiterError("give --cluster ADDRESS or --local, not both")
-    return run_event(EventStore.open(db_path, write=True), concurrency, created=False,
-                     cluster="" if local else cluster)
+    return run_event(EventStore.open(db_path, write=True), concurrency, created=False, cluster="" if local else cluster)
 
 
 def run_event(store: EventStore, concurrency: int | None, *, created: bool, cluster: str | None = None) -> int:
@@ -159,8 +201,9 @@ def run_event(store: EventStore, concurrency: int | None, *, created: bool, clus
     kept, for ``resume``.  ``cluster`` overrides where the event was played (``""``: locally)."""
     tournament: Tournament | None = None
     try:
-        tournament = Tournament(store, sys.stdout, sys.stderr, tty=sys.stdout.isatty(), concurrency=concurrency,
-                                cluster=cluster)
+        tournament = Tournament(
+            store, sys.stdout, sys.stderr, tty=sys.stdout.isatty(), concurrency=concurrency, cluster=cluster
+        )
         outcome = run_interruptible(tournament.run, tournament.interrupt)
         summary = tournament.summary()
     except ArbiterError as error:
@@ -174,8 +217,14 @@ def run_event(store: EventStore, concurrency: int | None, *, created: bool, clus
     resume = f"continue with: dipole-arbiter resume {shlex.quote(store.path)}"
     done, total = tournament.done, len(store.schedule)
     if isinstance(outcome, Interrupted):
-        return conclude(f"Interrupted by {outcome}: {done} of {total} games finished; the game(s) in progress "
-                        f"were abandoned; {resume}", summary, interrupted=outcome, stopped_early=True, done="")
+        return conclude(
+            f"Interrupted by {outcome}: {done} of {total} games finished; the game(s) in progress "
+            f"were abandoned; {resume}",
+            summary,
+            interrupted=outcome,
+            stopped_early=True,
+            done="",
+        )
     headline = None
     if outcome.stop_reason:
         more = "" if outcome.decision else f"; {resume}"
@@ -267,8 +316,14 @@ def ratings_command(inputs: tuple[str, ...], anchor: tuple[str, float] | None, r
     if report_path:
         details = [("Games from", ", ".join(inputs)), ("Games", str(len(records)))]
         try:
-            write_report(report_path, table, terminations, title="Ratings", details=details,
-                         sections=[section for _, section in plans if section is not None])
+            write_report(
+                report_path,
+                table,
+                terminations,
+                title="Ratings",
+                details=details,
+                sections=[section for _, section in plans if section is not None],
+            )
         except OSError as error:
             raise ArbiterError(f"report {report_path}: {error.strerror or error}") from None
         print(f"Report: {report_path}")

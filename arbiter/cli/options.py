@@ -106,9 +106,11 @@ def cluster_value(ctx: click.Context, param: click.Parameter, value: str | None)
     return address if sep else f"tcp://{address}"
 
 
-CLUSTER_HELP = ("Play the games on the workers of the Dask scheduler at this address (tcp://HOST:8786) "
-                "instead of local threads; each worker plays as many games at once as it has threads, "
-                "and --concurrency does not apply.")
+CLUSTER_HELP = (
+    "Play the games on the workers of the Dask scheduler at this address (tcp://HOST:8786) "
+    "instead of local threads; each worker plays as many games at once as it has threads, "
+    "and --concurrency does not apply."
+)
 
 
 def _resign_value(ctx: click.Context, param: click.Parameter, value: str | None) -> ResignRule | None:
@@ -145,62 +147,108 @@ def anchor_value(ctx: click.Context, param: click.Parameter, value: str | None) 
 
 
 def engine_help() -> str:
-    return ("An engine: key=value words, cutechess-cli style (cmd=, name=, dir=, option.NAME=, "
-            "tc=, st=, depth=, nodes=, timemargin=, conf=). Repeat for each engine.")
+    return (
+        "An engine: key=value words, cutechess-cli style (cmd=, name=, dir=, option.NAME=, "
+        "tc=, st=, depth=, nodes=, timemargin=, conf=). Repeat for each engine."
+    )
 
 
 def event_options(*, event: str, recover: bool) -> Callable[[F], F]:
     """The options every game-playing command has; ``event`` is the default PGN Event tag and
     ``recover`` whether crashed engines are restarted by default."""
-    recover_help = ("Restart an engine that crashed or was killed, and go on (--no-recover: stop "
-                    "taking new games instead).")
+    recover_help = (
+        "Restart an engine that crashed or was killed, and go on (--no-recover: stop taking new games instead)."
+    )
     options = [
         click.option("--engine", "engines", multiple=True, metavar="KEY=VALUE...", help=engine_help()),
         click.option("--each", "each", metavar="KEY=VALUE...", help="Settings for every engine (an engine's own win)."),
-        click.option("--config", "config_path", metavar="FILE",
-                     help="JSON file of engines ({\"engines\": [...], \"each\": {...}})."),
+        click.option(
+            "--config", "config_path", metavar="FILE", help='JSON file of engines ({"engines": [...], "each": {...}}).'
+        ),
         click.option("--variant", type=click.Choice(VARIANT_NAMES), default="dipole", show_default=True),
-        click.option("--tc", metavar="[MOVES/]SECONDS[+INC]",
-                     help="Time control for every engine, e.g. 10+0.1, 40/60, inf (no clock; alone, each move is "
-                          "'go infinite' ended by 'stop' after --stall-timeout)."),
+        click.option(
+            "--tc",
+            metavar="[MOVES/]SECONDS[+INC]",
+            help="Time control for every engine, e.g. 10+0.1, 40/60, inf (no clock; alone, each move is "
+            "'go infinite' ended by 'stop' after --stall-timeout).",
+        ),
         click.option("--st", metavar="SECONDS", help="Fixed time per move."),
         click.option("--depth", metavar="N", help="Search depth per move."),
         click.option("--nodes", metavar="N", help="Nodes per move."),
         click.option("--timemargin", metavar="MS", help="Milliseconds an engine may overrun its time without losing."),
-        click.option("--concurrency", type=click.IntRange(min=1, max=MAX_CONCURRENCY), default=1,
-                     show_default=True,
-                     help="Games played at once (on local threads)."),
+        click.option(
+            "--concurrency",
+            type=click.IntRange(min=1, max=MAX_CONCURRENCY),
+            default=1,
+            show_default=True,
+            help="Games played at once (on local threads).",
+        ),
         click.option("--cluster", callback=cluster_value, metavar="tcp://HOST:PORT", help=CLUSTER_HELP),
-        click.option("--openings", "openings_file", metavar="FILE [order=random|sequential] [start=K]",
-                     help="Openings, one a line: a FEN, a FEN then moves, or moves from the start; or a shipped "
-                          "suite by name (balanced). order=random shuffles them by --seed; "
-                          "start=K begins with the K-th (from 1)."),
-        click.option("--opening-plies", type=click.IntRange(min=1, max=MAX_OPENING_PLIES),
-                     help="Generate openings of N random plies."),
-        click.option("--seed", type=click.IntRange(min=0), help="Seed for generated openings (printed when not given)."),
+        click.option(
+            "--openings",
+            "openings_file",
+            metavar="FILE [order=random|sequential] [start=K]",
+            help="Openings, one a line: a FEN, a FEN then moves, or moves from the start; or a shipped "
+            "suite by name (balanced). order=random shuffles them by --seed; "
+            "start=K begins with the K-th (from 1).",
+        ),
+        click.option(
+            "--opening-plies",
+            type=click.IntRange(min=1, max=MAX_OPENING_PLIES),
+            help="Generate openings of N random plies.",
+        ),
+        click.option(
+            "--seed", type=click.IntRange(min=0), help="Seed for generated openings (printed when not given)."
+        ),
         click.option("--pgn", "pgn_path", metavar="FILE", help="Append every finished game to this PGN file."),
-        click.option("--live-pgn", "live_pgn", metavar="FILE",
-                     help="Keep the games in progress in this PGN file, rewritten whole at every move."),
+        click.option(
+            "--live-pgn",
+            "live_pgn",
+            metavar="FILE",
+            help="Keep the games in progress in this PGN file, rewritten whole at every move.",
+        ),
         click.option("--log", "log_dir", metavar="DIR", help="Keep each engine's whole I/O, timestamped, in DIR."),
         click.option("--recover/--no-recover", default=recover, show_default=True, help=recover_help),
         click.option("--event", default=event, show_default=True, callback=_event_name, help="The PGN Event tag."),
-        click.option("--handshake-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0,
-                     callback=_seconds_value,
-                     show_default=True, metavar="SECONDS",
-                     help="Time to start an engine, for each isready, and for the engine to take each command."),
-        click.option("--stall-timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
-                     callback=_seconds_value,
-                     show_default=True, metavar="SECONDS",
-                     help="Longest wait for a move without a clock or a time per move (with tc=inf alone: "
-                          "the time per move)."),
-        click.option("--sprt", callback=_sprt_value, metavar="'elo0=A elo1=B alpha=X beta=Y'",
-                     help="Stop when a sequential probability ratio test of the first engine against the "
-                          "second is decided (colour-reversed pairs, counted in schedule order)."),
-        click.option("--resign", callback=_resign_value, metavar="movecount=N score=CP [twosided=true]",
-                     help="Adjudicate a game as lost for a side whose engine scored at most -CP centipawns for "
-                          "N consecutive moves of its own (twosided: and the opponent's at least +CP)."),
-        click.option("--rating-interval", type=click.IntRange(min=0, max=1_000_000), default=0, metavar="N",
-                     help="Print the standings every N finished games (0: only at the end)."),
+        click.option(
+            "--handshake-timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            default=10.0,
+            callback=_seconds_value,
+            show_default=True,
+            metavar="SECONDS",
+            help="Time to start an engine, for each isready, and for the engine to take each command.",
+        ),
+        click.option(
+            "--stall-timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            default=60.0,
+            callback=_seconds_value,
+            show_default=True,
+            metavar="SECONDS",
+            help="Longest wait for a move without a clock or a time per move (with tc=inf alone: the time per move).",
+        ),
+        click.option(
+            "--sprt",
+            callback=_sprt_value,
+            metavar="'elo0=A elo1=B alpha=X beta=Y'",
+            help="Stop when a sequential probability ratio test of the first engine against the "
+            "second is decided (colour-reversed pairs, counted in schedule order).",
+        ),
+        click.option(
+            "--resign",
+            callback=_resign_value,
+            metavar="movecount=N score=CP [twosided=true]",
+            help="Adjudicate a game as lost for a side whose engine scored at most -CP centipawns for "
+            "N consecutive moves of its own (twosided: and the opponent's at least +CP).",
+        ),
+        click.option(
+            "--rating-interval",
+            type=click.IntRange(min=0, max=1_000_000),
+            default=0,
+            metavar="N",
+            help="Print the standings every N finished games (0: only at the end).",
+        ),
     ]
 
     def apply(function: F) -> F:
@@ -245,14 +293,14 @@ class EventOptions:
         """Take this class's fields out of a command's keyword arguments (the rest stay)."""
         return cls(**{field.name: values.pop(field.name) for field in dataclasses.fields(cls)})
 
-    def specs(self, demo: Sequence[tuple[str, str]],
-              warnings: list[str] | None = None) -> tuple[list[EngineSpec], bool]:
+    def specs(
+        self, demo: Sequence[tuple[str, str]], warnings: list[str] | None = None
+    ) -> tuple[list[EngineSpec], bool]:
         """The engines, and whether this is the demo: with no ``--engine`` and no ``--config``,
         the project's own engine at each (name, depth) of ``demo``.  Warnings (engines renamed)
         are added to ``warnings``, for the caller to show once the rest of the input is checked
         (:func:`show_warnings`); without a list they are shown at once."""
-        flags = {"tc": self.tc, "st": self.st, "depth": self.depth, "nodes": self.nodes,
-                 "timemargin": self.timemargin}
+        flags = {"tc": self.tc, "st": self.st, "depth": self.depth, "nodes": self.nodes, "timemargin": self.timemargin}
         config = load_config(self.config_path) if self.config_path else None
         words = [value.split(SEPARATOR) for value in self.engines]
         is_demo = not words and config is None
@@ -275,13 +323,18 @@ class EventOptions:
         return choose_openings(self.variant, count, self.openings_file, plies, self.seed)
 
     def referee(self) -> RefereeSettings:
-        return RefereeSettings(handshake_timeout=self.handshake_timeout, stall_timeout=self.stall_timeout,
-                               event=self.event, date=datetime.date.today().strftime("%Y.%m.%d"),
-                               resign=self.resign)
+        return RefereeSettings(
+            handshake_timeout=self.handshake_timeout,
+            stall_timeout=self.stall_timeout,
+            event=self.event,
+            date=datetime.date.today().strftime("%Y.%m.%d"),
+            resign=self.resign,
+        )
 
 
-def choose_openings(variant: str, count: int, path: str | None, plies: int | None,
-                    seed: int | None) -> tuple[list[Opening], str]:
+def choose_openings(
+    variant: str, count: int, path: str | None, plies: int | None, seed: int | None
+) -> tuple[list[Opening], str]:
     """The openings of an event (``count`` are generated) and a note saying how to get the
     same ones again.  ``path`` is the ``--openings`` value: a file or shipped suite, then
     ``order=``/``start=`` words (:mod:`arbiter.openings.choice`)."""
@@ -289,8 +342,10 @@ def choose_openings(variant: str, count: int, path: str | None, plies: int | Non
         raise ArbiterError("give --openings FILE or --opening-plies N, not both")
     choice = OpeningsChoice.parse(path.split(SEPARATOR)) if path is not None else None
     if seed is not None and plies is None and (choice is None or choice.order != "random"):
-        raise ArbiterError("--seed applies to generated openings or --openings order=random; "
-                           "give --opening-plies N or order=random too")
+        raise ArbiterError(
+            "--seed applies to generated openings or --openings order=random; "
+            "give --opening-plies N or order=random too"
+        )
     if choice is not None:
         source = choice.resolve(variant)
         if choice.order == "random" and seed is None:
@@ -363,8 +418,9 @@ def run_interruptible(run: Callable[[], T], on_signal: Callable[[], None]) -> T 
     return received[0] if received else result
 
 
-def conclude(headline: str | None, summary: list[str], *, interrupted: Interrupted | None,
-             stopped_early: bool, done: str) -> int:
+def conclude(
+    headline: str | None, summary: list[str], *, interrupted: Interrupted | None, stopped_early: bool, done: str
+) -> int:
     """Print how the run ended (``headline``) and its summary; the exit status: 128 + N after
     signal N, 1 when it ``stopped_early`` (an engine that could not go on), else 0 after ``done``."""
     for line in ([headline] if headline else []) + ["", *summary]:

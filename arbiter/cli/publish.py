@@ -22,6 +22,8 @@ def publish_command(inputs: tuple[str, ...], output: str) -> int:
     """
     started = time.monotonic()
     site = publish(inputs, output)
-    print(f"Published {len(inputs)} source(s) to {output}: {site.written} file(s) written, "
-          f"{site.unchanged} unchanged, in {time.monotonic() - started:.1f}s")
+    print(
+        f"Published {len(inputs)} source(s) to {output}: {site.written} file(s) written, "
+        f"{site.unchanged} unchanged, in {time.monotonic() - started:.1f}s"
+    )
     return 0

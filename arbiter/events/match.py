@@ -25,8 +25,7 @@ from .progress import Progress
 from .recorded_run import RecordedRun
 
 
-def schedule(first: EngineSpec, second: EngineSpec, games: int, openings: list[Opening],
-             variant: str) -> list[GameJob]:
+def schedule(first: EngineSpec, second: EngineSpec, games: int, openings: list[Opening], variant: str) -> list[GameJob]:
     """The jobs of a match: colour-reversed pairs, each pair on its own opening."""
     jobs = []
     for index in range(games):
@@ -74,19 +73,31 @@ class Match(RecordedRun):
     """Runs a :class:`MatchConfig`, printing progress to ``out`` and warnings to ``err``."""
 
     def __init__(self, config: MatchConfig, out: TextIO, err: TextIO, *, tty: bool) -> None:
-        super().__init__(config.variant, config.referee, concurrency=config.concurrency, recover=config.recover,
-                         pgn=config.pgn, log_dir=config.log_dir, cluster=config.cluster,
-                         live=config.live, live_pgn=config.live_pgn)
+        super().__init__(
+            config.variant,
+            config.referee,
+            concurrency=config.concurrency,
+            recover=config.recover,
+            pgn=config.pgn,
+            log_dir=config.log_dir,
+            cluster=config.cluster,
+            live=config.live,
+            live_pgn=config.live_pgn,
+        )
         self.live_header.update(event=config.referee.event, games_total=config.games, done_before=0)
         self.config = config
         self.out = out
         self.stats = MatchStats([config.first.name, config.second.name])
         self.records: list[GameRecord] = []
         first, second = config.first.name, config.second.name
-        self.sprt = (SprtMonitor(config.sprt, first, consecutive_pairs(config.games))
-                     if config.sprt is not None else None)
+        self.sprt = (
+            SprtMonitor(config.sprt, first, consecutive_pairs(config.games)) if config.sprt is not None else None
+        )
         self.progress = Progress(
-            config.games, out, err, tty=tty,
+            config.games,
+            out,
+            err,
+            tty=tty,
             score_text=lambda: self._score_text(),
             score_lines=lambda: [self.stats.score_line(first, second), *self._sprt_lines()],
         )
@@ -127,8 +138,14 @@ class Match(RecordedRun):
         interval = self.config.rating_interval
         if interval and len(self.records) % interval == 0:
             first, second = self.config.first.name, self.config.second.name
-            self.progress.note([f"Standings after {len(self.records)} games:", self.stats.score_line(first, second),
-                                self.stats.estimate(first, second).text(), *self.stats.table()])
+            self.progress.note(
+                [
+                    f"Standings after {len(self.records)} games:",
+                    self.stats.score_line(first, second),
+                    self.stats.estimate(first, second).text(),
+                    *self.stats.table(),
+                ]
+            )
 
     def run(self) -> MatchOutcome:
         """Play the match; returns when it is over, stopped, or interrupted."""

@@ -167,8 +167,9 @@ class _Stage:
                 orders = [(encounter.first, encounter.second), (encounter.second, encounter.first)]
                 for white, black in orders[:in_pair]:
                     self.number += 1
-                    self.games.append(ScheduledGame(self.number, encounter.round, encounter.board, self.pair,
-                                                    white, black, opening))
+                    self.games.append(
+                        ScheduledGame(self.number, encounter.round, encounter.board, self.pair, white, black, opening)
+                    )
         return self.games
 
 
@@ -205,12 +206,10 @@ def _plan_knockout(shape: EventShape, schedule: list[ScheduledGame], results: di
             if a is None or b is None:
                 present = a if b is None else b
                 assert present is not None  # the bracket never pairs two byes
-                encounters.append(Encounter(number, board, present, None, finished=True, advances=present,
-                                            note="bye"))
+                encounters.append(Encounter(number, board, present, None, finished=True, advances=present, note="bye"))
             else:
                 first, second = min(a, b), max(a, b)  # the higher seed first
-                encounters.append(Encounter(number, board, first, second,
-                                            stored[number][board] if planned else []))
+                encounters.append(Encounter(number, board, first, second, stored[number][board] if planned else []))
         rounds.append(encounters)
         playing = [encounter for encounter in encounters if encounter.second is not None]
         if not planned:
@@ -283,8 +282,10 @@ def _plan_swiss(shape: EventShape, schedule: list[ScheduledGame], results: dict[
             had_bye[bye] = True
             points[bye] += shape.games_per_pairing
     buchholz = [sum(points[other] for other in opponents[engine]) for engine in range(engines)]
-    standings = sorted(((engine, points[engine], buchholz[engine]) for engine in range(engines)),
-                       key=lambda row: (-row[1], -row[2], row[0]))
+    standings = sorted(
+        ((engine, points[engine], buchholz[engine]) for engine in range(engines)),
+        key=lambda row: (-row[1], -row[2], row[0]),
+    )
     return Plan(rounds, [], complete=True, standings=standings)
 
 
@@ -297,8 +298,9 @@ def _white_first(a: int, b: int, whites: list[int], last_black: list[bool]) -> b
     return True
 
 
-def swiss_pairing(ranking: list[int], met: set[frozenset[int]],
-                  had_bye: list[bool]) -> tuple[list[tuple[int, int]], int | None]:
+def swiss_pairing(
+    ranking: list[int], met: set[frozenset[int]], had_bye: list[bool]
+) -> tuple[list[tuple[int, int]], int | None]:
     """The round's pairs (higher-ranked first, in board order) and the engine with the bye."""
     odd = len(ranking) % 2 == 1
     candidates: list[int | None] = [None]
@@ -314,8 +316,9 @@ def swiss_pairing(ranking: list[int], met: set[frozenset[int]],
     raise AssertionError("with rematches allowed a pairing always exists")
 
 
-def _match(players: list[int], met: set[frozenset[int]], allow_rematch: bool,
-           budget: list[int]) -> list[tuple[int, int]] | None:
+def _match(
+    players: list[int], met: set[frozenset[int]], allow_rematch: bool, budget: list[int]
+) -> list[tuple[int, int]] | None:
     """Pairs for ``players`` (in rank order): the top one with the highest-ranked possible
     opponent, backtracking; None when impossible (or the search budget is spent)."""
     if not players:
@@ -351,8 +354,11 @@ def _encounter_text(encounter: Encounter, names: tuple[str, ...]) -> str:
 def plan_lines(shape: EventShape, plan: Plan) -> list[str]:
     """The bracket (knockout) or the pairings and standings (swiss) as text lines."""
     names = shape.names
-    lines = [f"Round {encounters[0].round}: " + "; ".join(_encounter_text(e, names) for e in encounters)
-             for encounters in plan.rounds if encounters]
+    lines = [
+        f"Round {encounters[0].round}: " + "; ".join(_encounter_text(e, names) for e in encounters)
+        for encounters in plan.rounds
+        if encounters
+    ]
     if plan.champion is not None:
         lines.append(f"Knockout winner: {names[plan.champion]}")
     for place, (engine, points, buchholz) in enumerate(plan.standings, 1):
@@ -370,18 +376,27 @@ def plan_html(shape: EventShape, plan: Plan) -> Markup:
     for row in range(2 ** (total - 1) if total else 0):
         cells = []
         for index in range(total):
-            span = 2 ** index
+            span = 2**index
             if row % span:
                 continue
             encounters = plan.rounds[index] if index < len(plan.rounds) else []
             cells.append((span, _encounter_text(encounters[row // span], names) if encounters else "to be played"))
         bracket.append(cells)
     pairings = [(e.round, e.board + 1, _encounter_text(e, names)) for encounters in plan.rounds for e in encounters]
-    standings = [(place, names[engine], points, buchholz)
-                 for place, (engine, points, buchholz) in enumerate(plan.standings, 1)]
+    standings = [
+        (place, names[engine], points, buchholz) for place, (engine, points, buchholz) in enumerate(plan.standings, 1)
+    ]
     champion = names[plan.champion] if plan.champion is not None else None
-    return render("plan.html", format=shape.format, title=title, rounds=total, bracket=bracket,
-                  champion=champion, pairings=pairings, standings=standings)
+    return render(
+        "plan.html",
+        format=shape.format,
+        title=title,
+        rounds=total,
+        bracket=bracket,
+        champion=champion,
+        pairings=pairings,
+        standings=standings,
+    )
 
 
 def event_file_plan(path: str) -> tuple[list[str], Markup | None]:
@@ -392,8 +407,13 @@ def event_file_plan(path: str) -> tuple[list[str], Markup | None]:
         config = store.config
         if config.format not in DYNAMIC_FORMATS:
             return [], None
-        shape = EventShape(config.format, tuple(spec.name for spec in config.engines), config.rounds,
-                           config.games_per_pairing, len(config.openings))
+        shape = EventShape(
+            config.format,
+            tuple(spec.name for spec in config.engines),
+            config.rounds,
+            config.games_per_pairing,
+            len(config.openings),
+        )
         results = {game.number: game.result for game in store.outcomes()}  # no move is read
         plan = plan_event(shape, store.schedule, results)
     finally:

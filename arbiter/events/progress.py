@@ -29,9 +29,17 @@ class Progress:
     ``done_before`` games were finished by an earlier run (a resumed event): they count as
     done, and the ETA comes from the pace of this run alone."""
 
-    def __init__(self, total: int, stream: TextIO, messages: TextIO, *, tty: bool,
-                 score_text: Callable[[], str], score_lines: Callable[[], list[str]],
-                 done_before: int = 0) -> None:
+    def __init__(
+        self,
+        total: int,
+        stream: TextIO,
+        messages: TextIO,
+        *,
+        tty: bool,
+        score_text: Callable[[], str],
+        score_lines: Callable[[], list[str]],
+        done_before: int = 0,
+    ) -> None:
         self.total = total
         self.stream = stream
         self.messages = messages
@@ -80,8 +88,10 @@ class Progress:
             lines = [record.finished_line()]
             if not self.tty:
                 lines += self.score_lines()
-                lines.append(f"Progress: {self.done}/{self.total} games, elapsed "
-                             f"{format_duration(time.monotonic() - self.started_at)}, ETA {self.eta()}")
+                lines.append(
+                    f"Progress: {self.done}/{self.total} games, elapsed "
+                    f"{format_duration(time.monotonic() - self.started_at)}, ETA {self.eta()}"
+                )
             self._emit(lines)
 
     def note(self, lines: list[str]) -> None:

@@ -33,12 +33,23 @@ class RecordedRun:
 
     progress: Progress
 
-    def __init__(self, variant: str, referee: RefereeSettings, *, concurrency: int, recover: bool,
-                 pgn: str | None, log_dir: str | None, cluster: str | None = None, live: str | None = None,
-                 live_pgn: str | None = None) -> None:
+    def __init__(
+        self,
+        variant: str,
+        referee: RefereeSettings,
+        *,
+        concurrency: int,
+        recover: bool,
+        pgn: str | None,
+        log_dir: str | None,
+        cluster: str | None = None,
+        live: str | None = None,
+        live_pgn: str | None = None,
+    ) -> None:
         self.writer = PgnWriter(pgn) if pgn else None
-        self.logs = (EngineLogs(log_dir, warn=lambda line: self.progress.message(f"Warning: {line}"))
-                     if log_dir else None)
+        self.logs = (
+            EngineLogs(log_dir, warn=lambda line: self.progress.message(f"Warning: {line}")) if log_dir else None
+        )
         self.live_paths = (live, live_pgn)
         self.live_header: dict[str, Any] = {}
         self.referee = referee
@@ -48,14 +59,24 @@ class RecordedRun:
         notify = lambda line: self.progress.message(f"Warning: {line}")  # noqa: E731
         if cluster is not None:
             from ..pools.cluster import ClusterPool  # only with --cluster: distributed is an extra
-            self.pool = ClusterPool(cluster, variant, referee, recover=recover, logs=self.logs, notify=notify,
-                                    announce=lambda line: self.progress.message(line))
+
+            self.pool = ClusterPool(
+                cluster,
+                variant,
+                referee,
+                recover=recover,
+                logs=self.logs,
+                notify=notify,
+                announce=lambda line: self.progress.message(line),
+            )
         elif len(process_shares(concurrency)) > 1:  # games in several processes, one per core at most
-            self.pool = ProcessPool(variant, referee, concurrency=concurrency, recover=recover, logs=self.logs,
-                                    notify=notify)
+            self.pool = ProcessPool(
+                variant, referee, concurrency=concurrency, recover=recover, logs=self.logs, notify=notify
+            )
         else:
-            self.pool = GamePool(variant, referee, concurrency=concurrency, recover=recover, logs=self.logs,
-                                 notify=notify)
+            self.pool = GamePool(
+                variant, referee, concurrency=concurrency, recover=recover, logs=self.logs, notify=notify
+            )
 
     def where(self, concurrency: int) -> str:
         """How games are played, for the header: ``concurrency N``, or the cluster's address."""
@@ -75,10 +96,15 @@ class RecordedRun:
         publisher = None
         if live or live_pgn:
             referee = self.referee
-            publisher = LivePublisher(live, live_pgn, header=self.live_header,
-                                      tags=(referee.event, referee.site, referee.date),
-                                      warn=lambda line: self.progress.message(f"Warning: {line}"))
+            publisher = LivePublisher(
+                live,
+                live_pgn,
+                header=self.live_header,
+                tags=(referee.event, referee.site, referee.date),
+                warn=lambda line: self.progress.message(f"Warning: {line}"),
+            )
             self.pool.live = publisher
+
         def started(job: GameJob) -> None:
             self.games_started += 1
             self.progress.started(job)

@@ -185,8 +185,9 @@ class EventConfig:
         return self.referee.event
 
     def job(self, game: ScheduledGame) -> GameJob:
-        return GameJob(game.number, self.engines[game.white], self.engines[game.black],
-                       self.openings[game.opening], self.variant)
+        return GameJob(
+            game.number, self.engines[game.white], self.engines[game.black], self.openings[game.opening], self.variant
+        )
 
     def with_concurrency(self, concurrency: int) -> EventConfig:
         return dataclasses.replace(self, concurrency=concurrency)
@@ -197,17 +198,30 @@ class EventConfig:
         of the caller); ``commands=False`` leaves out the engines' commands and options (the
         watch page, which any viewer may open, shows no command line)."""
         count = len(self.engines)
-        shape = (f"{self.format}, {count} engine{'s' if count != 1 else ''}, {self.rounds} "
-                 f"round{'s' if self.rounds != 1 else ''} of {self.games_per_pairing} "
-                 f"game{'s' if self.games_per_pairing != 1 else ''} per pairing")
-        settings = [("Format", shape), ("Variant", self.variant), ("Games", games),
-                    ("Openings", self.openings_note), ("Date", self.referee.date)]
-        settings += [(f"Engine {spec.name}", spec.describe().partition(": ")[2] if commands else spec.limits.summary())
-                     for spec in self.engines]
+        shape = (
+            f"{self.format}, {count} engine{'s' if count != 1 else ''}, {self.rounds} "
+            f"round{'s' if self.rounds != 1 else ''} of {self.games_per_pairing} "
+            f"game{'s' if self.games_per_pairing != 1 else ''} per pairing"
+        )
+        settings = [
+            ("Format", shape),
+            ("Variant", self.variant),
+            ("Games", games),
+            ("Openings", self.openings_note),
+            ("Date", self.referee.date),
+        ]
+        settings += [
+            (f"Engine {spec.name}", spec.describe().partition(": ")[2] if commands else spec.limits.summary())
+            for spec in self.engines
+        ]
         if self.sprt is not None:
             first, second = (spec.name for spec in self.engines[:2])
-            settings.append(("SPRT", f"{self.sprt.text()}, testing {first} against {second} "
-                                     "on colour-reversed pairs in schedule order"))
+            settings.append(
+                (
+                    "SPRT",
+                    f"{self.sprt.text()}, testing {first} against {second} on colour-reversed pairs in schedule order",
+                )
+            )
         return settings
 
 
@@ -231,17 +245,22 @@ def _limits_settings(limits: SearchLimits) -> dict[str, str]:
 
 def _settings_json(config: EventConfig) -> str:
     sprt = config.sprt
-    return json.dumps({
-        "referee": dataclasses.asdict(config.referee),
-        "concurrency": config.concurrency,
-        "recover": config.recover,
-        "pgn": config.pgn, "log_dir": config.log_dir, "report": config.report,
-        "anchor": list(config.anchor) if config.anchor else None,
-        "sprt": [sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta] if sprt else None,
-        "rating_interval": config.rating_interval,
-        "cluster": config.cluster,
-        "live_pgn": config.live_pgn,
-    }, sort_keys=True)
+    return json.dumps(
+        {
+            "referee": dataclasses.asdict(config.referee),
+            "concurrency": config.concurrency,
+            "recover": config.recover,
+            "pgn": config.pgn,
+            "log_dir": config.log_dir,
+            "report": config.report,
+            "anchor": list(config.anchor) if config.anchor else None,
+            "sprt": [sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta] if sprt else None,
+            "rating_interval": config.rating_interval,
+            "cluster": config.cluster,
+            "live_pgn": config.live_pgn,
+        },
+        sort_keys=True,
+    )
 
 
 def clocks_after(record: GameRecord, limits: dict[str, SearchLimits]) -> list[float | None]:
@@ -286,8 +305,10 @@ def _immediate(connection: sqlite3.Connection) -> Iterator[None]:
 
 
 def _insert_schedule(connection: sqlite3.Connection, games: Iterable[ScheduledGame]) -> None:
-    connection.executemany("INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           [(g.number, g.round, g.pairing, g.pair, g.white, g.black, g.opening) for g in games])
+    connection.executemany(
+        "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(g.number, g.round, g.pairing, g.pair, g.white, g.black, g.opening) for g in games],
+    )
 
 
 class EventStore:
@@ -318,8 +339,11 @@ class EventStore:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
         except FileExistsError:
-            hint = (f"continue its event with: dipole-arbiter resume {path}" if is_event_file(path)
-                    else "it is not overwritten; give another --db")
+            hint = (
+                f"continue its event with: dipole-arbiter resume {path}"
+                if is_event_file(path)
+                else "it is not overwritten; give another --db"
+            )
             raise EventError(f"event database {path} already exists; {hint}") from None
         except OSError as error:
             raise EventError(f"event database {path}: {error.strerror or error}") from None
@@ -363,8 +387,10 @@ class EventStore:
                     lock_fd = os.open(path, os.O_RDWR)
                 except OSError as error:
                     if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-                        raise EventError(f"event database {path} is read-only ({error.strerror}): playing on "
-                                         f"writes to it (export and ratings can still read it)") from None
+                        raise EventError(
+                            f"event database {path} is read-only ({error.strerror}): playing on "
+                            f"writes to it (export and ratings can still read it)"
+                        ) from None
                     raise EventError(f"event database {path}: {error.strerror or error}") from None
             mode = "rw" if write and os.access(path, os.W_OK) else "ro"  # a reader never writes (WAL reader)
             if unchanging and not write:
@@ -405,15 +431,18 @@ class EventStore:
         only right when no write is left pending in its WAL."""
         wal = path + "-wal"
         if os.path.exists(wal) and os.path.getsize(wal) > 0:
-            raise EventError(f"event database {path} is read-only and {wal} holds writes not yet in it; "
-                             f"copy both files somewhere writable and read the copy")
+            raise EventError(
+                f"event database {path} is read-only and {wal} holds writes not yet in it; "
+                f"copy both files somewhere writable and read the copy"
+            )
         return cls._connect(path, "ro&immutable=1")
 
     @staticmethod
     def _connect(path: str, mode: str) -> sqlite3.Connection:
         try:
-            connection = sqlite3.connect(_sqlite_uri(path, mode), uri=True, isolation_level=None,
-                                         check_same_thread=False, timeout=10.0)
+            connection = sqlite3.connect(
+                _sqlite_uri(path, mode), uri=True, isolation_level=None, check_same_thread=False, timeout=10.0
+            )
             connection.execute("PRAGMA foreign_keys=ON")
             if mode == "rw":
                 connection.execute("PRAGMA synchronous=FULL")
@@ -444,10 +473,12 @@ class EventStore:
         if row is None or row[0] != SCHEMA_VERSION:
             connection.close()
             found = "no version" if row is None else f"version {row[0]}"
-            raise EventError(f"event database {path} has schema {found}; this dipole-arbiter reads "
-                             f"version {SCHEMA_VERSION}")
-        missing = [table for table in ("event", "engines", "openings", "schedule", "games", "moves")
-                   if table not in tables]
+            raise EventError(
+                f"event database {path} has schema {found}; this dipole-arbiter reads version {SCHEMA_VERSION}"
+            )
+        missing = [
+            table for table in ("event", "engines", "openings", "schedule", "games", "moves") if table not in tables
+        ]
         if missing:
             connection.close()
             raise EventError(f"event database {path} is damaged: its table {missing[0]!r} is missing")
@@ -465,18 +496,39 @@ class EventStore:
             connection.execute(
                 "INSERT INTO event (id, format, variant, rounds, games_per_pairing, openings_note, settings, "
                 "command_line, created, owner_pid) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (config.format, config.variant, config.rounds, config.games_per_pairing, config.openings_note,
-                 _settings_json(config), config.command_line,
-                 datetime.datetime.now().isoformat(timespec="seconds"), os.getpid()))
+                (
+                    config.format,
+                    config.variant,
+                    config.rounds,
+                    config.games_per_pairing,
+                    config.openings_note,
+                    _settings_json(config),
+                    config.command_line,
+                    datetime.datetime.now().isoformat(timespec="seconds"),
+                    os.getpid(),
+                ),
+            )
             connection.executemany(
                 "INSERT INTO engines VALUES (?, ?, ?, ?, ?, ?)",
-                [(index, spec.name, json.dumps(list(spec.command)), os.path.abspath(spec.cwd or cwd),
-                  json.dumps([list(option) for option in spec.options]), json.dumps(_limits_settings(spec.limits)))
-                 for index, spec in enumerate(config.engines)])
+                [
+                    (
+                        index,
+                        spec.name,
+                        json.dumps(list(spec.command)),
+                        os.path.abspath(spec.cwd or cwd),
+                        json.dumps([list(option) for option in spec.options]),
+                        json.dumps(_limits_settings(spec.limits)),
+                    )
+                    for index, spec in enumerate(config.engines)
+                ],
+            )
             connection.executemany(
                 "INSERT INTO openings VALUES (?, ?, ?, ?)",
-                [(index, opening.fen, " ".join(opening.moves), opening.source)
-                 for index, opening in enumerate(config.openings)])
+                [
+                    (index, opening.fen, " ".join(opening.moves), opening.source)
+                    for index, opening in enumerate(config.openings)
+                ],
+            )
             _insert_schedule(connection, schedule)
 
     def _damaged(self, error: Exception) -> EventError:
@@ -503,27 +555,47 @@ class EventStore:
         ).fetchone()
         settings: dict[str, Any] = json.loads(settings_text)
         engines = tuple(
-            EngineSpec(name, tuple(json.loads(command)), limits_from_settings(json.loads(limits), f"engine {name!r}"),
-                       cwd, tuple((option, value) for option, value in json.loads(options)))
+            EngineSpec(
+                name,
+                tuple(json.loads(command)),
+                limits_from_settings(json.loads(limits), f"engine {name!r}"),
+                cwd,
+                tuple((option, value) for option, value in json.loads(options)),
+            )
             for name, command, cwd, options, limits in db.execute(
-                "SELECT name, command, cwd, options, limits FROM engines ORDER BY id"))
+                "SELECT name, command, cwd, options, limits FROM engines ORDER BY id"
+            )
+        )
         openings = tuple(
             Opening(fen, tuple(moves.split()), source)
-            for fen, moves, source in db.execute("SELECT fen, moves, source FROM openings ORDER BY id"))
+            for fen, moves, source in db.execute("SELECT fen, moves, source FROM openings ORDER BY id")
+        )
         anchor = settings["anchor"]
         sprt = settings["sprt"]
         referee = settings["referee"]
         if referee.get("resign"):  # stored as its fields (dataclasses.asdict)
             referee["resign"] = ResignRule(**referee["resign"])
         config = EventConfig(
-            format=format_, variant=variant, engines=engines, rounds=rounds, games_per_pairing=games,
-            openings=openings, openings_note=note, referee=RefereeSettings(**referee),
-            concurrency=settings["concurrency"], recover=settings["recover"], pgn=settings["pgn"],
-            log_dir=settings["log_dir"], report=settings["report"],
+            format=format_,
+            variant=variant,
+            engines=engines,
+            rounds=rounds,
+            games_per_pairing=games,
+            openings=openings,
+            openings_note=note,
+            referee=RefereeSettings(**referee),
+            concurrency=settings["concurrency"],
+            recover=settings["recover"],
+            pgn=settings["pgn"],
+            log_dir=settings["log_dir"],
+            report=settings["report"],
             anchor=(anchor[0], float(anchor[1])) if anchor else None,
-            sprt=SprtParams(*sprt) if sprt else None, command_line=command_line,
-            rating_interval=settings.get("rating_interval", 0), cluster=settings.get("cluster"),
-            live_pgn=settings.get("live_pgn"))
+            sprt=SprtParams(*sprt) if sprt else None,
+            command_line=command_line,
+            rating_interval=settings.get("rating_interval", 0),
+            cluster=settings.get("cluster"),
+            live_pgn=settings.get("live_pgn"),
+        )
         return config
 
     @property
@@ -539,7 +611,8 @@ class EventStore:
         try:
             with self._lock:
                 rows = self._db.execute(
-                    "SELECT number, round, pairing, pair, white, black, opening FROM schedule ORDER BY number")
+                    "SELECT number, round, pairing, pair, white, black, opening FROM schedule ORDER BY number"
+                )
                 return [ScheduledGame(*row) for row in rows]
         except sqlite3.DatabaseError as error:
             raise self._damaged(error) from None
@@ -580,15 +653,44 @@ class EventStore:
                         "INSERT INTO games (number, white, black, variant, fen, result, termination, reason, "
                         "white_tc, black_tc, opening, event, site, date, plies, white_time, black_time, finished) "
                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (record.number, record.white, record.black, record.variant, record.fen, record.result,
-                         record.termination.name, record.reason, record.white_tc, record.black_tc, record.opening,
-                         record.event, record.site, record.date, record.plies, round(times[True], 3),
-                         round(times[False], 3), datetime.datetime.now().isoformat(timespec="milliseconds")))
+                        (
+                            record.number,
+                            record.white,
+                            record.black,
+                            record.variant,
+                            record.fen,
+                            record.result,
+                            record.termination.name,
+                            record.reason,
+                            record.white_tc,
+                            record.black_tc,
+                            record.opening,
+                            record.event,
+                            record.site,
+                            record.date,
+                            record.plies,
+                            round(times[True], 3),
+                            round(times[False], 3),
+                            datetime.datetime.now().isoformat(timespec="milliseconds"),
+                        ),
+                    )
                     db.executemany(
                         "INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        [(record.number, ply, move.text, move.source.value, move.score_cp, move.score_mate,
-                          move.depth, move.time, clock)
-                         for ply, (move, clock) in enumerate(zip(record.moves, clocks), 1)])
+                        [
+                            (
+                                record.number,
+                                ply,
+                                move.text,
+                                move.source.value,
+                                move.score_cp,
+                                move.score_mate,
+                                move.depth,
+                                move.time,
+                                clock,
+                            )
+                            for ply, (move, clock) in enumerate(zip(record.moves, clocks), 1)
+                        ],
+                    )
             except sqlite3.Error as error:
                 raise EventError(f"event database {self.path}: cannot record game {record.number}: {error}") from None
 
@@ -611,8 +713,9 @@ class EventStore:
         """Finished games not yet known to be in the event's PGN file."""
         try:
             with self._lock:
-                return [row[0] for row in self._db.execute(
-                    "SELECT number FROM games WHERE pgn_written = 0 ORDER BY number")]
+                return [
+                    row[0] for row in self._db.execute("SELECT number FROM games WHERE pgn_written = 0 ORDER BY number")
+                ]
         except sqlite3.DatabaseError as error:
             raise self._damaged(error) from None
 
@@ -642,11 +745,16 @@ class EventStore:
         are damaged."""
         try:
             with self._lock:
-                rows = self._db.execute("SELECT number, white, black, result, termination, reason, plies, finished "
-                                        "FROM games ORDER BY number")
-                return [GameOutcome(number, white, black, result, _termination(number, termination), reason,
-                                    plies, finished)
-                        for number, white, black, result, termination, reason, plies, finished in rows]
+                rows = self._db.execute(
+                    "SELECT number, white, black, result, termination, reason, plies, finished "
+                    "FROM games ORDER BY number"
+                )
+                return [
+                    GameOutcome(
+                        number, white, black, result, _termination(number, termination), reason, plies, finished
+                    )
+                    for number, white, black, result, termination, reason, plies, finished in rows
+                ]
         except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as error:
             raise self._damaged(error) from None
 
@@ -670,11 +778,13 @@ class EventStore:
             only_games = "WHERE number IN (SELECT value FROM json_each(?))"
         with self._lock:
             moves: dict[int, list[MoveRecord]] = {}
-            for row in self._db.execute(f"SELECT {_MOVE_COLUMNS} FROM moves {only_moves} ORDER BY game, ply",
-                                        parameters):
+            for row in self._db.execute(
+                f"SELECT {_MOVE_COLUMNS} FROM moves {only_moves} ORDER BY game, ply", parameters
+            ):
                 moves.setdefault(row[0], []).append(_move(row))
-            rows = self._db.execute(f"SELECT {_GAME_COLUMNS} FROM games {only_games} ORDER BY number",
-                                    parameters).fetchall()
+            rows = self._db.execute(
+                f"SELECT {_GAME_COLUMNS} FROM games {only_games} ORDER BY number", parameters
+            ).fetchall()
         return [_game(row, moves.get(row[0], ())) for row in rows]
 
     def iter_records(self, batch: int = 64) -> Iterator[GameRecord]:
@@ -715,8 +825,9 @@ class EventStore:
             yield from rows
 
 
-_GAME_COLUMNS = ("number, white, black, variant, fen, result, termination, reason, white_tc, black_tc, "
-                 "opening, event, site, date")
+_GAME_COLUMNS = (
+    "number, white, black, variant, fen, result, termination, reason, white_tc, black_tc, opening, event, site, date"
+)
 _MOVE_COLUMNS = "game, text, source, score_cp, score_mate, depth, time"
 
 
@@ -739,7 +850,36 @@ def _termination(game: int, name: str) -> Termination:
 
 def _game(row: Any, moves: Iterable[MoveRecord]) -> GameRecord:
     """The game of a row of :data:`_GAME_COLUMNS`, with its ``moves``."""
-    (number, white, black, variant, fen, result, termination, reason, white_tc, black_tc, opening, event, site,
-     date) = row
-    return GameRecord(number, white, black, variant, fen, tuple(moves), result, _termination(number, termination),
-                      reason, white_tc, black_tc, opening, event, site, date)
+    (
+        number,
+        white,
+        black,
+        variant,
+        fen,
+        result,
+        termination,
+        reason,
+        white_tc,
+        black_tc,
+        opening,
+        event,
+        site,
+        date,
+    ) = row
+    return GameRecord(
+        number,
+        white,
+        black,
+        variant,
+        fen,
+        tuple(moves),
+        result,
+        _termination(number, termination),
+        reason,
+        white_tc,
+        black_tc,
+        opening,
+        event,
+        site,
+        date,
+    )

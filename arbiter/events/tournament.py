@@ -62,8 +62,9 @@ def pairs_per_round(games_per_pairing: int) -> int:
     return (games_per_pairing + 1) // 2
 
 
-def make_schedule(format_: str, engines: int, rounds: int, games_per_pairing: int,
-                  openings: int | None = None) -> list[ScheduledGame]:
+def make_schedule(
+    format_: str, engines: int, rounds: int, games_per_pairing: int, openings: int | None = None
+) -> list[ScheduledGame]:
     """Every game of the event, in playing order (see the module docstring); ``openings`` is
     the length of the openings list (default: as many as :func:`openings_needed`)."""
     count = openings or openings_needed(rounds, games_per_pairing)
@@ -109,8 +110,9 @@ def check_config(config: EventConfig) -> None:
     if config.sprt is not None and len(names) != 2:
         raise ArbiterError(f"--sprt tests one engine against another: give exactly two engines, not {len(names)}")
     if config.format == "knockout" and config.rounds != knockout_rounds(len(names)):
-        raise ArbiterError(f"a knockout of {len(names)} engines has {knockout_rounds(len(names))} round(s); "
-                           f"leave out --rounds")
+        raise ArbiterError(
+            f"a knockout of {len(names)} engines has {knockout_rounds(len(names))} round(s); leave out --rounds"
+        )
     if config.anchor is not None and config.anchor[0] not in names:
         raise ArbiterError(f"--anchor {config.anchor[0]}: no engine of that name (the engines: {', '.join(names)})")
 
@@ -129,21 +131,40 @@ class Tournament(RecordedRun):
     progress to ``out`` and warnings to ``err``.  ``concurrency`` overrides the stored one;
     ``cluster`` the stored Dask scheduler address (``""``: play on local threads)."""
 
-    def __init__(self, store: EventStore, out: TextIO, err: TextIO, *, tty: bool,
-                 concurrency: int | None = None, cluster: str | None = None) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        out: TextIO,
+        err: TextIO,
+        *,
+        tty: bool,
+        concurrency: int | None = None,
+        cluster: str | None = None,
+    ) -> None:
         self.store = store
         config = store.config if concurrency is None else store.config.with_concurrency(concurrency)
         if cluster is not None:
             config = dataclasses.replace(config, cluster=cluster or None)
-        super().__init__(config.variant, config.referee, concurrency=config.concurrency, recover=config.recover,
-                         pgn=config.pgn, log_dir=config.log_dir, cluster=config.cluster,
-                         live=live_path(store.path), live_pgn=config.live_pgn)
+        super().__init__(
+            config.variant,
+            config.referee,
+            concurrency=config.concurrency,
+            recover=config.recover,
+            pgn=config.pgn,
+            log_dir=config.log_dir,
+            cluster=config.cluster,
+            live=live_path(store.path),
+            live_pgn=config.live_pgn,
+        )
         self.config = config
         self.out = out
         self.names = [spec.name for spec in config.engines]
         self.stats = MatchStats(self.names)
-        self.sprt = (SprtMonitor(config.sprt, self.names[0], colour_reversed_pairs(store.schedule))
-                     if config.sprt is not None else None)
+        self.sprt = (
+            SprtMonitor(config.sprt, self.names[0], colour_reversed_pairs(store.schedule))
+            if config.sprt is not None
+            else None
+        )
         earlier = store.outcomes()  # the results of earlier runs' games: their moves are not read
         for outcome in earlier:
             self.stats.add(outcome)
@@ -151,15 +172,24 @@ class Tournament(RecordedRun):
                 self.sprt.add(outcome)
         self.finished_before = len(earlier)
         self.results = {outcome.number: outcome.result for outcome in earlier}
-        self.shape = EventShape(config.format, tuple(self.names), config.rounds, config.games_per_pairing,
-                                len(config.openings))
+        self.shape = EventShape(
+            config.format, tuple(self.names), config.rounds, config.games_per_pairing, len(config.openings)
+        )
         self._stage = threading.Condition()
-        self.live_header.update(event=config.name, db=os.path.abspath(store.path), games_total=len(store.schedule),
-                                done_before=len(earlier))
+        self.live_header.update(
+            event=config.name, db=os.path.abspath(store.path), games_total=len(store.schedule), done_before=len(earlier)
+        )
         self.played = 0
         self.last: tuple[str, str] | None = None
-        self.progress = Progress(len(store.schedule), out, err, tty=tty, score_text=self._score_text,
-                                 score_lines=self._score_lines, done_before=len(earlier))
+        self.progress = Progress(
+            len(store.schedule),
+            out,
+            err,
+            tty=tty,
+            score_text=self._score_text,
+            score_lines=self._score_lines,
+            done_before=len(earlier),
+        )
 
     # -- what the user sees ---------------------------------------------------------------
     def _score_text(self) -> str:
@@ -186,8 +216,10 @@ class Tournament(RecordedRun):
         resume = f"dipole-arbiter resume {shlex.quote(self.store.path)}"
         count = f"{total} games" if config.format not in DYNAMIC_FORMATS else f"{total} games planned so far"
         settings = config.settings(count)
-        lines = [f"Tournament: {dict(settings)['Format']}, {count}, variant {config.variant}, "
-                 f"{self.where(config.concurrency)}{recover}"]
+        lines = [
+            f"Tournament: {dict(settings)['Format']}, {count}, variant {config.variant}, "
+            f"{self.where(config.concurrency)}{recover}"
+        ]
         lines += [f"{label}: {text}" for label, text in settings if label.startswith("Engine ") or label == "Openings"]
         lines.append(f"Event database: {self.store.path} (continue an interrupted run with: {resume})")
         lines += self.files_lines()
@@ -243,8 +275,7 @@ class Tournament(RecordedRun):
         self.out.flush()
         finished = self.store.finished()
         decided = self.sprt is not None and self.sprt.decision is not None
-        jobs = [] if decided else [self.config.job(game) for game in self.store.schedule
-                                   if game.number not in finished]
+        jobs = [] if decided else [self.config.job(game) for game in self.store.schedule if game.number not in finished]
         for spec in {spec.name: spec for job in jobs for spec in (job.white, job.black)}.values():
             if self.cluster is None:  # on a cluster, each worker looks its engines up itself
                 check_program(spec)  # an engine moved away since the event began: say so, play nothing
@@ -319,10 +350,12 @@ class Tournament(RecordedRun):
         path = config.report
         assert path is not None
         try:
-            sections = ([plan_html(self.shape, plan_event(self.shape, self.store.schedule, dict(self.results)))]
-                        if config.format in DYNAMIC_FORMATS else [])
-            write_report(path, table, self.stats.terminations, title=config.name, details=details,
-                         sections=sections)
+            sections = (
+                [plan_html(self.shape, plan_event(self.shape, self.store.schedule, dict(self.results)))]
+                if config.format in DYNAMIC_FORMATS
+                else []
+            )
+            write_report(path, table, self.stats.terminations, title=config.name, details=details, sections=sections)
         except OSError as error:
             return f"Warning: cannot write the report {path}: {error.strerror or error}"
         return f"Report: {os.path.abspath(path)}"

@@ -51,9 +51,9 @@ from .searchline import search_line
 LIVE_FORMAT = "dipole-arbiter-live"
 LIVE_VERSION = 2  # 2: search lines as arbiter.live.searchline shows them (scores from White's side)
 LIVE_SUFFIX = "-live.json"
-MIN_INTERVAL = 0.2   # seconds between two rewrites of the live file while moves come fast
-HEARTBEAT = 1.0      # the live file is rewritten at least this often while the run is alive
-STALE_AFTER = 5.0    # a heartbeat older than this: the arbiter is gone
+MIN_INTERVAL = 0.2  # seconds between two rewrites of the live file while moves come fast
+HEARTBEAT = 1.0  # the live file is rewritten at least this often while the run is alive
+STALE_AFTER = 5.0  # a heartbeat older than this: the arbiter is gone
 
 
 def check_live_file(path: str | None, flag: str) -> None:
@@ -82,8 +82,15 @@ class LiveGame:
     written) by the publisher's thread.
     """
 
-    def __init__(self, publisher: LivePublisher, job: GameJob, fen: str | None, moves: list[MoveRecord],
-                 clocks: dict[Color, Clock], turn: Color) -> None:
+    def __init__(
+        self,
+        publisher: LivePublisher,
+        job: GameJob,
+        fen: str | None,
+        moves: list[MoveRecord],
+        clocks: dict[Color, Clock],
+        turn: Color,
+    ) -> None:
         self.publisher = publisher
         self.job = job
         self.fen = fen
@@ -110,26 +117,51 @@ class LiveGame:
         job = self.job
         plies, turn, since = self.state
         moves = self.moves[:plies]
-        clocks = {name: (round(clock.remaining, 3) if clock.control is not None else None)
-                  for name, clock in (("white", self.clocks[WHITE]), ("black", self.clocks[-WHITE]))}
-        lines = {("white" if color == WHITE else "black"): search_line(info, color) for color, info in list(self.lines.items())}
+        clocks = {
+            name: (round(clock.remaining, 3) if clock.control is not None else None)
+            for name, clock in (("white", self.clocks[WHITE]), ("black", self.clocks[-WHITE]))
+        }
+        lines = {
+            ("white" if color == WHITE else "black"): search_line(info, color)
+            for color, info in list(self.lines.items())
+        }
         return {
-            "number": job.number, "white": job.white.name, "black": job.black.name, "variant": job.variant,
-            "fen": self.fen, "moves": [move.text for move in moves],
+            "number": job.number,
+            "white": job.white.name,
+            "black": job.black.name,
+            "variant": job.variant,
+            "fen": self.fen,
+            "moves": [move.text for move in moves],
             "comments": [move.comment() for move in moves],
-            "turn": "white" if turn == WHITE else "black", "since": round(since, 3),
-            "started": round(self.started, 3), "clocks": clocks, "lines": lines,
-            "white_tc": job.white.limits.describe(), "black_tc": job.black.limits.describe(),
+            "turn": "white" if turn == WHITE else "black",
+            "since": round(since, 3),
+            "started": round(self.started, 3),
+            "clocks": clocks,
+            "lines": lines,
+            "white_tc": job.white.limits.describe(),
+            "black_tc": job.black.limits.describe(),
         }
 
     def record(self, event: str, site: str, date: str) -> GameRecord:
         """The game so far as an unfinished record (for the live PGN)."""
         job = self.job
         return GameRecord(
-            number=job.number, white=job.white.name, black=job.black.name, variant=job.variant, fen=self.fen,
-            moves=tuple(self.moves[: self.state[0]]), result=UNFINISHED, termination=Termination.UNTERMINATED, reason="",
-            white_tc=job.white.limits.describe(), black_tc=job.black.limits.describe(),
-            opening=job.opening.source, event=event, site=site, date=date)
+            number=job.number,
+            white=job.white.name,
+            black=job.black.name,
+            variant=job.variant,
+            fen=self.fen,
+            moves=tuple(self.moves[: self.state[0]]),
+            result=UNFINISHED,
+            termination=Termination.UNTERMINATED,
+            reason="",
+            white_tc=job.white.limits.describe(),
+            black_tc=job.black.limits.describe(),
+            opening=job.opening.source,
+            event=event,
+            site=site,
+            date=date,
+        )
 
 
 class LivePublisher:
@@ -137,9 +169,15 @@ class LivePublisher:
     module docstring).  ``header`` goes into the live file as is (the event's name, its
     database, games in all and done before this run); ``warn`` gets one line if writing fails."""
 
-    def __init__(self, path: str | None, pgn: str | None, *, header: dict[str, Any] | None = None,
-                 tags: tuple[str, str, str] = ("?", "?", "????.??.??"),
-                 warn: Callable[[str], None] = lambda line: None) -> None:
+    def __init__(
+        self,
+        path: str | None,
+        pgn: str | None,
+        *,
+        header: dict[str, Any] | None = None,
+        tags: tuple[str, str, str] = ("?", "?", "????.??.??"),
+        warn: Callable[[str], None] = lambda line: None,
+    ) -> None:
         self.path = path
         self.pgn = pgn
         self.header = dict(header or {})
@@ -159,8 +197,9 @@ class LivePublisher:
         self._thread.start()
 
     # -- called by the workers ------------------------------------------------------------
-    def open_game(self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Color, Clock],
-                  turn: Color) -> LiveGame:
+    def open_game(
+        self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Color, Clock], turn: Color
+    ) -> LiveGame:
         """A game starts (published at once)."""
         game = LiveGame(self, job, fen, moves, clocks, turn)
         with self._lock:
@@ -195,7 +234,7 @@ class LivePublisher:
 
     # -- the writer thread ----------------------------------------------------------------
     def _run(self) -> None:
-        last = 0.0       # when the live file was last written (monotonic)
+        last = 0.0  # when the live file was last written (monotonic)
         pending = False  # a change is not in the live file yet (it was not due)
         while True:
             timeout = max(0.0, last + MIN_INTERVAL - time.monotonic()) if pending else HEARTBEAT
@@ -223,10 +262,17 @@ class LivePublisher:
             state, done = self._state, self.done
         try:
             if live and self.path is not None:
-                document = {"format": LIVE_FORMAT, "version": LIVE_VERSION, "pid": os.getpid(), "state": state,
-                            "heartbeat": round(time.time(), 3), "run_started": round(self.started, 3),
-                            "done_this_run": done, **self.header,
-                            "games": [game.snapshot() for game in games]}
+                document = {
+                    "format": LIVE_FORMAT,
+                    "version": LIVE_VERSION,
+                    "pid": os.getpid(),
+                    "state": state,
+                    "heartbeat": round(time.time(), 3),
+                    "run_started": round(self.started, 3),
+                    "done_this_run": done,
+                    **self.header,
+                    "games": [game.snapshot() for game in games],
+                }
                 replace_text(self.path, json.dumps(document, separators=(",", ":")))
             if pgn and self.pgn is not None:
                 replace_text(self.pgn, "".join(format_game(game.record(*self.tags)) for game in games))

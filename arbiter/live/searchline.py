@@ -52,7 +52,13 @@ def shows_search(info: Info) -> bool:
 def search_line(info: Info, mover: Color) -> dict[str, Any]:
     """The JSON of ``info``, searched by ``mover`` (see the module docstring)."""
     return {
-        "pov": POINT_OF_VIEW, "depth": info.depth, "seldepth": info.seldepth,
-        "score": white_score(info.score_cp, info.score_mate, mover), "bound": white_bound(info.score_bound, mover),
-        "nodes": info.nodes, "nps": info.nps, "time": info.time, "pv": list(info.pv),
+        "pov": POINT_OF_VIEW,
+        "depth": info.depth,
+        "seldepth": info.seldepth,
+        "score": white_score(info.score_cp, info.score_mate, mover),
+        "bound": white_bound(info.score_bound, mover),
+        "nodes": info.nodes,
+        "nps": info.nps,
+        "time": info.time,
+        "pv": list(info.pv),
     }

@@ -51,15 +51,24 @@ def reference_limit(spec: EngineSpec) -> tuple[Limit, str]:
     limits = spec.limits
     if limits.clock is not None:
         raise ArbiterError(f"engine {spec.name!r}: the reference search needs depth=, nodes= or st=, not tc=")
-    words = [f"depth={limits.depth}" if limits.depth is not None else "",
-             f"nodes={limits.nodes}" if limits.nodes is not None else "",
-             f"st={limits.movetime:g}" if limits.movetime is not None else ""]
+    words = [
+        f"depth={limits.depth}" if limits.depth is not None else "",
+        f"nodes={limits.nodes}" if limits.nodes is not None else "",
+        f"st={limits.movetime:g}" if limits.movetime is not None else "",
+    ]
     movetime = round(limits.movetime * 1000) if limits.movetime is not None else None
     return Limit(depth=limits.depth, nodes=limits.nodes, movetime=movetime), " ".join(word for word in words if word)
 
 
-def generate_suite(variant: str, count: int, plies: int, spec: EngineSpec, max_score: int, seed: int,
-                   progress: Callable[[int, int], None] = lambda kept, tried: None) -> list[SuiteOpening]:
+def generate_suite(
+    variant: str,
+    count: int,
+    plies: int,
+    spec: EngineSpec,
+    max_score: int,
+    seed: int,
+    progress: Callable[[int, int], None] = lambda kept, tried: None,
+) -> list[SuiteOpening]:
     """``count`` balanced openings (see the module docstring); ``progress(kept, tried)`` is
     called after each candidate searched.  Raises ArbiterError when the engine fails or too few
     candidates qualify."""
@@ -91,8 +100,12 @@ def generate_suite(variant: str, count: int, plies: int, spec: EngineSpec, max_s
             tried += 1
             scored = [info for info in answer.infos if info.score_cp is not None or info.score_mate is not None]
             last = scored[-1] if scored else None
-            if last is not None and last.score_mate is None and last.score_cp is not None \
-                    and abs(last.score_cp) <= max_score:
+            if (
+                last is not None
+                and last.score_mate is None
+                and last.score_cp is not None
+                and abs(last.score_cp) <= max_score
+            ):
                 kept.append(SuiteOpening(moves, last.score_cp))
             progress(len(kept), tried)
     except EngineError as error:
@@ -100,8 +113,10 @@ def generate_suite(variant: str, count: int, plies: int, spec: EngineSpec, max_s
     finally:
         slot.quit()
     if len(kept) < count:
-        raise ArbiterError(f"only {len(kept)} of {count} openings found within {max_score} centipawns "
-                           f"after {tried} distinct positions; allow a larger --max-score or fewer --plies")
+        raise ArbiterError(
+            f"only {len(kept)} of {count} openings found within {max_score} centipawns "
+            f"after {tried} distinct positions; allow a larger --max-score or fewer --plies"
+        )
     return kept
 
 
@@ -110,18 +125,36 @@ def suite_text(openings: list[SuiteOpening], header: list[str]) -> str:
     return "".join(f"# {line}\n" for line in header) + "".join(" ".join(o.moves) + "\n" for o in openings)
 
 
-def describe(variant: str, count: int, plies: int, spec: EngineSpec, max_score: int, seed: int,
-             openings: list[SuiteOpening]) -> list[str]:
+def describe(
+    variant: str, count: int, plies: int, spec: EngineSpec, max_score: int, seed: int, openings: list[SuiteOpening]
+) -> list[str]:
     """The header lines of a suite: what it is and the command that makes it again."""
     _, limit = reference_limit(spec)
     scores = [abs(opening.score) for opening in openings]
-    command = ["dipole-arbiter", "openings", "--variant", variant, "--count", str(count), "--plies", str(plies),
-               "--engine", f"cmd={shlex.join(spec.command)}", f"name={spec.name}", *limit.split(),
-               "--max-score", str(max_score), "--seed", str(seed)]
-    return [f"{count} {variant} openings: {plies} random plies that take no checker off the board, each a "
-            f"distinct position that {spec.name} ({limit}) scores within {max_score} centipawns of equal "
-            f"(mean |score| {sum(scores) / max(1, len(scores)):.1f})",
-            f"made by: {shlex.join(command)}"]
+    command = [
+        "dipole-arbiter",
+        "openings",
+        "--variant",
+        variant,
+        "--count",
+        str(count),
+        "--plies",
+        str(plies),
+        "--engine",
+        f"cmd={shlex.join(spec.command)}",
+        f"name={spec.name}",
+        *limit.split(),
+        "--max-score",
+        str(max_score),
+        "--seed",
+        str(seed),
+    ]
+    return [
+        f"{count} {variant} openings: {plies} random plies that take no checker off the board, each a "
+        f"distinct position that {spec.name} ({limit}) scores within {max_score} centipawns of equal "
+        f"(mean |score| {sum(scores) / max(1, len(scores)):.1f})",
+        f"made by: {shlex.join(command)}",
+    ]
 
 
 def check_output(path: str) -> None:

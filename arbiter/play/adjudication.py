@@ -83,7 +83,7 @@ class ResignWatch:
     """One game's runs of losing and winning scores per side (see the module docstring)."""
 
     rule: ResignRule
-    _low: dict[Color, list[MoveRecord]] = field(default_factory=dict)   # the current run at or below -CP
+    _low: dict[Color, list[MoveRecord]] = field(default_factory=dict)  # the current run at or below -CP
     _high: dict[Color, list[MoveRecord]] = field(default_factory=dict)  # the current run at or above +CP
 
     def observe(self, color: Color, move: MoveRecord) -> tuple[Color, str] | None:
@@ -92,14 +92,20 @@ class ResignWatch:
         if move.source is not MoveSource.ENGINE:
             return None
         low, high = self._low.setdefault(color, []), self._high.setdefault(color, [])
-        losing = move.score_mate < 0 if move.score_mate is not None else (
-            move.score_cp is not None and move.score_cp <= -self.rule.score)
-        winning = move.score_mate > 0 if move.score_mate is not None else (
-            move.score_cp is not None and move.score_cp >= self.rule.score)
+        losing = (
+            move.score_mate < 0
+            if move.score_mate is not None
+            else (move.score_cp is not None and move.score_cp <= -self.rule.score)
+        )
+        winning = (
+            move.score_mate > 0
+            if move.score_mate is not None
+            else (move.score_cp is not None and move.score_cp >= self.rule.score)
+        )
         for run, extends in ((low, losing), (high, winning)):
             if extends:
                 run.append(move)
-                del run[:-self.rule.movecount]
+                del run[: -self.rule.movecount]
             else:
                 run.clear()
         # The mover's own run may have completed, or (two-sided) its winning run may have been
@@ -138,8 +144,10 @@ def check_adjudication(reason: str, moves: Sequence[MoveRecord], first: Color, l
         verdict = watch.observe(color, move)
         if verdict is not None:
             if ply != len(moves) or verdict[0] != loser:
-                return (f"by the recorded scores, resign {watch.rule.text()} adjudicates the game against "
-                        f"{color_name(verdict[0])} at ply {ply}, not against {color_name(loser)} at ply {len(moves)}")
+                return (
+                    f"by the recorded scores, resign {watch.rule.text()} adjudicates the game against "
+                    f"{color_name(verdict[0])} at ply {ply}, not against {color_name(loser)} at ply {len(moves)}"
+                )
             return None
         color = -color
     return f"the recorded scores never reach resign {watch.rule.text()}"

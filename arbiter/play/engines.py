@@ -90,9 +90,7 @@ def parse_tokens(tokens: Sequence[str], where: str) -> Settings:
 def _check_key(key: str, where: str) -> None:
     if key in PLAIN_KEYS or (key.startswith(OPTION_PREFIX) and len(key) > len(OPTION_PREFIX)):
         return
-    raise ArbiterError(
-        f"{where}: unknown key {key!r}; known keys: {', '.join(PLAIN_KEYS)}, option.<Name>"
-    )
+    raise ArbiterError(f"{where}: unknown key {key!r}; known keys: {', '.join(PLAIN_KEYS)}, option.<Name>")
 
 
 def _json_settings(entry: Any, where: str) -> Settings:
@@ -211,8 +209,9 @@ def build_spec(settings: Mapping[str, str], where: str, here: bool = True) -> En
         _resolve_program(command[0], cwd, where)
     limits = limits_from_settings(settings, where)
     options = tuple(
-        (check_printable(key[len(OPTION_PREFIX):], f"{where}: option"), check_printable(value, f"{where}: {key}"))
-        for key, value in settings.items() if key.startswith(OPTION_PREFIX)
+        (check_printable(key[len(OPTION_PREFIX) :], f"{where}: option"), check_printable(value, f"{where}: {key}"))
+        for key, value in settings.items()
+        if key.startswith(OPTION_PREFIX)
     )
     name = check_printable(settings.get("name") or default_name(command), f"{where}: name")
     return EngineSpec(name=name, command=tuple(command), limits=limits, cwd=cwd, options=options)
@@ -273,8 +272,9 @@ def resolve_engines(
     for index, (spec, where) in enumerate(named):
         earlier = next((w for s, w in named[:index] if s.name == spec.name), None)
         if earlier is not None:
-            raise ArbiterError(f"{where}: name={spec.name} is already the name of {earlier}; "
-                               f"every engine needs its own name")
+            raise ArbiterError(
+                f"{where}: name={spec.name} is already the name of {earlier}; every engine needs its own name"
+            )
     return _unique_names(specs, warn or _warn_on_stderr)
 
 
@@ -295,8 +295,10 @@ def _unique_names(specs: list[EngineSpec], warn: Callable[[str], None]) -> list[
                 count += 1
                 new = f"{spec.name}-{count}"
             taken.add(new)
-            warn(f"two engines are called {spec.name!r} (named after their command); "
-                 f"the one run as {shlex.join(spec.command)!r} is called {new!r} (give name= to choose)")
+            warn(
+                f"two engines are called {spec.name!r} (named after their command); "
+                f"the one run as {shlex.join(spec.command)!r} is called {new!r} (give name= to choose)"
+            )
             unique.append(EngineSpec(new, spec.command, spec.limits, spec.cwd, spec.options))
         else:
             unique.append(spec)
@@ -309,8 +311,10 @@ def check_variant_options(specs: Sequence[EngineSpec], variant: str) -> None:
     for spec in specs:
         for name, value in spec.options:
             if name.lower() == "uci_variant" and value.strip().lower() != variant.lower():
-                raise ArbiterError(f"engine {spec.name!r}: option.{name}={value} contradicts --variant {variant}; "
-                                   f"the arbiter sets UCI_Variant from --variant (drop the option)")
+                raise ArbiterError(
+                    f"engine {spec.name!r}: option.{name}={value} contradicts --variant {variant}; "
+                    f"the arbiter sets UCI_Variant from --variant (drop the option)"
+                )
 
 
 def own_engine_command() -> tuple[str, ...]:

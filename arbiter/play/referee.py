@@ -92,9 +92,11 @@ class GameWatcher(Protocol):
     arbiter's process, :class:`arbiter.pools.cluster_live.LiveProxy` on a cluster's worker).
     ``moves`` and ``clocks`` are the game's own objects, which the watcher only reads."""
 
-    def open_game(self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Color, Clock],
-                  turn: Color) -> WatchedGame:
+    def open_game(
+        self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Color, Clock], turn: Color
+    ) -> WatchedGame:
         """A game starts; what it returns is told of the game's plies and lines."""
+
 
 REASONS = {  # the result sentence of each way to lose that is not the rules' own (cutechess-cli's words)
     Termination.TIME_FORFEIT: "{side} loses on time",
@@ -160,8 +162,9 @@ class EngineSlot:
     reports (``info string error <reason>``) wait in :meth:`take_errors` until collected.
     """
 
-    def __init__(self, spec: EngineSpec, variant: str, settings: RefereeSettings,
-                 log: Callable[[str, str], None] | None = None) -> None:
+    def __init__(
+        self, spec: EngineSpec, variant: str, settings: RefereeSettings, log: Callable[[str, str], None] | None = None
+    ) -> None:
         self.spec = spec
         self.variant = variant
         self.settings = settings
@@ -206,16 +209,22 @@ class EngineSlot:
         spec = self.spec
         if self.log is not None:
             self.log("#", f"starting {spec.name}: {' '.join(spec.command)}")
-        client = EngineClient(list(spec.command), name=spec.name, cwd=spec.cwd, log=self._listen,
-                              write_timeout=self.settings.handshake_timeout)
+        client = EngineClient(
+            list(spec.command),
+            name=spec.name,
+            cwd=spec.cwd,
+            log=self._listen,
+            write_timeout=self.settings.handshake_timeout,
+        )
         self.client = client
         self.take_errors()
         client.start(timeout=self.settings.handshake_timeout)
         if self.log is not None:
             self.log("#", f"started, pid {client.pid}")
         self.take_errors()  # reports during the handshake are not answers to the set-up
-        settings: list[tuple[str, str]] = [(name, value) for name, value in spec.options
-                                           if name.lower() != VARIANT_OPTION.lower()]
+        settings: list[tuple[str, str]] = [
+            (name, value) for name, value in spec.options if name.lower() != VARIANT_OPTION.lower()
+        ]
         if VARIANT_OPTION in client.options:
             settings.insert(0, (VARIANT_OPTION, self.variant))
         elif self.variant != DEFAULT_VARIANT:
@@ -297,7 +306,9 @@ class GameControl:
 
     def resign(self, color: Color) -> None:
         """``color`` resigns (on either side's turn)."""
-        self._end(_loss(color, Termination.RESIGNATION, REASONS[Termination.RESIGNATION].format(side=color_name(color))))
+        self._end(
+            _loss(color, Termination.RESIGNATION, REASONS[Termination.RESIGNATION].format(side=color_name(color)))
+        )
 
     def abandon(self) -> None:
         """End the game without a result (``*``): the host will not keep it."""
@@ -378,15 +389,26 @@ def _ms(seconds: float) -> int:
 class _Game:
     """The state of one game while it is played (see :func:`play_game`)."""
 
-    def __init__(self, job: GameJob, white: Seat, black: Seat, settings: RefereeSettings, notify: Notify,
-                 live: GameWatcher | None, control: GameControl | None, played: Sequence[MoveRecord],
-                 clocks: Mapping[Color, Clock] | None) -> None:
+    def __init__(
+        self,
+        job: GameJob,
+        white: Seat,
+        black: Seat,
+        settings: RefereeSettings,
+        notify: Notify,
+        live: GameWatcher | None,
+        control: GameControl | None,
+        played: Sequence[MoveRecord],
+        clocks: Mapping[Color, Clock] | None,
+    ) -> None:
         self.job = job
         self.settings = settings
         self.notify = notify
         self.control = control
-        self.sides = {color: _Side(seat, color, clocks[color] if clocks is not None else Clock(seat.spec.limits.clock))
-                      for color, seat in ((WHITE, white), (BLACK, black))}
+        self.sides = {
+            color: _Side(seat, color, clocks[color] if clocks is not None else Clock(seat.spec.limits.clock))
+            for color, seat in ((WHITE, white), (BLACK, black))
+        }
         self.board: Board[Any] = job.opening.board(job.variant)
         self.start_fen = job.opening.fen
         self.move_texts: list[str] = list(job.opening.moves)
@@ -396,9 +418,17 @@ class _Game:
             self.move_texts.append(record.text)
             self.records.append(record)
         self.resign = ResignWatch(settings.resign) if settings.resign is not None else None
-        self.live = None if live is None else live.open_game(
-            job, self.start_fen, self.records, {color: side.clock for color, side in self.sides.items()},
-            self.board.turn)
+        self.live = (
+            None
+            if live is None
+            else live.open_game(
+                job,
+                self.start_fen,
+                self.records,
+                {color: side.clock for color, side in self.sides.items()},
+                self.board.turn,
+            )
+        )
 
     def warn(self, side: _Side, message: str) -> None:
         self.notify(visible(f"game {self.job.number}: {side.seat.spec.name} ({side.name}): {message}"))
@@ -476,7 +506,8 @@ class _Game:
             binc=_ms(black.control.increment) if timed and black.control else None,
             movestogo=side.clock.moves_to_go if timed else None,
             movetime=_ms(limits.movetime) if limits.movetime is not None else None,
-            depth=limits.depth, nodes=limits.nodes,
+            depth=limits.depth,
+            nodes=limits.nodes,
         )
         return limit, (self.settings.stall_timeout if deadline is None else deadline)
 
@@ -498,8 +529,7 @@ class _Game:
             deadline += self.settings.stop_grace
             stopper.start()
         try:
-            answer = client.go(limit, timeout=deadline, on_info=on_info,
-                               position=(self.start_fen, self.move_texts))
+            answer = client.go(limit, timeout=deadline, on_info=on_info, position=(self.start_fen, self.move_texts))
         except EngineError as error:
             if control is not None:  # the host ended the game: its stop or kill ended the search
                 control._check()
@@ -618,8 +648,9 @@ class _Game:
             while True:
                 winner = board.winner()
                 if winner is not None:
-                    raise _GameOver(WHITE_WINS if winner == WHITE else BLACK_WINS, Termination.NORMAL,
-                                    self.normal_reason(winner))
+                    raise _GameOver(
+                        WHITE_WINS if winner == WHITE else BLACK_WINS, Termination.NORMAL, self.normal_reason(winner)
+                    )
                 side = self.sides[board.turn]
                 legal = board.legal_moves()
                 if self.control is not None:
@@ -640,11 +671,20 @@ class _Game:
     def record(self, over: _GameOver) -> GameRecord:
         job = self.job
         return GameRecord(
-            number=job.number, white=job.white.name, black=job.black.name, variant=job.variant,
-            fen=self.start_fen, moves=tuple(self.records), result=over.result,
-            termination=over.termination, reason=over.reason,
-            white_tc=job.white.limits.describe(), black_tc=job.black.limits.describe(),
-            opening=job.opening.source, event=self.settings.event, site=self.settings.site,
+            number=job.number,
+            white=job.white.name,
+            black=job.black.name,
+            variant=job.variant,
+            fen=self.start_fen,
+            moves=tuple(self.records),
+            result=over.result,
+            termination=over.termination,
+            reason=over.reason,
+            white_tc=job.white.limits.describe(),
+            black_tc=job.black.limits.describe(),
+            opening=job.opening.source,
+            event=self.settings.event,
+            site=self.settings.site,
             date=self.settings.date,
         )
 
@@ -657,10 +697,12 @@ def engine_move_record(text: str, answer: SearchResult) -> MoveRecord:
     if depth is None:
         depth = answer.depth
     return MoveRecord(
-        text, MoveSource.ENGINE,
+        text,
+        MoveSource.ENGINE,
         score_cp=_recordable(last.score_cp if last is not None else None),
         score_mate=_recordable(last.score_mate if last is not None else None),
-        depth=_recordable(depth), time=answer.elapsed,
+        depth=_recordable(depth),
+        time=answer.elapsed,
     )
 
 
@@ -674,21 +716,32 @@ def normal_reason(board: Board[Any], winner: Color) -> str:
     return f"{color_name(winner)} wins"
 
 
-def _stopping_when_ended(control: GameControl, client: EngineClient,
-                         watched: Callable[[Info], None] | None) -> Callable[[Info], None]:
+def _stopping_when_ended(
+    control: GameControl, client: EngineClient, watched: Callable[[Info], None] | None
+) -> Callable[[Info], None]:
     """An ``info`` listener that also stops a search begun after the host ended the game."""
+
     def on_info(info: Info) -> None:
         if control.ended:
             client.stop()
         if watched is not None:
             watched(info)
+
     return on_info
 
 
-def play_game(job: GameJob, white: Seat, black: Seat, settings: RefereeSettings,
-              notify: Notify = lambda message: None, live: GameWatcher | None = None, *,
-              control: GameControl | None = None, played: Sequence[MoveRecord] = (),
-              clocks: Mapping[Color, Clock] | None = None) -> GameRecord:
+def play_game(
+    job: GameJob,
+    white: Seat,
+    black: Seat,
+    settings: RefereeSettings,
+    notify: Notify = lambda message: None,
+    live: GameWatcher | None = None,
+    *,
+    control: GameControl | None = None,
+    played: Sequence[MoveRecord] = (),
+    clocks: Mapping[Color, Clock] | None = None,
+) -> GameRecord:
     """Play ``job`` with the seats ``white`` and ``black`` and return its record.
 
     Never raises for anything an engine does; ``notify`` receives one line per incident

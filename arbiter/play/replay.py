@@ -85,7 +85,8 @@ def _check_result(game: PgnGame, winner: int | None, turn: int, plies: int) -> P
         return None
     if termination in (None, Termination.NORMAL):
         return Problem(
-            game, None,
+            game,
+            None,
             f"the game is not over after ply {plies} ({color_name(turn)} to move) but the result is "
             f"{result} with termination {termination_tag!r}",
         )
@@ -100,13 +101,17 @@ def _check_result(game: PgnGame, winner: int | None, turn: int, plies: int) -> P
     if termination is Termination.RESIGNATION:
         loser = color_name(WHITE if result == BLACK_WINS else BLACK)
         if game.reason() != f"{loser} resigns":
-            return Problem(game, None, f"a resignation that {result} records must say {loser + ' resigns'!r}, "
-                                       f"not {game.reason()!r}")
+            return Problem(
+                game,
+                None,
+                f"a resignation that {result} records must say {loser + ' resigns'!r}, not {game.reason()!r}",
+            )
     if termination.mover_loses:
         mover_lost = BLACK_WINS if turn == WHITE else WHITE_WINS
         if result != mover_lost:
             return Problem(
-                game, None,
+                game,
+                None,
                 f"{color_name(turn)} was to move when the game ended by {termination_tag!r}, "
                 f"so the result must be {mover_lost}, not {result}",
             )

@@ -53,8 +53,7 @@ class TimeControl:
         match = _TC_TEXT.fullmatch(token)
         if match is None:
             raise ArbiterError(
-                f"time control {text!r}: expected [moves/]seconds[+increment] such as 40/60, "
-                f"10+0.1, 2:30+1 or inf"
+                f"time control {text!r}: expected [moves/]seconds[+increment] such as 40/60, 10+0.1, 2:30+1 or inf"
             )
         moves = int(match.group("moves") or 0)
         base = float(match.group("seconds")) + 60 * int(match.group("minutes") or 0)
@@ -76,8 +75,9 @@ class TimeControl:
         return text
 
 
-def _number(text: str, what: str, kind: type[int] | type[float], low: float, strict: bool, expected: str,
-            high: float) -> float:
+def _number(
+    text: str, what: str, kind: type[int] | type[float], low: float, strict: bool, expected: str, high: float
+) -> float:
     """``text`` read as ``kind``, above ``low`` (``strict``) or at least ``low``, and at most
     ``high``; else ArbiterError."""
     try:

@@ -93,6 +93,7 @@ def require_distributed() -> None:
 
 # -- what goes to a worker and comes back ------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class GameTask:
     """One game as sent to a worker: the job and everything the referee needs.  ``run`` names
@@ -134,6 +135,7 @@ class GameOutcome:
 
 
 # -- the worker side ------------------------------------------------------------------------------
+
 
 class _ThreadEngines:
     """The engine slots one worker thread keeps, most recently used last, keyed by the run
@@ -295,8 +297,11 @@ def play_on_worker(task: GameTask) -> GameOutcome:
         # the game is void, its incidents are not passed on, and its engines start afresh.
         for slot in (white, black):
             engines.drop(slot)
-        why = ("the worker closed during the game" if _closing.is_set()
-               else f"the worker process was frozen for {frozen:.1f} s during the game")
+        why = (
+            "the worker closed during the game"
+            if _closing.is_set()
+            else f"the worker process was frozen for {frozen:.1f} s during the game"
+        )
         return GameOutcome(site, worker, None, tuple(notes[:before]), log=log, replay=why)
     broken = tuple((slot.spec.name, slot.failure) for slot in (white, black) if slot.broken)
     return GameOutcome(site, worker, dataclasses.replace(record, site=site), tuple(notes), broken, log=log)
@@ -343,6 +348,7 @@ class EnginesPlugin(WorkerPlugin):
 
 # -- the arbiter side -----------------------------------------------------------------------------
 
+
 class _Submitted:
     """A game handed to the cluster: its job, how many times it was lost so far (its worker
     died, closed or froze while it had the game), its future."""
@@ -360,15 +366,16 @@ class _Feeder:
     the pool's own loop), so the pool never waits on it; the source is expected to give up
     once ``stopping()`` says so."""
 
-    def __init__(self, jobs: Iterator[GameJob], events: queue.Queue[tuple[str, Any]],
-                 stopping: Callable[[], bool]) -> None:
+    def __init__(
+        self, jobs: Iterator[GameJob], events: queue.Queue[tuple[str, Any]], stopping: Callable[[], bool]
+    ) -> None:
         self._jobs = jobs
         self._events = events
         self._stopping = stopping
         self._room = threading.Condition()
-        self._asked = 0      # jobs asked for and not yet pulled
-        self._owed = 0       # jobs asked for and not yet received by the pool
-        self.done = False    # the source has run out (the pool learns it from the "end" event)
+        self._asked = 0  # jobs asked for and not yet pulled
+        self._owed = 0  # jobs asked for and not yet received by the pool
+        self.done = False  # the source has run out (the pool learns it from the "end" event)
         self._closed = False
         self._thread = threading.Thread(target=self._pull, name="cluster-feeder", daemon=True)
         self._thread.start()
@@ -420,9 +427,17 @@ class ClusterPool(GamePool):
     A :class:`GamePool` whose games run elsewhere: stopping, interrupting and notifying are
     the local pool's; playing, and settling after an interruption, are its own."""
 
-    def __init__(self, address: str, variant: str, settings: RefereeSettings, *, recover: bool = False,
-                 logs: EngineLogs | None = None, notify: Notify = lambda message: None,
-                 announce: Notify = lambda message: None) -> None:
+    def __init__(
+        self,
+        address: str,
+        variant: str,
+        settings: RefereeSettings,
+        *,
+        recover: bool = False,
+        logs: EngineLogs | None = None,
+        notify: Notify = lambda message: None,
+        announce: Notify = lambda message: None,
+    ) -> None:
         require_distributed()
         super().__init__(variant, settings, recover=recover, logs=logs, notify=notify)
         self.address = address
@@ -445,8 +460,9 @@ class ClusterPool(GamePool):
         self._live_jobs: dict[int, GameJob] = {}  # games started and not yet over, by number
 
     # -- the interface of GamePool ------------------------------------------------------------------
-    def run(self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None],
-            on_finish: Callable[[GameRecord], None]) -> None:
+    def run(
+        self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None], on_finish: Callable[[GameRecord], None]
+    ) -> None:
         """Play every job (until stopped or interrupted); returns when none is left running.
 
         Raises ArbiterError when the scheduler cannot be reached, when the workers cannot run
@@ -463,8 +479,9 @@ class ClusterPool(GamePool):
             feeder.close()
             self.close()
 
-    def _play(self, feeder: _Feeder, on_start: Callable[[GameJob], None],
-              on_finish: Callable[[GameRecord], None]) -> None:
+    def _play(
+        self, feeder: _Feeder, on_start: Callable[[GameJob], None], on_finish: Callable[[GameRecord], None]
+    ) -> None:
         """Hand out games while there is room, take their results as they come, until the jobs
         run out (or the pool stops) and no game is left running."""
         waiting: list[_Submitted] = []  # games to hand out again, or that no worker may play yet
@@ -537,8 +554,10 @@ class ClusterPool(GamePool):
             self._client.register_plugin(EnginesPlugin(), name=PLUGIN_NAME)
         except Exception as error:  # noqa: BLE001  (any failure on a worker is reported, in one line)
             self.close()
-            raise ArbiterError(f"the Dask workers at {self.address} cannot run the arbiter ({_one_line(error)}); "
-                               f"install dipole-engine[cluster] on every worker") from None
+            raise ArbiterError(
+                f"the Dask workers at {self.address} cannot run the arbiter ({_one_line(error)}); "
+                f"install dipole-engine[cluster] on every worker"
+            ) from None
         try:  # the scheduler's own events: which worker left with which tasks (see _lost)
             self._client.subscribe_topic("all", self._scheduler_event)
         except Exception:  # noqa: BLE001  (then Dask's allowed-failures alone bounds a game's losses)
@@ -554,9 +573,10 @@ class ClusterPool(GamePool):
         self._usable = list(workers)
         threads = sum(workers.values())
         self._waiting_said = self._waiting_line(workers)
-        self._announce(f"Cluster: {self.address}, {len(workers)} worker{'s' if len(workers) != 1 else ''}, "
-                       f"{threads} thread{'s' if threads != 1 else ''}"
-                       + ("" if workers else "; waiting for workers to join"))
+        self._announce(
+            f"Cluster: {self.address}, {len(workers)} worker{'s' if len(workers) != 1 else ''}, "
+            f"{threads} thread{'s' if threads != 1 else ''}" + ("" if workers else "; waiting for workers to join")
+        )
 
     def _scheduler_workers(self) -> dict[str, int]:
         """Each worker's address and threads."""
@@ -568,8 +588,10 @@ class ClusterPool(GamePool):
         if not workers:
             return f"no worker is connected to the Dask scheduler at {self.address}; the games wait for one to join"
         if not self._usable:
-            return (f"no worker connected to the Dask scheduler at {self.address} can play this event's games "
-                    f"(see above); the games wait for one that can")
+            return (
+                f"no worker connected to the Dask scheduler at {self.address} can play this event's games "
+                f"(see above); the games wait for one that can"
+            )
         return ""
 
     def _capacity(self) -> int:
@@ -604,11 +626,25 @@ class ClusterPool(GamePool):
                 return False
             workers = self._usable
         job = submitted.job
-        task = GameTask(self._run, job, self.variant, self.settings, self.recover, self.logs is not None,
-                        None if self._relay is None else topic_name(self._run))
+        task = GameTask(
+            self._run,
+            job,
+            self.variant,
+            self.settings,
+            self.recover,
+            self.logs is not None,
+            None if self._relay is None else topic_name(self._run),
+        )
         key = f"{self._prefix}{job.number}-{uuid.uuid4().hex[:6]}"
-        future = self._client.submit(play_on_worker, task, key=key, pure=False, priority=-job.number,
-                                     workers=workers, allow_other_workers=workers is not None)
+        future = self._client.submit(
+            play_on_worker,
+            task,
+            key=key,
+            pure=False,
+            priority=-job.number,
+            workers=workers,
+            allow_other_workers=workers is not None,
+        )
         submitted.future = future
         self._running[key] = submitted
         future.add_done_callback(lambda done: self._events.put(("done", done)))
@@ -621,8 +657,11 @@ class ClusterPool(GamePool):
         run.  Dask counts the same (``allowed-failures``) and plays them again elsewhere."""
         message = event[1]
         if isinstance(message, dict) and message.get("action") == "remove-worker" and not message.get("expected"):
-            keys = [key for key in message.get("processing-tasks") or ()
-                    if isinstance(key, str) and key.startswith(self._prefix)]
+            keys = [
+                key
+                for key in message.get("processing-tasks") or ()
+                if isinstance(key, str) and key.startswith(self._prefix)
+            ]
             if keys:
                 self._events.put(("lost", (str(message.get("worker")), keys)))
 
@@ -640,8 +679,10 @@ class ClusterPool(GamePool):
                 again.append(submitted.job.number)
         if again and not self._stopping():
             numbers = ", ".join(map(str, sorted(again)))
-            self.notify(f"the Dask worker {worker} left the cluster with game{'s' if len(again) > 1 else ''} "
-                        f"{numbers} of this event; {'they are' if len(again) > 1 else 'it is'} played again")
+            self.notify(
+                f"the Dask worker {worker} left the cluster with game{'s' if len(again) > 1 else ''} "
+                f"{numbers} of this event; {'they are' if len(again) > 1 else 'it is'} played again"
+            )
 
     def _give_up(self, key: str, submitted: _Submitted) -> None:
         """Game ``submitted`` was lost :data:`MAX_LOSSES` times: withdraw it and stop the event."""
@@ -651,11 +692,14 @@ class ClusterPool(GamePool):
                 self._client.cancel([submitted.future], force=True)
             except Exception:  # noqa: BLE001  (a scheduler already gone: nothing to withdraw)
                 pass
-        self.request_stop(f"game {submitted.job.number} was lost {submitted.losses} times (the worker playing it died, "
-                          f"closed or froze each time); see the workers' logs")
+        self.request_stop(
+            f"game {submitted.job.number} was lost {submitted.losses} times (the worker playing it died, "
+            f"closed or froze each time); see the workers' logs"
+        )
 
-    def _finished(self, future: Any, submitted: _Submitted,
-                  on_finish: Callable[[GameRecord], None]) -> _Submitted | None:
+    def _finished(
+        self, future: Any, submitted: _Submitted, on_finish: Callable[[GameRecord], None]
+    ) -> _Submitted | None:
         """Handle one task's end; a game to submit again, if any."""
         job = submitted.job
         if future.status == "cancelled":
@@ -664,13 +708,17 @@ class ClusterPool(GamePool):
         if future.status == "error":
             error = future.exception()
             if isinstance(error, distributed.KilledWorker):  # the scheduler allows fewer losses than MAX_LOSSES
-                self.request_stop(f"game {job.number}: the workers that played it died, too many times "
-                                  f"(the scheduler's distributed.scheduler.allowed-failures); see the workers' logs")
+                self.request_stop(
+                    f"game {job.number}: the workers that played it died, too many times "
+                    f"(the scheduler's distributed.scheduler.allowed-failures); see the workers' logs"
+                )
                 return None
             if isinstance(error, SetupError):  # as locally: the engine cannot be set up as asked
                 raise SetupError(str(error))
-            raise ArbiterError(f"the Dask workers at {self.address} cannot play game {job.number}: "
-                               f"{type(error).__name__}: {_one_line(error)}")
+            raise ArbiterError(
+                f"the Dask workers at {self.address} cannot play game {job.number}: "
+                f"{type(error).__name__}: {_one_line(error)}"
+            )
         try:
             outcome: GameOutcome = future.result()
         except (CancelledError, OSError, TimeoutError):  # finished, but the scheduler went before it was fetched
@@ -692,8 +740,9 @@ class ClusterPool(GamePool):
             if submitted.losses >= MAX_LOSSES:
                 self._give_up(future.key, submitted)
                 return None
-            self.notify(f"worker {outcome.site}: game {job.number} does not count: {outcome.replay}; "
-                        f"it is played again")
+            self.notify(
+                f"worker {outcome.site}: game {job.number} does not count: {outcome.replay}; it is played again"
+            )
             return _Submitted(job, submitted.losses)
         record = outcome.record
         assert record is not None
@@ -714,21 +763,26 @@ class ClusterPool(GamePool):
         """Stop: the connection to the scheduler closed, with games handed out (an interrupt
         already says why the event stops)."""
         if not self.interrupted:
-            self.request_stop(f"lost the Dask scheduler at {self.address} (the connection closed); "
-                              f"the games in progress were not recorded")
+            self.request_stop(
+                f"lost the Dask scheduler at {self.address} (the connection closed); "
+                f"the games in progress were not recorded"
+            )
 
     def _engine_gone(self, name: str, failure: str) -> None:
         """Take no new games: engine ``name`` is gone and may not be restarted (as locally)."""
-        self.request_stop(f"engine {name!r} can no longer play ({failure}); "
-                          f"use --recover to restart crashed engines and go on")
+        self.request_stop(
+            f"engine {name!r} can no longer play ({failure}); use --recover to restart crashed engines and go on"
+        )
 
     def _exclude(self, submitted: _Submitted, outcome: GameOutcome) -> _Submitted:
         """The game's engine cannot start on that worker: say so once, and play the game on the others."""
         worker = outcome.worker
         if worker not in self._excluded:
             self._excluded[worker] = outcome.cannot_start or ""
-            self.notify(f"worker {outcome.site} ({worker}) cannot start {outcome.cannot_start}; "
-                        f"it plays no more games of this event")
+            self.notify(
+                f"worker {outcome.site} ({worker}) cannot start {outcome.cannot_start}; "
+                f"it plays no more games of this event"
+            )
         self._threads_checked = 0.0  # the usable workers are looked up again before the game goes out
         return _Submitted(submitted.job, submitted.losses)
 
@@ -744,8 +798,10 @@ def _probe(address: str) -> None:
     scheme, location = parse_address(address)
     if scheme == "tls":
         if distributed.Security().get_connection_args("client").get("ssl_context") is None:
-            raise ArbiterError(f"cannot reach the Dask scheduler at {address}: TLS is not configured here "
-                               f"(set Dask's distributed.comm.tls options ca-file, client.cert and client.key)")
+            raise ArbiterError(
+                f"cannot reach the Dask scheduler at {address}: TLS is not configured here "
+                f"(set Dask's distributed.comm.tls options ca-file, client.cert and client.key)"
+            )
         return
     host, port = parse_host_port(location)
     deadline = time.monotonic() + CONNECT_TIMEOUT
@@ -755,8 +811,10 @@ def _probe(address: str) -> None:
             break
         except ConnectionRefusedError:  # the scheduler may be starting: as Dask does, try again for a while
             if time.monotonic() >= deadline:
-                raise ArbiterError(f"cannot reach the Dask scheduler at {address}: nothing listens there "
-                                   f"(connection refused for {CONNECT_TIMEOUT:g} s)") from None
+                raise ArbiterError(
+                    f"cannot reach the Dask scheduler at {address}: nothing listens there "
+                    f"(connection refused for {CONNECT_TIMEOUT:g} s)"
+                ) from None
             time.sleep(0.5)
         except OSError as error:
             raise ArbiterError(f"cannot reach the Dask scheduler at {address}: {error.strerror or error}") from None
@@ -768,12 +826,13 @@ def _probe(address: str) -> None:
                 connection.settimeout(max(0.01, answer_by - time.monotonic()))
                 chunk = connection.recv(8 - len(greeting))
                 if not chunk:
-                    raise ArbiterError(f"{address} is not a Dask scheduler: it closed the connection without "
-                                       f"a word")
+                    raise ArbiterError(f"{address} is not a Dask scheduler: it closed the connection without a word")
                 greeting += chunk
         except TimeoutError:
-            raise ArbiterError(f"{address} is not a Dask scheduler: it accepted the connection but said nothing "
-                               f"in {ANSWER_TIMEOUT:g} s") from None
+            raise ArbiterError(
+                f"{address} is not a Dask scheduler: it accepted the connection but said nothing "
+                f"in {ANSWER_TIMEOUT:g} s"
+            ) from None
         except OSError as error:
             raise ArbiterError(f"cannot reach the Dask scheduler at {address}: {error.strerror or error}") from None
     (size,) = struct.unpack("Q", greeting)

@@ -34,7 +34,7 @@ from ..play.timecontrol import Clock
 from ..records.game import MoveRecord, MoveSource
 
 INFO_INTERVAL = 0.25  # seconds between two search lines sent for one game
-BACKLOG = 10_000      # events waiting for the relay's thread at most (more are dropped)
+BACKLOG = 10_000  # events waiting for the relay's thread at most (more are dropped)
 
 Send = Callable[[dict[str, Any]], None]
 
@@ -55,6 +55,7 @@ def _clocks(clocks: dict[Color, Clock]) -> list[int | None]:
 
 # -- the worker side ------------------------------------------------------------------------------
 
+
 class LiveProxy:
     """What :func:`~arbiter.play.referee.play_game` is given on a worker in place of the publisher:
     the same ``open_game`` (and, on the game it returns, ``moved`` and ``info``), each sending
@@ -63,11 +64,19 @@ class LiveProxy:
     def __init__(self, send: Send) -> None:
         self._send = send
 
-    def open_game(self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Color, Clock],
-                  turn: Color) -> ProxyGame:
+    def open_game(
+        self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Color, Clock], turn: Color
+    ) -> ProxyGame:
         game = ProxyGame(self._send, job.number, moves, clocks)
-        game.send({"kind": "open", "game": job.number, "moves": [_move(move) for move in moves],
-                   "clocks": _clocks(clocks), "turn": turn})
+        game.send(
+            {
+                "kind": "open",
+                "game": job.number,
+                "moves": [_move(move) for move in moves],
+                "clocks": _clocks(clocks),
+                "turn": turn,
+            }
+        )
         return game
 
 
@@ -91,8 +100,16 @@ class ProxyGame:
     def moved(self, turn: Color) -> None:
         """A ply was played (the last of ``moves``); ``turn`` is now to move."""
         self._flush_line()
-        self.send({"kind": "move", "game": self.number, "ply": len(self.moves) - 1, "move": _move(self.moves[-1]),
-                   "clocks": _clocks(self.clocks), "turn": turn})
+        self.send(
+            {
+                "kind": "move",
+                "game": self.number,
+                "ply": len(self.moves) - 1,
+                "move": _move(self.moves[-1]),
+                "clocks": _clocks(self.clocks),
+                "turn": turn,
+            }
+        )
 
     def info(self, info: Info) -> None:
         """A search line: kept if it has a score or a line, sent when the last went long enough ago."""
@@ -112,6 +129,7 @@ class ProxyGame:
 
 
 # -- the arbiter side -----------------------------------------------------------------------------
+
 
 class _Mirror:
     """A game on a worker as the arbiter knows it: the :class:`LiveGame` the publisher shows,

@@ -114,8 +114,10 @@ class _LogFile:
     def _fail(self, error: Exception) -> None:
         self._state = "failed"
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        self._warn(f"cannot write the log of engine {self.name!r} to {self.path} ({reason}); "
-                   f"its logging stops, the games go on")
+        self._warn(
+            f"cannot write the log of engine {self.name!r} to {self.path} ({reason}); "
+            f"its logging stops, the games go on"
+        )
         self._discard()
 
     def _discard(self) -> None:
@@ -140,9 +142,17 @@ class _LogFile:
 class GamePool:
     """Plays jobs on worker threads (see the module docstring)."""
 
-    def __init__(self, variant: str, settings: RefereeSettings, *, concurrency: int = 1,
-                 recover: bool = False, logs: EngineLogs | None = None,
-                 notify: Notify = lambda message: None, first_worker: int = 1) -> None:
+    def __init__(
+        self,
+        variant: str,
+        settings: RefereeSettings,
+        *,
+        concurrency: int = 1,
+        recover: bool = False,
+        logs: EngineLogs | None = None,
+        notify: Notify = lambda message: None,
+        first_worker: int = 1,
+    ) -> None:
         if concurrency < 1:
             raise ArbiterError(f"concurrency must be at least 1, not {concurrency}")
         self.variant = variant
@@ -163,8 +173,9 @@ class GamePool:
         self._first_worker = first_worker  # the number of the first worker thread (in engine logs)
         self.live: PoolWatcher | None = None  # told of every game in progress (arbiter.live.publisher)
 
-    def run(self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None],
-            on_finish: Callable[[GameRecord], None]) -> None:
+    def run(
+        self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None], on_finish: Callable[[GameRecord], None]
+    ) -> None:
         """Play every job (until stopped or interrupted); returns when all workers are done.
 
         Re-raises, in the calling thread, an error that makes going on pointless (an engine
@@ -173,9 +184,10 @@ class GamePool:
         self._jobs = iter(jobs)
         self._on_start = on_start
         self._on_finish = on_finish
-        self._workers = [threading.Thread(target=self._work, args=(number,), daemon=True,
-                                          name=f"arbiter-worker-{number}")
-                         for number in range(self._first_worker, self._first_worker + self.concurrency)]
+        self._workers = [
+            threading.Thread(target=self._work, args=(number,), daemon=True, name=f"arbiter-worker-{number}")
+            for number in range(self._first_worker, self._first_worker + self.concurrency)
+        ]
         for worker in self._workers:
             worker.start()
         for worker in self._workers:
@@ -279,8 +291,10 @@ class GamePool:
 
     def _stop_because(self, slot: EngineSlot) -> None:
         """Take no new games: ``slot``'s engine is gone and may not be restarted."""
-        self.request_stop(f"engine {slot.spec.name!r} can no longer play ({slot.failure}); "
-                          f"use --recover to restart crashed engines and go on")
+        self.request_stop(
+            f"engine {slot.spec.name!r} can no longer play ({slot.failure}); "
+            f"use --recover to restart crashed engines and go on"
+        )
 
     @staticmethod
     def _quit_all(slots: list[EngineSlot]) -> None:

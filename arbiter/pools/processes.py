@@ -68,9 +68,17 @@ class _GameProcess:
 class ProcessPool:
     """Plays jobs in game processes (see the module docstring)."""
 
-    def __init__(self, variant: str, settings: RefereeSettings, *, concurrency: int = 2,
-                 recover: bool = False, logs: EngineLogs | None = None,
-                 notify: Notify = lambda message: None, cores: int | None = None) -> None:
+    def __init__(
+        self,
+        variant: str,
+        settings: RefereeSettings,
+        *,
+        concurrency: int = 2,
+        recover: bool = False,
+        logs: EngineLogs | None = None,
+        notify: Notify = lambda message: None,
+        cores: int | None = None,
+    ) -> None:
         if concurrency < 1:
             raise ArbiterError(f"concurrency must be at least 1, not {concurrency}")
         self.variant = variant
@@ -89,8 +97,9 @@ class ProcessPool:
         self._requests: queue.Queue[_GameProcess | None] = queue.Queue()  # processes asking for a job
         self.live: LivePublisher | None = None  # the arbiter's publisher: the relay writes to it
 
-    def run(self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None],
-            on_finish: Callable[[GameRecord], None]) -> None:
+    def run(
+        self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None], on_finish: Callable[[GameRecord], None]
+    ) -> None:
         """Play every job (until stopped or interrupted); returns when every game process is done.
         Re-raises, in the calling thread, an error that makes going on pointless."""
         context = multiprocessing.get_context("spawn")  # no fork of a process with threads
@@ -98,22 +107,37 @@ class ProcessPool:
         for threads in self.shares:
             here, there = context.Pipe()
             process = context.Process(
-                target=serve, name=f"arbiter-games-{first}", daemon=True,
-                args=(there, os.getpid(), self.variant, self.settings, threads, first, self.recover,
-                      self.logs.directory if self.logs is not None else None, self.live is not None))
+                target=serve,
+                name=f"arbiter-games-{first}",
+                daemon=True,
+                args=(
+                    there,
+                    os.getpid(),
+                    self.variant,
+                    self.settings,
+                    threads,
+                    first,
+                    self.recover,
+                    self.logs.directory if self.logs is not None else None,
+                    self.live is not None,
+                ),
+            )
             process.start()  # from this thread, which waits in run(): the processes die with it
             there.close()
             self._processes.append(_GameProcess(process, here))
             first += threads
         relay = None
         if self.live is not None:
-            playing = lambda number: next((p.playing[number] for p in self._processes  # noqa: E731
-                                           if number in p.playing), None)
+
+            def playing(number: int) -> GameJob | None:
+                return next((p.playing[number] for p in self._processes if number in p.playing), None)
+
             relay = LiveRelay(self.live, playing)
         feeder = threading.Thread(target=self._feed, args=(iter(jobs),), daemon=True, name="arbiter-games-feed")
         feeder.start()
-        self._dispatcher = threading.Thread(target=self._dispatch, args=(on_start, on_finish, relay),
-                                            daemon=True, name="arbiter-games-dispatch")
+        self._dispatcher = threading.Thread(
+            target=self._dispatch, args=(on_start, on_finish, relay), daemon=True, name="arbiter-games-dispatch"
+        )
         self._dispatcher.start()
         while self._dispatcher.is_alive():
             self._dispatcher.join(timeout=0.5)
@@ -126,8 +150,9 @@ class ProcessPool:
         if self._error is not None and not self.interrupted:
             raise self._error
 
-    def _dispatch(self, on_start: Callable[[GameJob], None], on_finish: Callable[[GameRecord], None],
-                  relay: LiveRelay | None) -> None:
+    def _dispatch(
+        self, on_start: Callable[[GameJob], None], on_finish: Callable[[GameRecord], None], relay: LiveRelay | None
+    ) -> None:
         """Take the game processes' messages until every one has ended."""
         by_connection = {game_process.connection: game_process for game_process in self._processes}
         while by_connection:
@@ -165,9 +190,14 @@ class ProcessPool:
                 except OSError:  # the process is gone: its end is the dispatcher's to report
                     pass
 
-    def _handle(self, game_process: _GameProcess, message: tuple[Any, ...],
-                on_start: Callable[[GameJob], None], on_finish: Callable[[GameRecord], None],
-                relay: LiveRelay | None) -> None:
+    def _handle(
+        self,
+        game_process: _GameProcess,
+        message: tuple[Any, ...],
+        on_start: Callable[[GameJob], None],
+        on_finish: Callable[[GameRecord], None],
+        relay: LiveRelay | None,
+    ) -> None:
         kind = message[0]
         if kind == "next":
             self._requests.put(game_process)
@@ -203,9 +233,11 @@ class ProcessPool:
         game_process.process.join(timeout=1.0)
         code = game_process.process.exitcode
         lost = len(game_process.playing)
-        self.request_stop(f"a game process died (exit status {code}); "
-                          f"{lost} game{'s' if lost != 1 else ''} it was playing {'were' if lost != 1 else 'was'} "
-                          f"not recorded")
+        self.request_stop(
+            f"a game process died (exit status {code}); "
+            f"{lost} game{'s' if lost != 1 else ''} it was playing {'were' if lost != 1 else 'was'} "
+            f"not recorded"
+        )
 
     def settle(self, timeout: float = 3.0) -> None:
         """After :meth:`interrupt`: wait (at most ``timeout`` seconds) for the game processes to end."""
@@ -249,6 +281,7 @@ class ProcessPool:
 
 # -- the game process ---------------------------------------------------------------------------
 
+
 class _LiveSender(LiveProxy):
     """The live view in a game process: events go to the arbiter, which ends each game's view
     once it has recorded the game."""
@@ -269,8 +302,17 @@ class _ProcessGamePool(GamePool):
         self._send(("stop", reason))
 
 
-def serve(connection: Connection, arbiter: int, variant: str, settings: RefereeSettings, threads: int,
-          first_worker: int, recover: bool, log_dir: str | None, live: bool) -> None:
+def serve(
+    connection: Connection,
+    arbiter: int,
+    variant: str,
+    settings: RefereeSettings,
+    threads: int,
+    first_worker: int,
+    recover: bool,
+    log_dir: str | None,
+    live: bool,
+) -> None:
     """A game process: play the jobs the arbiter hands out on ``threads`` threads, and report."""
     _prctl()(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != arbiter:  # the arbiter died before the line above
@@ -292,8 +334,9 @@ def serve(connection: Connection, arbiter: int, variant: str, settings: RefereeS
 
     warn = lambda line: send(("notify", line))  # noqa: E731
     logs = EngineLogs(log_dir, warn=warn) if log_dir is not None else None
-    pool = _ProcessGamePool(send, variant, settings, concurrency=threads, recover=recover, logs=logs,
-                            notify=warn, first_worker=first_worker)
+    pool = _ProcessGamePool(
+        send, variant, settings, concurrency=threads, recover=recover, logs=logs, notify=warn, first_worker=first_worker
+    )
     if live:
         pool.live = _LiveSender(lambda event: send(("live", event)))
     try:

@@ -77,12 +77,16 @@ def replay(record: GameRecord, clocks: list[float | None], where: str) -> Replay
             played = board.parse_move(move.text)
             board.push(played)
         except RulesError as error:
-            raise ArbiterError(f"{where}, ply {number}: {color_name(mover)}'s move {move.text!r} "
-                               f"does not hold: {error}") from None
+            raise ArbiterError(
+                f"{where}, ply {number}: {color_name(mover)}'s move {move.text!r} does not hold: {error}"
+            ) from None
         after = board_json(board, played)
         now = {s["square"]: (s["color"], s["height"]) for s in after["squares"]}
-        diff = [[square, *now[square]] if square in now else [square, "", 0]
-                for square in sorted(set(squares) | set(now)) if squares.get(square) != now.get(square)]
+        diff = [
+            [square, *now[square]] if square in now else [square, "", 0]
+            for square in sorted(set(squares) | set(now))
+            if squares.get(square) != now.get(square)
+        ]
         squares = now
         last = after["lastMove"]
         changes.append([diff, after["turn"], last["from"], last["to"], last["text"], after["winner"]])
@@ -96,8 +100,11 @@ def replay(record: GameRecord, clocks: list[float | None], where: str) -> Replay
         if white_pawns is not None:
             points.append(f"{number},{-white_pawns:g}")
         comment = move.comment()
-        score, _, note = comment.partition(" ") if move.source is MoveSource.ENGINE and (
-            move.score_cp is not None or move.score_mate is not None) else ("", "", comment)
+        score, _, note = (
+            comment.partition(" ")
+            if move.source is MoveSource.ENGINE and (move.score_cp is not None or move.score_mate is not None)
+            else ("", "", comment)
+        )
         plies.append(Ply(number, side_letter(mover), move.text, white_pawns, score, note, _clock_text(clock)))
     data = {"start": start, "plies": changes}
     return ReplayedGame(plies, script_json(data), " ".join(points), board_json(board))

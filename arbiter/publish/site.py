@@ -107,8 +107,14 @@ def _open_source(path: str, taken: set[str]) -> Source:
         store = EventStore.open(path, write=False)
         try:
             config = store.config
-            return Source(path, _slug(stem, taken), config.name or stem, config, store.outcomes(),
-                          [spec.name for spec in config.engines])
+            return Source(
+                path,
+                _slug(stem, taken),
+                config.name or stem,
+                config,
+                store.outcomes(),
+                [spec.name for spec in config.engines],
+            )
         finally:
             store.close()
     if not os.path.exists(path):
@@ -119,8 +125,9 @@ def _open_source(path: str, taken: set[str]) -> Source:
         raise ArbiterError(f"{path} is neither an event database nor a PGN file: {error}") from None
     records = [game.to_record() for game in games]
     events = sorted({record.event for record in records if record.event not in ("", "?")})
-    return Source(path, _slug(stem, taken), ", ".join(events) or stem, None,
-                  [GameOutcome.of(record) for record in records], [])
+    return Source(
+        path, _slug(stem, taken), ", ".join(events) or stem, None, [GameOutcome.of(record) for record in records], []
+    )
 
 
 def _records(source: Source) -> Iterator[tuple[GameRecord, list[float | None]]]:
@@ -137,8 +144,10 @@ def _records(source: Source) -> Iterator[tuple[GameRecord, list[float | None]]]:
         return
     for game in read_pgn_file(source.path):
         record = game.to_record()
-        yield record, clocks_after(record, {record.white: _limits(record.white_tc),
-                                            record.black: _limits(record.black_tc)})
+        yield (
+            record,
+            clocks_after(record, {record.white: _limits(record.white_tc), record.black: _limits(record.black_tc)}),
+        )
 
 
 def _limits(time_control: str) -> SearchLimits:
@@ -161,8 +170,9 @@ class Site:
     def _version(self) -> str:
         """A hash of everything that shapes a game page besides its game."""
         digest = hashlib.sha256()
-        for name in sorted(resources.files("arbiter.publish").joinpath("templates").iterdir(),
-                           key=lambda item: item.name):
+        for name in sorted(
+            resources.files("arbiter.publish").joinpath("templates").iterdir(), key=lambda item: item.name
+        ):
             digest.update(name.name.encode() + b"\0" + name.read_bytes())
         digest.update((BOARD_STATIC / "board.js").read_bytes())
         return digest.hexdigest()
@@ -231,8 +241,7 @@ def publish(inputs: Sequence[str], output: str) -> Site:
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         known = {}
     games: dict[str, str] = {}
-    replace_text_chunks(os.path.join(output, "games.pgn"),
-                        _game_pages(site, sources, slugs, known, games))
+    replace_text_chunks(os.path.join(output, "games.pgn"), _game_pages(site, sources, slugs, known, games))
     replace_text(manifest_path, json.dumps({"version": site.version, "games": games}, sort_keys=True))
     _assets(site)
     _lists(site, sources, slugs)
@@ -241,20 +250,44 @@ def publish(inputs: Sequence[str], output: str) -> Site:
         _event(site, source, event_tables[source.slug], slugs)
     for name in names:
         _engine(site, name, sources, table, event_tables, slugs)
-    results = [{"event": source.title, "source": os.path.basename(source.path), "game": row.number,
-                "page": f"games/{row.id}.html", "white": row.white, "black": row.black, "result": row.result,
-                "termination": row.termination, "reason": row.reason, "plies": row.plies, "opening": row.opening,
-                "time_control": row.time_control}
-               for source in sources for row in source.games]
-    ratings = [{"rank": row.rank, "engine": row.name, "rating": round(row.rating, 1),
-                "ci_low": round(row.ci_low, 1), "ci_high": round(row.ci_high, 1), "games": row.games,
-                "score": row.score, "flag": row.flag} for row in table.rows]
+    results = [
+        {
+            "event": source.title,
+            "source": os.path.basename(source.path),
+            "game": row.number,
+            "page": f"games/{row.id}.html",
+            "white": row.white,
+            "black": row.black,
+            "result": row.result,
+            "termination": row.termination,
+            "reason": row.reason,
+            "plies": row.plies,
+            "opening": row.opening,
+            "time_control": row.time_control,
+        }
+        for source in sources
+        for row in source.games
+    ]
+    ratings = [
+        {
+            "rank": row.rank,
+            "engine": row.name,
+            "rating": round(row.rating, 1),
+            "ci_low": round(row.ci_low, 1),
+            "ci_high": round(row.ci_high, 1),
+            "games": row.games,
+            "score": row.score,
+            "flag": row.flag,
+        }
+        for row in table.rows
+    ]
     site.write("results.json", json.dumps({"ratings": ratings, "games": results}, indent=1) + "\n")
     return site
 
 
-def _game_pages(site: Site, sources: list[Source], slugs: dict[str, str], known: dict[str, str],
-                games: dict[str, str]) -> Iterator[str]:
+def _game_pages(
+    site: Site, sources: list[Source], slugs: dict[str, str], known: dict[str, str], games: dict[str, str]
+) -> Iterator[str]:
     """Write each game's page (when its hash is new) and yield its PGN, one game at a time."""
     template = site.env.get_template("game.html")
     for source in sources:
@@ -262,9 +295,21 @@ def _game_pages(site: Site, sources: list[Source], slugs: dict[str, str], known:
             game_id = f"{source.slug}-{record.number}"
             pgn = format_game(record)
             tc = record.white_tc if record.white_tc == record.black_tc else f"{record.white_tc} / {record.black_tc}"
-            source.games.append(GameRow(game_id, record.number, record.white, record.black, record.result,
-                                        record.termination.label, record.reason, record.plies, record.opening,
-                                        source.slug, tc))
+            source.games.append(
+                GameRow(
+                    game_id,
+                    record.number,
+                    record.white,
+                    record.black,
+                    record.result,
+                    record.termination.label,
+                    record.reason,
+                    record.plies,
+                    record.opening,
+                    source.slug,
+                    tc,
+                )
+            )
             key = hashlib.sha256(f"{site.version}\0{source.title}\0{record!r}\0{clocks!r}".encode()).hexdigest()
             games[game_id] = key
             relative = f"games/{game_id}.html"
@@ -272,16 +317,28 @@ def _game_pages(site: Site, sources: list[Source], slugs: dict[str, str], known:
                 site.unchanged += 1
             else:
                 game = replay(record, clocks, f"{source.path}: game {record.number}")
-                site.write(relative, template.render(
-                    root="../", record=record, game=game, pgn=pgn, source=source, slugs=slugs, time_control=tc,
-                    title=f"{record.white} vs {record.black}, game {record.number}"))
+                site.write(
+                    relative,
+                    template.render(
+                        root="../",
+                        record=record,
+                        game=game,
+                        pgn=pgn,
+                        source=source,
+                        slugs=slugs,
+                        time_control=tc,
+                        title=f"{record.white} vs {record.black}, game {record.number}",
+                    ),
+                )
             yield pgn
 
 
 def _assets(site: Site) -> None:
     templates = resources.files("arbiter.publish").joinpath("templates")
     site.write("assets/board.css", (BOARD_STATIC / "board.css").read_text(encoding="utf-8"))
-    report_css = resources.files("arbiter.report").joinpath("templates").joinpath("report.css").read_text(encoding="utf-8")
+    report_css = (
+        resources.files("arbiter.report").joinpath("templates").joinpath("report.css").read_text(encoding="utf-8")
+    )
     site.write("assets/site.css", report_css + templates.joinpath("site.css").read_text(encoding="utf-8"))
     site.write("assets/game.js", templates.joinpath("game.js").read_text(encoding="utf-8"))
     site.write("assets/board.js", classic_board_script())
@@ -294,28 +351,45 @@ def classic_board_script() -> str:
     source = (BOARD_STATIC / "board.js").read_text(encoding="utf-8")
     exported = re.findall(r"^export function (\w+)", source, flags=re.M)
     body = re.sub(r"^export ", "", source, flags=re.M)
-    return (f"// Made by dipole-arbiter publish from arbiter/board/static/board.js (the GUI's board).\n"
-            f"(function () {{\n{body}\nwindow.DipoleBoard = {{{', '.join(exported)}}};\n}})();\n")
+    return (
+        f"// Made by dipole-arbiter publish from arbiter/board/static/board.js (the GUI's board).\n"
+        f"(function () {{\n{body}\nwindow.DipoleBoard = {{{', '.join(exported)}}};\n}})();\n"
+    )
 
 
 def _pages(rows: list[GameRow], stem: str) -> list[tuple[str, list[GameRow]]]:
     """The list pages of ``rows``: (file name, its rows); at least one page."""
-    chunks = [rows[start:start + PAGE_SIZE] for start in range(0, len(rows), PAGE_SIZE)] or [[]]
+    chunks = [rows[start : start + PAGE_SIZE] for start in range(0, len(rows), PAGE_SIZE)] or [[]]
     return [(f"{stem}-{number}.html", chunk) for number, chunk in enumerate(chunks, 1)]
 
 
-def _write_lists(site: Site, folder: str, stem: str, title: str, rows: list[GameRow], slugs: dict[str, str],
-                 back: tuple[str, str]) -> str:
+def _write_lists(
+    site: Site, folder: str, stem: str, title: str, rows: list[GameRow], slugs: dict[str, str], back: tuple[str, str]
+) -> str:
     """Write the paginated game list; the first page's file name (relative to ``folder``)."""
     pages = _pages(rows, stem)
     for index, (name, chunk) in enumerate(pages):
         # the pager links the first page and those within PAGER_REACH: a new page at the end
         # changes the pager of the last few pages only, so republishing rewrites little
-        near = [(number + 1, pages[number][0]) for number in range(len(pages))
-                if number == 0 or abs(number - index) <= PAGER_REACH]
-        site.write(f"{folder}/{name}", site.render(
-            "games.html", "../", title=title, rows=chunk, slugs=slugs, back=back, page=index + 1,
-            pages=near, first=index * PAGE_SIZE + 1))
+        near = [
+            (number + 1, pages[number][0])
+            for number in range(len(pages))
+            if number == 0 or abs(number - index) <= PAGER_REACH
+        ]
+        site.write(
+            f"{folder}/{name}",
+            site.render(
+                "games.html",
+                "../",
+                title=title,
+                rows=chunk,
+                slugs=slugs,
+                back=back,
+                page=index + 1,
+                pages=near,
+                first=index * PAGE_SIZE + 1,
+            ),
+        )
     return pages[0][0]
 
 
@@ -323,15 +397,23 @@ def _lists(site: Site, sources: list[Source], slugs: dict[str, str]) -> None:
     everything = [row for source in sources for row in source.games]
     _write_lists(site, "games", "all", "All games", everything, slugs, ("../index.html", "Rating list"))
     for source in sources:
-        _write_lists(site, "events", f"{source.slug}-games", f"Games of {source.title}", source.games, slugs,
-                     (f"{source.slug}.html", source.title))
+        _write_lists(
+            site,
+            "events",
+            f"{source.slug}-games",
+            f"Games of {source.title}",
+            source.games,
+            slugs,
+            (f"{source.slug}.html", source.title),
+        )
     by_engine: dict[str, list[GameRow]] = {}
     for row in everything:
         for name in {row.white, row.black}:
             by_engine.setdefault(name, []).append(row)
     for name, rows in by_engine.items():
-        _write_lists(site, "engines", f"{slugs[name]}-games", f"Games of {name}", rows, slugs,
-                     (f"{slugs[name]}.html", name))
+        _write_lists(
+            site, "engines", f"{slugs[name]}-games", f"Games of {name}", rows, slugs, (f"{slugs[name]}.html", name)
+        )
 
 
 def _time_controls(sources: list[Source]) -> list[str]:
@@ -344,9 +426,18 @@ def _index(site: Site, sources: list[Source], table: RatingTable, slugs: dict[st
     outcomes = [outcome for source in sources for outcome in source.outcomes]
     terminations = Counter(outcome.termination.label for outcome in outcomes)
     context = report_context(table, terminations, engine_link=lambda name: f"engines/{slugs[name]}.html")
-    site.write("index.html", site.render(
-        "index.html", "", title="Rating list", sources=sources, games=len(outcomes),
-        time_controls=_time_controls(sources), **context))
+    site.write(
+        "index.html",
+        site.render(
+            "index.html",
+            "",
+            title="Rating list",
+            sources=sources,
+            games=len(outcomes),
+            time_controls=_time_controls(sources),
+            **context,
+        ),
+    )
 
 
 def _event(site: Site, source: Source, table: RatingTable, slugs: dict[str, str]) -> None:
@@ -370,9 +461,19 @@ def _event(site: Site, source: Source, table: RatingTable, slugs: dict[str, str]
                 monitor.add(outcome)
             sprt = [monitor.progress(), *monitor.summary()]
     context = report_context(table, terminations, sections, engine_link=lambda name: f"../engines/{slugs[name]}.html")
-    site.write(f"events/{source.slug}.html", site.render(
-        "event.html", "../", title=source.title, details=details, sprt=sprt, source=source,
-        time_controls=_time_controls([source]), **context))
+    site.write(
+        f"events/{source.slug}.html",
+        site.render(
+            "event.html",
+            "../",
+            title=source.title,
+            details=details,
+            sprt=sprt,
+            source=source,
+            time_controls=_time_controls([source]),
+            **context,
+        ),
+    )
 
 
 @dataclass
@@ -384,23 +485,46 @@ class Performance:
     rank: int | None
 
 
-def _engine(site: Site, name: str, sources: list[Source], table: RatingTable,
-            event_tables: dict[str, RatingTable], slugs: dict[str, str]) -> None:
+def _engine(
+    site: Site,
+    name: str,
+    sources: list[Source],
+    table: RatingTable,
+    event_tables: dict[str, RatingTable],
+    slugs: dict[str, str],
+) -> None:
     rated = name in table.names
     row = table.row(name) if rated else None
-    opponents = [(other, table.crosstable.cell(name, other)) for other in table.names
-                 if other != name and (name, other) in table.crosstable.cells]
+    opponents = [
+        (other, table.crosstable.cell(name, other))
+        for other in table.names
+        if other != name and (name, other) in table.crosstable.cells
+    ]
     performances = []
     for source in sources:
         games = [o for o in source.outcomes if name in (o.white, o.black)]
         if not games:
             continue
-        score = sum(1.0 if (o.result == WHITE_WINS) == (o.white == name) else 0.0
-                    for o in games if o.result in (WHITE_WINS, BLACK_WINS))
+        score = sum(
+            1.0 if (o.result == WHITE_WINS) == (o.white == name) else 0.0
+            for o in games
+            if o.result in (WHITE_WINS, BLACK_WINS)
+        )
         event = event_tables[source.slug]
         line = event.row(name) if name in event.names else None
-        performances.append(Performance(source, len(games), score, line.rating if line else None,
-                                        line.rank if line else None))
-    site.write(f"engines/{slugs[name]}.html", site.render(
-        "engine.html", "../", title=name, row=row, opponents=opponents, performances=performances, slugs=slugs,
-        maybe=lambda value: "\u2013" if value is None else f"{value:.1f}"))
+        performances.append(
+            Performance(source, len(games), score, line.rating if line else None, line.rank if line else None)
+        )
+    site.write(
+        f"engines/{slugs[name]}.html",
+        site.render(
+            "engine.html",
+            "../",
+            title=name,
+            row=row,
+            opponents=opponents,
+            performances=performances,
+            slugs=slugs,
+            maybe=lambda value: "\u2013" if value is None else f"{value:.1f}",
+        ),
+    )

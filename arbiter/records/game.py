@@ -73,7 +73,7 @@ class Termination(Enum):
 
 class MoveSource(Enum):
     ENGINE = "engine"  # chosen by an engine, with its score and the time it took
-    BOOK = "book"      # part of the opening
+    BOOK = "book"  # part of the opening
     FORCED = "forced"  # the only legal move (a pass), played by the arbiter without asking
 
 
@@ -170,5 +170,6 @@ class GameOutcome:
 
     @classmethod
     def of(cls, record: GameRecord) -> GameOutcome:
-        return cls(record.number, record.white, record.black, record.result, record.termination, record.reason,
-                   record.plies)
+        return cls(
+            record.number, record.white, record.black, record.result, record.termination, record.reason, record.plies
+        )

@@ -40,9 +40,14 @@ def _comment(text: str) -> str:
 def record_tags(record: GameRecord) -> list[tuple[str, str]]:
     """The tag pairs of a game, in the order they are written."""
     tags = [
-        ("Event", record.event), ("Site", record.site), ("Date", record.date),
-        ("Round", str(record.number)), ("White", record.white), ("Black", record.black),
-        ("Result", record.result), ("Variant", record.variant),
+        ("Event", record.event),
+        ("Site", record.site),
+        ("Date", record.date),
+        ("Round", str(record.number)),
+        ("White", record.white),
+        ("Black", record.black),
+        ("Result", record.result),
+        ("Variant", record.variant),
     ]
     if record.fen is not None:
         tags += [("SetUp", "1"), ("FEN", record.fen)]
@@ -126,7 +131,7 @@ class PgnWriter:
             view = memoryview(data)
             try:
                 while view:
-                    view = view[os.write(self._fd, view):]
+                    view = view[os.write(self._fd, view) :]
             except OSError as error:  # e.g. the disk is full: take back what part was written
                 try:
                     os.ftruncate(self._fd, size)
@@ -185,6 +190,7 @@ class PgnWriter:
 
 # -- reading ---------------------------------------------------------------------------------
 
+
 @dataclass
 class PgnMove:
     """A move token as read: its text, the line it is on, and the comments that follow it."""
@@ -226,15 +232,19 @@ class PgnGame:
         time_control = tags.get("TimeControl")
         return GameRecord(
             number=int(tags["Round"]) if _ROUND.fullmatch(tags.get("Round", "")) else self.index,
-            white=tags.get("White", "?"), black=tags.get("Black", "?"),
+            white=tags.get("White", "?"),
+            black=tags.get("Black", "?"),
             variant=tags.get("Variant", "dipole"),
             fen=tags.get("FEN") if tags.get("SetUp", "1" if "FEN" in tags else "0") == "1" else None,
             moves=tuple(parse_move_comment(m.text, m.comments[0] if m.comments else "") for m in self.moves),
             result=self.result or tags.get("Result", "*"),
-            termination=termination, reason=self.reason(),
+            termination=termination,
+            reason=self.reason(),
             white_tc=tags.get("WhiteTimeControl", time_control or "-"),
             black_tc=tags.get("BlackTimeControl", time_control or "-"),
-            opening=tags.get("Opening", ""), event=tags.get("Event", "?"), site=tags.get("Site", "?"),
+            opening=tags.get("Opening", ""),
+            event=tags.get("Event", "?"),
+            site=tags.get("Site", "?"),
             date=tags.get("Date", "????.??.??"),
         )
 
@@ -336,11 +346,10 @@ class _Reader:
         end = len(self.text) if end < 0 else end
         match = _TAG.match(self.text, self.pos, end)
         if match is None:
-            raise self.fail(f'malformed tag pair {self.text[self.pos:end].strip()!r}; expected [Name "value"]')
+            raise self.fail(f'malformed tag pair {self.text[self.pos : end].strip()!r}; expected [Name "value"]')
         if self.in_movetext:
             raise self.fail(
-                f"tag pair {match.group(0)!r} inside the moves of {self.current().label()}, "
-                f"whose result is missing"
+                f"tag pair {match.group(0)!r} inside the moves of {self.current().label()}, whose result is missing"
             )
         game = self.current()
         game.tags[match.group(1)] = _UNESCAPE.sub(r"\1", match.group(2))
@@ -351,7 +360,7 @@ class _Reader:
         end = self.text.find("}", self.pos)
         if end < 0:
             raise self.fail("comment opened with '{' is never closed", start_line)
-        body = self.text[self.pos + 1:end]
+        body = self.text[self.pos + 1 : end]
         self.line += body.count("\n")
         self.pos = end + 1
         game = self.current()
@@ -385,7 +394,7 @@ class _Reader:
     def read_symbol(self) -> None:
         match = _SYMBOL_END.search(self.text, self.pos)
         end = match.start() if match else len(self.text)
-        token = self.text[self.pos:end]
+        token = self.text[self.pos : end]
         self.pos = end
         if token in RESULTS or token == "1/2-1/2":
             self.finish(token)
@@ -393,7 +402,7 @@ class _Reader:
         self.in_movetext = True
         number = _MOVE_NUMBER.match(token)
         if number is not None:
-            token = token[number.end():]
+            token = token[number.end() :]
             if not token:
                 return
         if _NAG.fullmatch(token):

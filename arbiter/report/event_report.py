@@ -58,8 +58,7 @@ def render_report(
     sections: Sequence[Markup] = (),
 ) -> str:
     """The report as one HTML5 document (see ``write_report``)."""
-    return str(render("report.html", title=title, details=details,
-                      **report_context(table, terminations, sections)))
+    return str(render("report.html", title=title, details=details, **report_context(table, terminations, sections)))
 
 
 def report_context(
@@ -73,13 +72,19 @@ def report_context(
     notes = list(table.notes)
     if table.unrated:
         notes.append(f"Not rated (no finished games): {', '.join(table.unrated)}.")
-    counted = sorted(((label, count) for label, count in terminations.items() if count),
-                     key=lambda item: (-item[1], item[0]))
+    counted = sorted(
+        ((label, count) for label, count in terminations.items() if count), key=lambda item: (-item[1], item[0])
+    )
     return dict(
-        table=table, notes=notes, sections=sections, engine_link=engine_link,
+        table=table,
+        notes=notes,
+        sections=sections,
+        engine_link=engine_link,
         chart=_chart(table.rows, table.anchor[1] if table.anchor else 0.0) if table.rows else None,
-        matrices=[_crosstable(table), _los(table)] if table.rows else [], maybe=_maybe,
-        terminations=counted, total=sum(terminations.values()),
+        matrices=[_crosstable(table), _los(table)] if table.rows else [],
+        maybe=_maybe,
+        terminations=counted,
+        total=sum(terminations.values()),
     )
 
 
@@ -134,11 +139,28 @@ def _chart(rows: Sequence[EngineRating], reference: float) -> Chart:
         return f"{plot_left + (value - low) / (high - low) * (plot_right - plot_left):.2f}"
 
     ticks = [Tick(tick, x(tick)) for tick in (low + k * step for k in range(round((high - low) / step) + 1))]
-    bars = [Bar(row, row.name if len(row.name) <= LABEL_CHARS else row.name[: LABEL_CHARS - 1] + "\u2026",
-                TOP_MARGIN + ROW_HEIGHT * (i + 0.5), x(row.ci_low), x(row.rating), x(row.ci_high))
-            for i, row in enumerate(rows)]
-    return Chart(CHART_WIDTH, plot_bottom + AXIS_HEIGHT, TOP_MARGIN, plot_bottom, plot_left, plot_right,
-                 x(reference), ticks, bars)
+    bars = [
+        Bar(
+            row,
+            row.name if len(row.name) <= LABEL_CHARS else row.name[: LABEL_CHARS - 1] + "\u2026",
+            TOP_MARGIN + ROW_HEIGHT * (i + 0.5),
+            x(row.ci_low),
+            x(row.rating),
+            x(row.ci_high),
+        )
+        for i, row in enumerate(rows)
+    ]
+    return Chart(
+        CHART_WIDTH,
+        plot_bottom + AXIS_HEIGHT,
+        TOP_MARGIN,
+        plot_bottom,
+        plot_left,
+        plot_right,
+        x(reference),
+        ticks,
+        bars,
+    )
 
 
 def _nice_step(rough: float) -> float:
@@ -158,10 +180,13 @@ class Matrix:
     rows: list[tuple[EngineRating, list[tuple[str, str]]]]
 
 
-def _matrix(table: RatingTable, section: str, heading: str, note: str,
-            cell: Callable[[str, str], tuple[str, str]]) -> Matrix:
-    rows = [(row, [("\u2013", "self") if row.name == other else cell(row.name, other) for other in table.names])
-            for row in table.rows]
+def _matrix(
+    table: RatingTable, section: str, heading: str, note: str, cell: Callable[[str, str], tuple[str, str]]
+) -> Matrix:
+    rows = [
+        (row, [("\u2013", "self") if row.name == other else cell(row.name, other) for other in table.names])
+        for row in table.rows
+    ]
     return Matrix(section, heading, note, rows)
 
 
@@ -172,8 +197,13 @@ def _crosstable(table: RatingTable) -> Matrix:
         css = "better" if balance > 0 else "worse" if balance < 0 else ""
         return table.crosstable.cell_text(a, b), css
 
-    return _matrix(table, "crosstable", "Crosstable",
-                   "Each cell: the row engine's wins-losses as White / as Black against the column engine.", cell)
+    return _matrix(
+        table,
+        "crosstable",
+        "Crosstable",
+        "Each cell: the row engine's wins-losses as White / as Black against the column engine.",
+        cell,
+    )
 
 
 def _los(table: RatingTable) -> Matrix:
@@ -181,5 +211,10 @@ def _los(table: RatingTable) -> Matrix:
         los = table.los(a, b)
         return f"{100 * los:.0f}", "better" if los >= 0.95 else "worse" if los <= 0.05 else ""
 
-    return _matrix(table, "los", "Likelihood of superiority",
-                   "Percent chance that the row engine is stronger than the column engine.", cell)
+    return _matrix(
+        table,
+        "los",
+        "Likelihood of superiority",
+        "Percent chance that the row engine is stronger than the column engine.",
+        cell,
+    )

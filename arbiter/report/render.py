@@ -26,9 +26,11 @@ def environment(*packages: str) -> Environment:
 
     env = Environment(
         loader=ChoiceLoader([PackageLoader(package, "templates") for package in packages]),
-        autoescape=True,              # every template is HTML
-        undefined=StrictUndefined,    # a misspelt name fails the render instead of printing nothing
-        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+        autoescape=True,  # every template is HTML
+        undefined=StrictUndefined,  # a misspelt name fails the render instead of printing nothing
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
     )
     # ``{{ value|fmt(".1f") }}``: Python's format(), so the numbers read as in the text output.
     env.filters["fmt"] = format

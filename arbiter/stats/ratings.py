@@ -260,8 +260,10 @@ class RatingTable:
     def standings_lines(self) -> list[str]:
         """Ordo-style standings: rank, engine, rating, error, interval, points, games, per colour."""
         width = max([len("ENGINE"), *(len(row.name) for row in self.rows)])
-        lines = [f"{'#':>4} {'ENGINE':<{width}}  {'RATING':>7}  {'ERROR':>6}  {'95% CI':^17}  {'POINTS':>7}"
-                 f"  {'PLAYED':>6}  {'(%)':>5}  {'WHITE%':>6}  {'BLACK%':>6}  {'OPPO.':>7}  FLAG"]
+        lines = [
+            f"{'#':>4} {'ENGINE':<{width}}  {'RATING':>7}  {'ERROR':>6}  {'95% CI':^17}  {'POINTS':>7}"
+            f"  {'PLAYED':>6}  {'(%)':>5}  {'WHITE%':>6}  {'BLACK%':>6}  {'OPPO.':>7}  FLAG"
+        ]
         for row in self.rows:
             interval = f"[{row.ci_low:7.1f},{row.ci_high:7.1f}]"
             lines.append(
@@ -284,7 +286,9 @@ class RatingTable:
     def _matrix_lines(self, cells: list[list[str]]) -> list[str]:
         width = max([len("ENGINE"), *(len(name) for name in self.names)])
         column = max([len(str(len(self.rows))), *(len(text) for line in cells for text in line)])
-        header = f"{'#':>4} {'ENGINE':<{width}}" + "".join(f"  {rank:>{column}}" for rank in range(1, len(self.rows) + 1))
+        header = f"{'#':>4} {'ENGINE':<{width}}" + "".join(
+            f"  {rank:>{column}}" for rank in range(1, len(self.rows) + 1)
+        )
         lines = [header]
         for row, line in zip(self.rows, cells):
             lines.append(f"{row.rank:>4} {row.name:<{width}}" + "".join(f"  {text:>{column}}" for text in line))
@@ -301,7 +305,9 @@ class RatingTable:
         if self.white_advantage is not None:
             parts.append(f"White advantage: {self.white_advantage.text()}")
         if self.games:
-            parts.append(f"White scored {self.white_points:g} of {self.games} ({100 * self.white_points / self.games:.1f}%)")
+            parts.append(
+                f"White scored {self.white_points:g} of {self.games} ({100 * self.white_points / self.games:.1f}%)"
+            )
         parts += list(self.notes)
         if self.unrated:
             parts.append(f"Not rated (no finished games): {', '.join(self.unrated)}")
@@ -393,7 +399,9 @@ def fit_ratings(
     players = n
     if weight:
         # the reference player is number n; each engine meets it weight/2 times with each colour
-        pooled += [(i, n, weight / 2, weight / 4) for i in range(n)] + [(n, i, weight / 2, weight / 4) for i in range(n)]
+        pooled += [(i, n, weight / 2, weight / 4) for i in range(n)] + [
+            (n, i, weight / 2, weight / 4) for i in range(n)
+        ]
         players = n + 1
     theta, covariance = _newton(players, pooled, advantage)
 
@@ -410,12 +418,15 @@ def fit_ratings(
         a = players
         sd = ELO_PER_LOGIT * math.sqrt(max(0.0, covariance[a][a]))
         value = ELO_PER_LOGIT * theta[a]
-        white_advantage = Estimate(value, value - Z_95 * sd, value + Z_95 * sd, FLAG_PRIOR if advantage_unbounded else "")
+        white_advantage = Estimate(
+            value, value - Z_95 * sd, value + Z_95 * sd, FLAG_PRIOR if advantage_unbounded else ""
+        )
     total_games = sum(t.games for t in results.values())
     white_points = sum(t.points for t in results.values())
     notes = _notes(weight, needs_prior, flags, advantage_unbounded)
-    return RatingTable(rows, white_advantage, crosstable, ordered_cov, anchor, weight, total_games, white_points,
-                       unrated, notes)
+    return RatingTable(
+        rows, white_advantage, crosstable, ordered_cov, anchor, weight, total_games, white_points, unrated, notes
+    )
 
 
 def _crosstable(rated: list[str], results: Mapping[tuple[str, str], Results]) -> Crosstable:
@@ -475,7 +486,9 @@ def _advantage_unbounded(n: int, cells: Mapping[tuple[int, int], Results], sign:
     return False
 
 
-def _newton(players: int, pooled: list[tuple[int, int, float, float]], advantage: bool) -> tuple[list[float], list[list[float]]]:
+def _newton(
+    players: int, pooled: list[tuple[int, int, float, float]], advantage: bool
+) -> tuple[list[float], list[list[float]]]:
     """Maximise the log-likelihood of ``pooled`` (white, black, games, White's points) over
     log-odds strengths ``theta[0..players-1]`` and, if ``advantage``, ``theta[players]``.
     ``theta[0]`` is held at 0 (the shift is fixed later).  Returns theta and its covariance
@@ -511,7 +524,9 @@ def _margin(theta: list[float], white: int, black: int, players: int, advantage:
     return theta[white] - theta[black] + (theta[players] if advantage else 0.0)
 
 
-def _log_likelihood(theta: list[float], pooled: list[tuple[int, int, float, float]], players: int, advantage: bool) -> float:
+def _log_likelihood(
+    theta: list[float], pooled: list[tuple[int, int, float, float]], players: int, advantage: bool
+) -> float:
     total = 0.0
     for white, black, games, points in pooled:
         margin = _margin(theta, white, black, players, advantage)
@@ -519,8 +534,9 @@ def _log_likelihood(theta: list[float], pooled: list[tuple[int, int, float, floa
     return total
 
 
-def _derivatives(theta: list[float], pooled: list[tuple[int, int, float, float]], players: int,
-                 advantage: bool) -> tuple[list[float], list[list[float]]]:
+def _derivatives(
+    theta: list[float], pooled: list[tuple[int, int, float, float]], players: int, advantage: bool
+) -> tuple[list[float], list[list[float]]]:
     """The gradient of the log-likelihood and the information (minus its Hessian)."""
     size = len(theta)
     gradient = [0.0] * size
@@ -609,7 +625,7 @@ def _scale(rated: list[str], theta: list[float], anchor: tuple[str, float] | Non
 
 def _scaled_covariance(covariance: list[list[float]], weights: list[float], n: int) -> list[list[float]]:
     """The covariance (Elo^2) of ``r = T theta`` with ``T = I - 1 w^T`` on the first n entries."""
-    c = [[ELO_PER_LOGIT ** 2 * covariance[i][j] for j in range(n)] for i in range(n)]
+    c = [[ELO_PER_LOGIT**2 * covariance[i][j] for j in range(n)] for i in range(n)]
     cw = [sum(c[i][j] * weights[j] for j in range(n)) for i in range(n)]
     wcw = sum(weights[i] * cw[i] for i in range(n))
     return [[c[i][j] - cw[i] - cw[j] + wcw for j in range(n)] for i in range(n)]
@@ -627,8 +643,10 @@ def _flags(rated: list[str], components: list[list[int]], results: Mapping[tuple
             continue
         for i in component:
             name = rated[i]
-            against_others = sum((t if w == name else t.reversed() for (w, b), t in results.items()
-                                  if name in (w, b) and w != b), Results())
+            against_others = sum(
+                (t if w == name else t.reversed() for (w, b), t in results.items() if name in (w, b) and w != b),
+                Results(),
+            )
             if against_others.games and against_others.wins == against_others.games:
                 flags[name] = FLAG_ALL_WINS
             elif against_others.games and against_others.losses == against_others.games:
@@ -638,8 +656,13 @@ def _flags(rated: list[str], components: list[list[int]], results: Mapping[tuple
     return flags
 
 
-def _rows(rated: list[str], ratings: list[float], cov: list[list[float]], results: Mapping[tuple[str, str], Results],
-          flags: Mapping[str, str]) -> tuple[EngineRating, ...]:
+def _rows(
+    rated: list[str],
+    ratings: list[float],
+    cov: list[list[float]],
+    results: Mapping[tuple[str, str], Results],
+    flags: Mapping[str, str],
+) -> tuple[EngineRating, ...]:
     by_name = dict(zip(rated, ratings))
     unsorted = []
     for i, name in enumerate(rated):
@@ -652,8 +675,21 @@ def _rows(rated: list[str], ratings: list[float], cov: list[list[float]], result
         unsorted.append((name, ratings[i], half_width, games, as_white, as_black, opponents))
     unsorted.sort(key=lambda item: (-item[1], item[0]))
     return tuple(
-        EngineRating(rank, name, rating, rating - half, rating + half, games, white.points + black.points,
-                     white.games, white.points, black.games, black.points, opponents, flags.get(name, ""))
+        EngineRating(
+            rank,
+            name,
+            rating,
+            rating - half,
+            rating + half,
+            games,
+            white.points + black.points,
+            white.games,
+            white.points,
+            black.games,
+            black.points,
+            opponents,
+            flags.get(name, ""),
+        )
         for rank, (name, rating, half, games, white, black, opponents) in enumerate(unsorted, 1)
     )
 
@@ -666,10 +702,17 @@ def _notes(weight: float, needed: bool, flags: Mapping[str, str], advantage_unbo
         why.append("some ratings")
     if advantage_unbounded:
         why.append("the White advantage")
-    reason = (f"the results leave {' and '.join(why) or 'the ratings'} unbounded, so every engine got"
-              if needed else "requested: every engine got")
-    notes = [f"Prior ({reason} {weight:g} virtual drawn game(s), half as White and half as Black, "
-             "against a reference player of free rating)."]
+    reason = (
+        f"the results leave {' and '.join(why) or 'the ratings'} unbounded, so every engine got"
+        if needed
+        else "requested: every engine got"
+    )
+    notes = [
+        f"Prior ({reason} {weight:g} virtual drawn game(s), half as White and half as Black, "
+        "against a reference player of free rating)."
+    ]
     if flags:
-        notes.append("Flagged ratings rest on that prior: " + ", ".join(f"{name} ({flag})" for name, flag in flags.items()) + ".")
+        notes.append(
+            "Flagged ratings rest on that prior: " + ", ".join(f"{name} ({flag})" for name, flag in flags.items()) + "."
+        )
     return tuple(notes)

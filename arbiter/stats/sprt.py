@@ -143,8 +143,12 @@ def constrained_mle(empirical: Sequence[float], mean: float) -> list[float]:
 
 def pair_score(games: Sequence[GameResult], engine: str) -> float:
     """The tested ``engine``'s score over a colour-reversed pair: the mean of its two results."""
-    if len(games) != 2 or {games[0].white, games[0].black} != {games[1].white, games[1].black} \
-            or games[0].white != games[1].black or engine not in (games[0].white, games[0].black):
+    if (
+        len(games) != 2
+        or {games[0].white, games[0].black} != {games[1].white, games[1].black}
+        or games[0].white != games[1].black
+        or engine not in (games[0].white, games[0].black)
+    ):
         raise ValueError(f"not a colour-reversed pair of games with {engine!r}")
     points = 0.0
     for game in games:
@@ -211,5 +215,7 @@ class SprtState:
         """The final line: the decision (or that none was reached) after how many pairs."""
         losses, splits, wins = self.counts
         outcome = self.decision or "no decision"
-        return (f"SPRT ({self.params.text()}): {outcome} after {self.pairs} pairs "
-                f"(won {wins}, split {splits}, lost {losses}); {self.progress()}")
+        return (
+            f"SPRT ({self.params.text()}): {outcome} after {self.pairs} pairs "
+            f"(won {wins}, split {splits}, lost {losses}); {self.progress()}"
+        )

@@ -60,7 +60,7 @@ def elo_estimate(wins: int, losses: int, draws: int = 0) -> EloEstimate:
     if games == 0:
         return EloEstimate(math.nan, math.nan, 0.5)
     score = (wins + draws / 2) / games
-    variance = (wins * (1 - score) ** 2 + losses * score ** 2 + draws * (0.5 - score) ** 2) / games
+    variance = (wins * (1 - score) ** 2 + losses * score**2 + draws * (0.5 - score) ** 2) / games
     half_width = Z_95 * math.sqrt(variance / games)
     low, high = score - half_width, score + half_width
     margin = (elo_from_score(high) - elo_from_score(low)) / 2 if low > 0 and high < 1 else math.inf
@@ -177,8 +177,10 @@ class MatchStats:
         for name, tally in self.engines.items():
             total = tally.total
             percent = f"{100 * total.points / total.games:.1f}%" if total.games else "-"
-            rows.append((
-                f"{name:<{width}}  {total.games:>5}  {total.wins:>4}  {total.losses:>6}  {percent:>6}  "
-                f"{tally.white.wins:>4}-{tally.white.losses:<4}  {tally.black.wins:>4}-{tally.black.losses:<4}"
-            ).rstrip())
+            rows.append(
+                (
+                    f"{name:<{width}}  {total.games:>5}  {total.wins:>4}  {total.losses:>6}  {percent:>6}  "
+                    f"{tally.white.wins:>4}-{tally.white.losses:<4}  {tally.black.wins:>4}-{tally.black.losses:<4}"
+                ).rstrip()
+            )
         return rows

@@ -126,7 +126,8 @@ class Board(ABC, Generic[MoveT]):
     def set_fen(self, fen: str) -> None:
         """Replace the position by ``fen`` and forget the move history; raises FenError."""
         turn, stacks = parse_fen(
-            fen, self.geometry,
+            fen,
+            self.geometry,
             max_height=self.max_stack_height(),
             checkers_per_side=self.variant.checkers_per_side,
         )

@@ -34,11 +34,11 @@ from .zobrist import BLACK_TO_MOVE, zobrist_table
 
 
 class MoveKind(IntEnum):
-    BASIC = 0    # onto an empty square, forward or diagonally forward
-    MERGE = 1    # onto an own stack, forward or diagonally forward
+    BASIC = 0  # onto an empty square, forward or diagonally forward
+    MERGE = 1  # onto an own stack, forward or diagonally forward
     CAPTURE = 2  # onto an enemy stack no taller than the moved part, any direction
-    EXIT = 3     # off the board, forward or diagonally forward
-    PASS = 4     # only when no other move exists
+    EXIT = 3  # off the board, forward or diagonally forward
+    PASS = 4  # only when no other move exists
 
 
 _SEPARATOR = {MoveKind.BASIC: "-", MoveKind.MERGE: "+", MoveKind.CAPTURE: "x"}
@@ -84,8 +84,16 @@ _ALL_DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), 
 
 ForwardEntry = tuple[int, int, DipoleMove, DipoleMove, DipoleMove]  # target, k, basic, merge, capture
 SideView = tuple[list[int], list[int], list[int], list[int]]  # see DipoleBoard.white_view
-_MoverState = tuple[list[int], list[int], list[int], list[int], tuple[tuple[int, ...], ...],
-                    tuple[tuple[tuple[int, ...], ...], ...], int, int]
+_MoverState = tuple[
+    list[int],
+    list[int],
+    list[int],
+    list[int],
+    tuple[tuple[int, ...], ...],
+    tuple[tuple[tuple[int, ...], ...], ...],
+    int,
+    int,
+]
 BackwardEntry = tuple[int, int, DipoleMove]  # target, k, capture
 
 
@@ -148,9 +156,15 @@ class _Tables:
                         if not geom.is_dark(target):
                             continue
                         if is_forward:
-                            fwd.append((target, k, move(MoveKind.BASIC, sq, target, k),
-                                        move(MoveKind.MERGE, sq, target, k),
-                                        move(MoveKind.CAPTURE, sq, target, k)))
+                            fwd.append(
+                                (
+                                    target,
+                                    k,
+                                    move(MoveKind.BASIC, sq, target, k),
+                                    move(MoveKind.MERGE, sq, target, k),
+                                    move(MoveKind.CAPTURE, sq, target, k),
+                                )
+                            )
                         else:
                             back.append((target, k, move(MoveKind.CAPTURE, sq, target, k)))
                     if leaves:
@@ -213,14 +227,20 @@ def _leaving_keys_for(width: int, height: int, max_height: int) -> list[tuple[tu
     heights = range(max_height + 1)
     tables: list[tuple[tuple[tuple[int, ...], ...], ...]] = [()]
     for keys in (white, black):
-        tables.append(tuple(
-            tuple(tuple(keys[sq][old] ^ keys[sq][new] ^ BLACK_TO_MOVE for new in range(old)) for old in heights)
-            if sq in dark else () for sq in range(geom.size)))
+        tables.append(
+            tuple(
+                tuple(tuple(keys[sq][old] ^ keys[sq][new] ^ BLACK_TO_MOVE for new in range(old)) for old in heights)
+                if sq in dark
+                else ()
+                for sq in range(geom.size)
+            )
+        )
     return tables
 
 
 _EXIT_TEXT = re.compile(r"([a-z][0-9]+)-off(?::([0-9]+))?")
 _STEP_TEXT = re.compile(r"([a-z][0-9]+)([-+x]?)([a-z][0-9]+)")
+
 
 class DipoleBoard(Board[DipoleMove]):
     """A Dipole position with its move history.  Undo records are
@@ -552,13 +572,27 @@ class DipoleBoard(Board[DipoleMove]):
 
 
 DIPOLE_VARIANTS: tuple[Variant, ...] = (
-    Variant("dipole", "dipole", 8, 8, 12, "W:W12c1:B12d8",
-            "8x8, 12 a side, the designer's original setup (c1, d8)", DipoleBoard),
-    Variant("dipole-s", "dipole", 8, 8, 12, "W:W12e1:B12d8",
-            "8x8, 12 a side, the symmetric setup of 2007 (e1, d8)", DipoleBoard),
-    Variant("dipole-10", "dipole", 10, 10, 20, "W:W20g1:B20f10",
-            "10x10, 20 a side (g1, f10)", DipoleBoard),
-    Variant("dipole-10s", "dipole", 10, 10, 20, "W:W20e1:B20f10",
-            "10x10, 20 a side, symmetric (e1, f10)", DipoleBoard),
+    Variant(
+        "dipole",
+        "dipole",
+        8,
+        8,
+        12,
+        "W:W12c1:B12d8",
+        "8x8, 12 a side, the designer's original setup (c1, d8)",
+        DipoleBoard,
+    ),
+    Variant(
+        "dipole-s",
+        "dipole",
+        8,
+        8,
+        12,
+        "W:W12e1:B12d8",
+        "8x8, 12 a side, the symmetric setup of 2007 (e1, d8)",
+        DipoleBoard,
+    ),
+    Variant("dipole-10", "dipole", 10, 10, 20, "W:W20g1:B20f10", "10x10, 20 a side (g1, f10)", DipoleBoard),
+    Variant("dipole-10s", "dipole", 10, 10, 20, "W:W20e1:B20f10", "10x10, 20 a side, symmetric (e1, f10)", DipoleBoard),
 )
 register_variants(DIPOLE_VARIANTS)

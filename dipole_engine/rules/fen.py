@@ -18,9 +18,7 @@ _ITEM = re.compile(r"([0-9]+)([a-z][0-9]+)")
 _SIDES = {"W": WHITE, "B": BLACK}
 
 
-def parse_fen(
-    fen: str, geom: Geometry, *, max_height: int, checkers_per_side: int
-) -> tuple[Color, dict[int, int]]:
+def parse_fen(fen: str, geom: Geometry, *, max_height: int, checkers_per_side: int) -> tuple[Color, dict[int, int]]:
     """Read ``fen`` into the side to move and a map square -> signed stack height.
 
     Heights are positive for White and negative for Black.  ``max_height`` bounds a single
@@ -32,8 +30,7 @@ def parse_fen(
     fields = text.split(":")
     if len(fields) != 3:
         raise FenError(
-            f"FEN {text!r}: expected 3 fields '<side>:W<items>:B<items>' separated by ':', "
-            f"found {len(fields)}"
+            f"FEN {text!r}: expected 3 fields '<side>:W<items>:B<items>' separated by ':', found {len(fields)}"
         )
     side_field, white_field, black_field = fields
     if side_field not in _SIDES:
@@ -42,9 +39,7 @@ def parse_fen(
     for letter, color, field in (("W", WHITE, white_field), ("B", BLACK, black_field)):
         if not field.startswith(letter):
             expected = "second" if color == WHITE else "third"
-            raise FenError(
-                f"FEN {text!r}: the {expected} field must start with {letter!r}, found {field!r}"
-            )
+            raise FenError(f"FEN {text!r}: the {expected} field must start with {letter!r}, found {field!r}")
         total = 0
         items = field[1:]
         if not items:

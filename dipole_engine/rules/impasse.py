@@ -38,9 +38,9 @@ from .zobrist import BLACK_TO_MOVE, zobrist_table
 
 
 class ImpasseMoveKind(IntEnum):
-    SLIDE = 0      # a single diagonally forward, or a double diagonally backward, over empty squares
+    SLIDE = 0  # a single diagonally forward, or a double diagonally backward, over empty squares
     TRANSPOSE = 1  # a double hands its top checker to an own single diagonally behind it
-    REMOVE = 2     # the impasse rule: no slide or transpose exists, so one checker leaves
+    REMOVE = 2  # the impasse rule: no slide or transpose exists, so one checker leaves
 
 
 Change = tuple[int, int, int]  # (square, signed height before, signed height after)
@@ -173,11 +173,17 @@ class _Tables:
                 for target in squares:
                     plain = None
                     if geom.rank_of(target) != stop_rank:
-                        plain = self.plain(ImpasseMoveKind.SLIDE, sq, target,
-                                           ((sq, height * color, 0), (target, 0, height * color)), passed)
+                        plain = self.plain(
+                            ImpasseMoveKind.SLIDE,
+                            sq,
+                            target,
+                            ((sq, height * color, 0), (target, 0, height * color)),
+                            passed,
+                        )
                     elif height == 2:  # a bear-off: the double leaves a single on its nearest row
-                        plain = self.plain(ImpasseMoveKind.SLIDE, sq, target, ((sq, 2 * color, 0), (target, 0, color)),
-                                           passed)
+                        plain = self.plain(
+                            ImpasseMoveKind.SLIDE, sq, target, ((sq, 2 * color, 0), (target, 0, color)), passed
+                        )
                     entries.append((target, plain))
                     passed |= self.square_bit[target]
                 if entries:
@@ -190,8 +196,14 @@ class _Tables:
             entries = []
             for target in targets:
                 landed = color if geom.rank_of(target) == self.near_rank[color] else 2 * color  # bear-off or not
-                entries.append((target, self.plain(ImpasseMoveKind.TRANSPOSE, sq, target,
-                                                   ((sq, 2 * color, color), (target, color, landed)), 0)))
+                entries.append(
+                    (
+                        target,
+                        self.plain(
+                            ImpasseMoveKind.TRANSPOSE, sq, target, ((sq, 2 * color, color), (target, color, landed)), 0
+                        ),
+                    )
+                )
             return tuple(entries)
 
         def bear_slides(color: Color, rays: tuple[tuple[SlideEntry, ...], ...]) -> tuple[tuple[int, ImpasseMove], ...]:
@@ -227,13 +239,18 @@ class _Tables:
             self.bear_transposes[color] = [bear_transposes(color, transpose_to[sq]) for sq in range(size)]
             # [sq][0] for a double, [sq][1] for a single: squares it may step to (if empty)
             self.step_mask[color] = [
-                (occupancy_mask(self.square_bit, (ray[0][0] for ray in doubles[sq])),
-                 occupancy_mask(self.square_bit, (ray[0][0] for ray in singles[sq])))
-                for sq in range(size)]
+                (
+                    occupancy_mask(self.square_bit, (ray[0][0] for ray in doubles[sq])),
+                    occupancy_mask(self.square_bit, (ray[0][0] for ray in singles[sq])),
+                )
+                for sq in range(size)
+            ]
             self.far_row[color] = tuple(sq for sq in geom.dark_squares if geom.rank_of(sq) == self.far_rank[color])
-        self.far_row_mask = (0, occupancy_mask(self.square_bit, self.far_row[WHITE]),
-                             occupancy_mask(self.square_bit, self.far_row[BLACK]))
-
+        self.far_row_mask = (
+            0,
+            occupancy_mask(self.square_bit, self.far_row[WHITE]),
+            occupancy_mask(self.square_bit, self.far_row[BLACK]),
+        )
 
     def side_entry(self, square: int, height: int) -> int:
         """What a stack of signed ``height`` on ``square`` adds to its side's entry of an
@@ -244,19 +261,29 @@ class _Tables:
         goal = self.far_rank[color] if height == color else self.near_rank[color]
         return self.square_bit[square] | abs(goal - self.geometry.rank_of(square)) << self.rows_shift
 
-    def plain(self, kind: ImpasseMoveKind, origin: int, target: int, changes: tuple[Change, ...],
-              path: int) -> ImpasseMove:
+    def plain(
+        self, kind: ImpasseMoveKind, origin: int, target: int, changes: tuple[Change, ...], path: int
+    ) -> ImpasseMove:
         """The move of ``kind`` from ``origin`` to ``target`` over the squares of ``path`` making
         ``changes`` with no crown, built once (the same object ``ImpasseBoard._make`` finds for
         it, the tables being built first)."""
         separator = _SEPARATOR[kind]
         text = f"{self.geometry.name(origin)}{separator}{self.geometry.name(target)}"
-        return self.moves.setdefault((kind, origin, target, -1, changes),
-                                     _new_move(self, kind, origin, target, -1, text, changes, path))
+        return self.moves.setdefault(
+            (kind, origin, target, -1, changes), _new_move(self, kind, origin, target, -1, text, changes, path)
+        )
 
 
-def _new_move(tables: _Tables, kind: ImpasseMoveKind, origin: int, target: int, crown: int, text: str,
-              changes: tuple[Change, ...], path: int) -> ImpasseMove:
+def _new_move(
+    tables: _Tables,
+    kind: ImpasseMoveKind,
+    origin: int,
+    target: int,
+    crown: int,
+    text: str,
+    changes: tuple[Change, ...],
+    path: int,
+) -> ImpasseMove:
     """The move making ``changes``, with the effects ``push`` and ``pop`` apply worked out."""
     removed = advance = double_flips = 0
     rekey = BLACK_TO_MOVE
@@ -320,8 +347,11 @@ class ImpasseBoard(Board[ImpasseMove]):
         cells = self.cells
         stacks = (*self.occupied[WHITE], *self.occupied[BLACK])
         entry = self._tables.side_entry
-        self.sides = [0, sum(entry(sq, cells[sq]) for sq in self.occupied[WHITE]),
-                      sum(entry(sq, cells[sq]) for sq in self.occupied[BLACK])]
+        self.sides = [
+            0,
+            sum(entry(sq, cells[sq]) for sq in self.occupied[WHITE]),
+            sum(entry(sq, cells[sq]) for sq in self.occupied[BLACK]),
+        ]
         self.doubles = occupancy_mask(self.square_bit, (sq for sq in stacks if abs(cells[sq]) == 2))
 
     @property
@@ -485,8 +515,9 @@ class ImpasseBoard(Board[ImpasseMove]):
                             self._finish(moves, ImpasseMoveKind.TRANSPOSE, sq, target, {sq: s, target: landed})
         return moves
 
-    def _finish(self, moves: list[ImpasseMove], kind: ImpasseMoveKind, origin: int, target: int,
-                after: dict[int, int]) -> None:
+    def _finish(
+        self, moves: list[ImpasseMove], kind: ImpasseMoveKind, origin: int, target: int, after: dict[int, int]
+    ) -> None:
         """Append the move(s) that complete a slide, transpose or removal with its crown.
 
         ``after`` maps each changed square to its new signed height (bear-off included).
@@ -506,15 +537,13 @@ class ImpasseBoard(Board[ImpasseMove]):
         crowned = waiting[0]
         # A single after the move stands where the move puts one or on one of the side's stacks
         # it leaves alone: those squares, in board order, rather than every dark square.
-        others = [sq for sq in sorted({*self.occupied[s], *after})
-                  if sq != crowned and after.get(sq, cells[sq]) == s]
+        others = [sq for sq in sorted({*self.occupied[s], *after}) if sq != crowned and after.get(sq, cells[sq]) == s]
         if not others:  # the crown is owed until a single appears
             moves.append(self._make(kind, origin, target, -1, after))
         for crowner in others:
             moves.append(self._make(kind, origin, target, crowner, {**after, crowner: 0, crowned: 2 * s}))
 
-    def _make(self, kind: ImpasseMoveKind, origin: int, target: int, crown: int,
-              after: dict[int, int]) -> ImpasseMove:
+    def _make(self, kind: ImpasseMoveKind, origin: int, target: int, crown: int, after: dict[int, int]) -> ImpasseMove:
         cells = self.cells
         changes = tuple((sq, cells[sq], new) for sq, new in after.items())
         known = self._tables.moves
@@ -627,18 +656,34 @@ class ImpasseBoard(Board[ImpasseMove]):
         if kind == ImpasseMoveKind.TRANSPOSE:
             if height != 2:
                 return f"a transpose starts from a double; {name(origin)} holds a single"
-            return (f"a transpose goes onto an own single diagonally adjacent to {name(origin)} "
-                    f"and one row nearer to {who}")
+            return (
+                f"a transpose goes onto an own single diagonally adjacent to {name(origin)} and one row nearer to {who}"
+            )
         if height == 1:
             return "a single slides diagonally forward over empty squares only"
         return "a double slides diagonally backward over empty squares only"
 
 
 IMPASSE_VARIANTS: tuple[Variant, ...] = (
-    Variant("impasse", "impasse", 8, 8, 12, "W:W1a1,1e1,1d2,1h2,2c7,2g7,2b8,2f8:B2c1,2g1,2b2,2f2,1a7,1e7,1d8,1h8",
-            "8x8, the designer's rule-sheet setup: four singles and four doubles a side", ImpasseBoard),
-    Variant("impasse-singles", "impasse", 8, 8, 12,
-            "W:W1a1,1c1,1e1,1g1,1b2,1d2,1f2,1h2,1a3,1c3,1e3,1g3:B1b6,1d6,1f6,1h6,1a7,1c7,1e7,1g7,1b8,1d8,1f8,1h8",
-            "8x8, twelve singles a side on the three nearest rows (the standard checkers setup)", ImpasseBoard),
+    Variant(
+        "impasse",
+        "impasse",
+        8,
+        8,
+        12,
+        "W:W1a1,1e1,1d2,1h2,2c7,2g7,2b8,2f8:B2c1,2g1,2b2,2f2,1a7,1e7,1d8,1h8",
+        "8x8, the designer's rule-sheet setup: four singles and four doubles a side",
+        ImpasseBoard,
+    ),
+    Variant(
+        "impasse-singles",
+        "impasse",
+        8,
+        8,
+        12,
+        "W:W1a1,1c1,1e1,1g1,1b2,1d2,1f2,1h2,1a3,1c3,1e3,1g3:B1b6,1d6,1f6,1h6,1a7,1c7,1e7,1g7,1b8,1d8,1f8,1h8",
+        "8x8, twelve singles a side on the three nearest rows (the standard checkers setup)",
+        ImpasseBoard,
+    ),
 )
 register_variants(IMPASSE_VARIANTS)

@@ -40,7 +40,7 @@ class Entry:
 
     @classmethod
     def of_settings(cls, settings: Settings) -> Entry:
-        options = {key[len(OPTION_PREFIX):]: value for key, value in settings.items() if key.startswith(OPTION_PREFIX)}
+        options = {key[len(OPTION_PREFIX) :]: value for key, value in settings.items() if key.startswith(OPTION_PREFIX)}
         limits = {key: value for key, value in settings.items() if key in LIMIT_KEYS}
         return cls(settings.get("name", ""), settings.get("cmd", ""), settings.get("dir", ""), limits, options)
 
@@ -51,8 +51,11 @@ class Entry:
             raise ArbiterError("engine: expected an object")
         texts = {key: data.get(key, "") for key in ("name", "cmd", "dir")}
         limits, options = data.get("limits", {}), data.get("options", {})
-        if not all(isinstance(value, str) for value in texts.values()) or not isinstance(limits, dict) \
-                or not isinstance(options, dict):
+        if (
+            not all(isinstance(value, str) for value in texts.values())
+            or not isinstance(limits, dict)
+            or not isinstance(options, dict)
+        ):
             raise ArbiterError("engine: name, cmd and dir are text; limits and options objects")
         pairs = [*limits.items(), *options.items()]
         if not all(isinstance(key, str) and isinstance(value, (str, int, bool)) for key, value in pairs):
@@ -64,9 +67,13 @@ class Entry:
         def text(value: str | int | bool) -> str:
             return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
-        return cls(texts["name"].strip(), texts["cmd"].strip(), texts["dir"].strip(),
-                   {key: text(value) for key, value in limits.items() if text(value).strip()},
-                   {key: text(value) for key, value in options.items()})
+        return cls(
+            texts["name"].strip(),
+            texts["cmd"].strip(),
+            texts["dir"].strip(),
+            {key: text(value) for key, value in limits.items() if text(value).strip()},
+            {key: text(value) for key, value in options.items()},
+        )
 
     def settings(self) -> Settings:
         """The arbiter's flat settings of this entry."""
@@ -169,8 +176,17 @@ def probe(cmd: str, directory: str) -> dict[str, Any]:
     except EngineError as error:
         raise ArbiterError(str(error)) from None
     try:
-        options = [{"name": option.name, "type": option.type, "default": option.default, "min": option.min,
-                    "max": option.max, "vars": list(option.vars)} for option in client.options.values()]
+        options = [
+            {
+                "name": option.name,
+                "type": option.type,
+                "default": option.default,
+                "min": option.min,
+                "max": option.max,
+                "vars": list(option.vars),
+            }
+            for option in client.options.values()
+        ]
         return {"name": client.id.get("name", ""), "author": client.id.get("author", ""), "options": options}
     finally:
         client.quit()

@@ -66,8 +66,16 @@ def tournament_command(form: dict[str, Any], directory: str, engines_file: str) 
     format_ = _text(form, "format") or "round-robin"
     if format_ not in FORMATS:
         raise ArbiterError(f"format {format_!r}: one of {', '.join(FORMATS)}")
-    args += ["--format", format_, "--variant", _text(form, "variant") or "dipole", "--db", db,
-             "--event", _text(form, "name")]
+    args += [
+        "--format",
+        format_,
+        "--variant",
+        _text(form, "variant") or "dipole",
+        "--db",
+        db,
+        "--event",
+        _text(form, "name"),
+    ]
     for key in ("games", "rounds", "tc", "st", "depth", "concurrency", "sprt", "cluster", "seed"):
         value = _text(form, key)
         if value:
@@ -88,8 +96,14 @@ def tournament_command(form: dict[str, Any], directory: str, engines_file: str) 
 def _detached(args: list[str], directory: str, log: str) -> subprocess.Popen[bytes]:
     """``args`` started in its own session, its output appended to ``log``; a thread reaps it."""
     with open(log, "ab") as output:
-        process = subprocess.Popen(args, cwd=directory, stdin=subprocess.DEVNULL, stdout=output,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            args,
+            cwd=directory,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     threading.Thread(target=process.wait, daemon=True, name=f"reap {process.pid}").start()
     return process
 
@@ -113,8 +127,11 @@ def launch(args: list[str], db: str, directory: str) -> int:
         handle.seek(start)
         lines = [line.strip() for line in handle if line.strip()]
     error = next((line for line in reversed(lines) if line.startswith("dipole-arbiter: error:")), None)
-    raise ArbiterError(error.removeprefix("dipole-arbiter: error: ") if error else
-                       (lines[-1] if lines else f"the arbiter ended with status {process.returncode}"))
+    raise ArbiterError(
+        error.removeprefix("dipole-arbiter: error: ")
+        if error
+        else (lines[-1] if lines else f"the arbiter ended with status {process.returncode}")
+    )
 
 
 def start_event(form: dict[str, Any], directory: str, engines_file: str) -> str:
@@ -174,9 +191,18 @@ def event_summary(path: str) -> dict[str, Any]:
         except RatingError:
             leader = None
     state = "running" if running else "finished" if done >= total else "interrupted"
-    return {"name": os.path.basename(path), "event": config.name, "state": state, "done": done, "total": total,
-            "format": config.format, "variant": config.variant, "engines": [spec.name for spec in config.engines],
-            "leader": leader, "modified": os.path.getmtime(path)}
+    return {
+        "name": os.path.basename(path),
+        "event": config.name,
+        "state": state,
+        "done": done,
+        "total": total,
+        "format": config.format,
+        "variant": config.variant,
+        "engines": [spec.name for spec in config.engines],
+        "leader": leader,
+        "modified": os.path.getmtime(path),
+    }
 
 
 def event_list(directory: str) -> list[dict[str, Any]]:
@@ -187,15 +213,22 @@ def event_list(directory: str) -> list[dict[str, Any]]:
             try:
                 found.append(event_summary(entry.path))
             except Exception as error:  # noqa: BLE001 - a damaged database is listed with its error
-                found.append({"name": entry.name, "state": "error", "error": str(error),
-                              "modified": entry.stat().st_mtime})
+                found.append(
+                    {"name": entry.name, "state": "error", "error": str(error), "modified": entry.stat().st_mtime}
+                )
     return sorted(found, key=lambda event: -float(event["modified"]))
 
 
 def export_pgn(directory: str, name: str) -> str:
     """The event's finished games as PGN, by ``dipole-arbiter export``."""
-    done = subprocess.run([*ARBITER, "export", find_event(directory, name), "--pgn", "-"], capture_output=True,
-                          text=True, timeout=600, stdin=subprocess.DEVNULL, check=False)
+    done = subprocess.run(
+        [*ARBITER, "export", find_event(directory, name), "--pgn", "-"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
     if done.returncode != 0:
         raise ArbiterError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "export failed")
     return done.stdout
@@ -204,8 +237,14 @@ def export_pgn(directory: str, name: str) -> str:
 def report_html(directory: str, name: str, scratch: str) -> str:
     """The event's HTML report, by ``dipole-arbiter ratings DB --report``."""
     target = os.path.join(scratch, "report.html")
-    done = subprocess.run([*ARBITER, "ratings", find_event(directory, name), "--report", target],
-                          capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, check=False)
+    done = subprocess.run(
+        [*ARBITER, "ratings", find_event(directory, name), "--report", target],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
     if done.returncode != 0:
         raise ArbiterError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "no report")
     return Path(target).read_text(encoding="utf-8")

@@ -19,8 +19,11 @@ from ..watch import open_store, ratings_json
 
 def event_files(directory: str) -> list[str]:
     """The event databases of ``directory``, by name."""
-    return sorted(entry.path for entry in os.scandir(directory)
-                  if entry.name.endswith(".db") and entry.is_file() and is_event_file(entry.path))
+    return sorted(
+        entry.path
+        for entry in os.scandir(directory)
+        if entry.name.endswith(".db") and entry.is_file() and is_event_file(entry.path)
+    )
 
 
 def directory_ratings(directory: str) -> dict[str, Any]:
@@ -47,14 +50,31 @@ def directory_ratings(directory: str) -> dict[str, Any]:
         for other in table.names:
             cell = table.crosstable.cell(row.name, other)
             if other != row.name and cell.total.games:
-                opponents.append({"name": other, "games": cell.total.games, "points": cell.total.points,
-                                  "white": cell.as_white.text(True), "black": cell.as_black.text(True)})
+                opponents.append(
+                    {
+                        "name": other,
+                        "games": cell.total.games,
+                        "points": cell.total.points,
+                        "white": cell.as_white.text(True),
+                        "black": cell.as_black.text(True),
+                    }
+                )
         engines[row.name] = {
             "white": {"games": row.white_games, "points": row.white_score, "percent": row.white_percent},
             "black": {"games": row.black_games, "points": row.black_score, "percent": row.black_percent},
             "opponents": opponents,
-            "games": [{"event": event, "number": game.number, "white": game.white, "black": game.black,
-                       "result": game.result, "termination": game.termination.label, "plies": game.plies}
-                      for event, game in games if row.name in (game.white, game.black)],
+            "games": [
+                {
+                    "event": event,
+                    "number": game.number,
+                    "white": game.white,
+                    "black": game.black,
+                    "result": game.result,
+                    "termination": game.termination.label,
+                    "plies": game.plies,
+                }
+                for event, game in games
+                if row.name in (game.white, game.black)
+            ],
         }
     return {"games": len(games), "text": table.text(), "table": ratings_json(table), "engines": engines}

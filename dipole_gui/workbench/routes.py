@@ -109,15 +109,25 @@ async def engine_remove(request: Request) -> Response:
 
 def check_command(entry: Entry, timeout: str) -> list[str]:
     """``dipole-arbiter check-engine`` for ``entry`` (``timeout``: its ``--timeout``), as an argument list."""
-    words = [f"cmd={entry.cmd}", f"name={entry.name}", *([f"dir={entry.dir}"] if entry.dir else []),
-             *(f"option.{name}={value}" for name, value in entry.options.items())]
+    words = [
+        f"cmd={entry.cmd}",
+        f"name={entry.name}",
+        *([f"dir={entry.dir}"] if entry.dir else []),
+        *(f"option.{name}={value}" for name, value in entry.options.items()),
+    ]
     return [*ARBITER, "check-engine", "--engine", *words, "--positions", CHECK_POSITIONS, "--timeout", timeout]
 
 
 def run_check(entry: Entry, timeout: str) -> dict[str, object]:
     try:
-        done = subprocess.run(check_command(entry, timeout), capture_output=True, text=True, timeout=CHECK_TIMEOUT,
-                              stdin=subprocess.DEVNULL, check=False)
+        done = subprocess.run(
+            check_command(entry, timeout),
+            capture_output=True,
+            text=True,
+            timeout=CHECK_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         raise ArbiterError(f"check-engine took longer than {CHECK_TIMEOUT:.0f} s and was stopped") from None
     lines = done.stdout.splitlines() + [line for line in done.stderr.splitlines() if line.strip()]
@@ -142,23 +152,33 @@ def _workbench(request: Request) -> Workbench:
 
 @managed
 async def form_info(request: Request) -> Response:
-    return JSONResponse({"variants": [variant.name for variant in all_variants()], "formats": list(events.FORMATS),
-                         "suites": [name for name, stem in SHIPPED.items() if name == stem],
-                         "cluster": importlib.util.find_spec("distributed") is not None})
+    return JSONResponse(
+        {
+            "variants": [variant.name for variant in all_variants()],
+            "formats": list(events.FORMATS),
+            "suites": [name for name, stem in SHIPPED.items() if name == stem],
+            "cluster": importlib.util.find_spec("distributed") is not None,
+        }
+    )
 
 
 @managed
 async def events_list(request: Request) -> Response:
-    return JSONResponse({"events": await asyncio.to_thread(events.event_list, _workbench(request).events_dir),
-                         "directory": _workbench(request).events_dir})
+    return JSONResponse(
+        {
+            "events": await asyncio.to_thread(events.event_list, _workbench(request).events_dir),
+            "directory": _workbench(request).events_dir,
+        }
+    )
 
 
 @managed
 async def event_start(request: Request) -> Response:
     workbench = _workbench(request)
     try:
-        name = await asyncio.to_thread(events.start_event, await read_json(request), workbench.events_dir,
-                                       workbench.engines_file)
+        name = await asyncio.to_thread(
+            events.start_event, await read_json(request), workbench.events_dir, workbench.engines_file
+        )
     except (BadRequest, ArbiterError) as error:
         return failure(str(error))
     return JSONResponse({"name": name})

@@ -44,7 +44,10 @@ class GuiServer:
     def __init__(self, *args: str) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-c", SERVER_CODE, "--port", "0", *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
         )
         self.url = ""
         self.lines: list[str] = []
@@ -60,7 +63,9 @@ class GuiServer:
                 break
         if not self.url:
             self.proc.kill()
-            raise AssertionError(f"dipole-gui did not start: {self.lines} {self.proc.stderr.read() if self.proc.stderr else ''}")
+            raise AssertionError(
+                f"dipole-gui did not start: {self.lines} {self.proc.stderr.read() if self.proc.stderr else ''}"
+            )
 
     @property
     def base(self) -> str:
@@ -136,9 +141,19 @@ def gui_server(*args: str) -> Iterator[GuiServer]:
         assert not wait_gone(engines), "engines outlived the GUI server"
 
 
-def start_game(page, *, variant: str, white: str, black: str, tc: str = "clock",
-               base_minutes: str = "10", increment: str = "0", movetime: str = "0.1", depth: str = "2",
-               start: str = "start") -> None:
+def start_game(
+    page,
+    *,
+    variant: str,
+    white: str,
+    black: str,
+    tc: str = "clock",
+    base_minutes: str = "10",
+    increment: str = "0",
+    movetime: str = "0.1",
+    depth: str = "2",
+    start: str = "start",
+) -> None:
     """Fill in the page's new-game form, start the game and wait for it to be shown
     (``white``/``black``: the option values, "human" or an engine id; ``start``: "start" or
     "current", the position shown)."""
@@ -197,6 +212,11 @@ def big_pgn(characters: int, seed: int = 1) -> str:
     games, number = [], 0
     while sum(map(len, games)) < characters:
         number += 1
-        games.append(format_game(GameRecord(number, "a", "b", "dipole", None, tuple(moves), "*",
-                                            Termination.UNTERMINATED, "game in progress")))
+        games.append(
+            format_game(
+                GameRecord(
+                    number, "a", "b", "dipole", None, tuple(moves), "*", Termination.UNTERMINATED, "game in progress"
+                )
+            )
+        )
     return "\n".join(games)

@@ -56,7 +56,9 @@ def expect_analysis_of(page: Page, plies: int) -> None:
     page.wait_for_function(f"() => document.body.dataset.view === '{plies}'", timeout=TIMEOUT)
     expect(page.locator("#eval-bar")).to_have_attribute("data-score", pawns(white_cp(plies)), timeout=TIMEOUT)
     expect(page.locator("#t-score")).to_have_text(pawns(white_cp(plies)), timeout=TIMEOUT)
-    best = (page.text_content("#t-pv") or page.text_content('#lines .pv-line[data-multipv="1"] .line-move') or "").split()[0]
+    best = (
+        page.text_content("#t-pv") or page.text_content('#lines .pv-line[data-multipv="1"] .line-move') or ""
+    ).split()[0]
     origin, target = arrow_of(page.input_value("#fen"), best)
     arrow = page.locator("#board .arrows .arrow.rank-1")
     expect(arrow).to_have_count(1, timeout=TIMEOUT)
@@ -88,8 +90,13 @@ def test_analysis_board_bar_arrow_lines_evals_and_graph(browser: Browser, tmp_pa
             expect_analysis_of(page, plies)
         assert float(page.get_attribute("#eval-bar", "data-white") or "nan") != bar_at_start
         # The labels of the engine's figures.
-        assert [page.text_content(f"#thinking .stat:nth-child({i}) .label") for i in range(1, 6)] == \
-            ["score", "depth", "nodes", "speed", "time"]
+        assert [page.text_content(f"#thinking .stat:nth-child({i}) .label") for i in range(1, 6)] == [
+            "score",
+            "depth",
+            "nodes",
+            "speed",
+            "time",
+        ]
 
         # Three lines asked for: three distinct lines, each with its score and depth, each with an arrow.
         page.select_option("#multipv", "3")
@@ -97,7 +104,9 @@ def test_analysis_board_bar_arrow_lines_evals_and_graph(browser: Browser, tmp_pa
         expect(lines).to_have_count(3, timeout=TIMEOUT)
         for number in (1, 2, 3):
             line = page.locator(f'#lines .pv-line[data-multipv="{number}"]')
-            expect(line.locator('[data-figure="score"] .value')).to_have_text(pawns(white_cp(2, number)), timeout=TIMEOUT)
+            expect(line.locator('[data-figure="score"] .value')).to_have_text(
+                pawns(white_cp(2, number)), timeout=TIMEOUT
+            )
             expect(line.locator('[data-figure="depth"]')).to_have_text("depth 3/4")
         firsts = [lines.nth(i).locator(".line-move").first.text_content() for i in range(3)]
         assert len(set(firsts)) == 3
@@ -157,10 +166,24 @@ def test_analysis_board_bar_arrow_lines_evals_and_graph(browser: Browser, tmp_pa
 def test_watch_page_live_boards_have_coordinates_and_whole_lines(browser: Browser, tmp_path: Path) -> None:
     live = tmp_path / "match.json"
     plies = 24  # a line far longer than a card is wide
-    match = subprocess.Popen([*ARBITER, "match", *toy("a", tmp_path / "pids", "--pv", str(plies), "--think", "300"),
-                              *toy("b", tmp_path / "pids", "--pv", str(plies), "--think", "300"),
-                              "--depth", "1", "--games", "2", "--concurrency", "2", "--live", str(live)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    match = subprocess.Popen(
+        [
+            *ARBITER,
+            "match",
+            *toy("a", tmp_path / "pids", "--pv", str(plies), "--think", "300"),
+            *toy("b", tmp_path / "pids", "--pv", str(plies), "--think", "300"),
+            "--depth",
+            "1",
+            "--games",
+            "2",
+            "--concurrency",
+            "2",
+            "--live",
+            str(live),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         with gui_server("--watch", str(live)) as server:
             for width, height, name in ((1280, 800, "watch.png"), (390, 844, "watch-390.png")):
@@ -176,11 +199,17 @@ def test_watch_page_live_boards_have_coordinates_and_whole_lines(browser: Browse
                 line = card.locator('.line[data-side="white"]')
                 expect(line.locator(".score")).to_have_text(re.compile(r"^[+-]\d\.\d\d$"), timeout=TIMEOUT)
                 # The whole line, wrapped inside the card: every move of it shown, nothing cut off.
-                page.wait_for_function("(plies) => [...document.querySelectorAll('.live-game .line')].some("
-                                       "line => line.textContent.split(/\\s+/).filter(w => /\\d[-+]|off/.test(w)).length"
-                                       " >= plies)", arg=plies, timeout=TIMEOUT)
-                clipped = page.evaluate("() => [...document.querySelectorAll('.live-game .line')].filter("
-                                        "line => line.scrollWidth > line.clientWidth + 1).length")
+                page.wait_for_function(
+                    "(plies) => [...document.querySelectorAll('.live-game .line')].some("
+                    "line => line.textContent.split(/\\s+/).filter(w => /\\d[-+]|off/.test(w)).length"
+                    " >= plies)",
+                    arg=plies,
+                    timeout=TIMEOUT,
+                )
+                clipped = page.evaluate(
+                    "() => [...document.querySelectorAll('.live-game .line')].filter("
+                    "line => line.scrollWidth > line.clientWidth + 1).length"
+                )
                 assert clipped == 0
                 assert "depth" in (line.text_content() or "") and "nodes" in (line.text_content() or "")
                 assert page.evaluate("() => document.documentElement.scrollWidth") <= width

@@ -73,8 +73,13 @@ def save_and_replay(page: Page, path: Path) -> str:
     with page.expect_download() as download_info:
         page.click("#save-pgn")
     download_info.value.save_as(path)
-    replay = subprocess.run([sys.executable, "-c", "from arbiter.cli import main; main()", "replay", str(path)],
-                            check=False, capture_output=True, text=True, cwd=ROOT)
+    replay = subprocess.run(
+        [sys.executable, "-c", "from arbiter.cli import main; main()", "replay", str(path)],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert replay.returncode == 0, replay.stdout + replay.stderr
     assert "1 game replayed, all hold" in replay.stdout
     return path.read_text()
@@ -95,7 +100,9 @@ def test_game_in_progress_screenshot_clock_thinking_takeback_resign(browser: Bro
             legal = [str(move) for move in new_board("dipole", fen).legal_moves()]
             click_move(page, "dipole", fen, wanted if wanted in legal else legal[0])
             # The engine's thinking shows live.
-            page.wait_for_function("() => /^\\d/.test(document.getElementById('t-depth').textContent)")  # under its label
+            page.wait_for_function(
+                "() => /^\\d/.test(document.getElementById('t-depth').textContent)"
+            )  # under its label
             page.wait_for_function("() => document.body.dataset.awaiting === 'human'", timeout=60_000)
         # The human's clock ticks on the page.
         first = page.text_content("#clock-w")
@@ -133,10 +140,29 @@ def hostile_pgn(tmp_path: Path) -> Path:
     """Two games from a real match, the second with hostile tags."""
     records = tmp_path / "match.pgn"
     subprocess.run(
-        [sys.executable, "-c", "from arbiter.cli import main; main()", "match", "--games", "2", "--depth", "1",
-         "--engine", f"cmd={sys.executable} -m dipole_engine", "name=a",
-         "--engine", f"cmd={sys.executable} -m dipole_engine", "name=b", "--pgn", str(records)],
-        check=True, capture_output=True, cwd=ROOT, timeout=300)
+        [
+            sys.executable,
+            "-c",
+            "from arbiter.cli import main; main()",
+            "match",
+            "--games",
+            "2",
+            "--depth",
+            "1",
+            "--engine",
+            f"cmd={sys.executable} -m dipole_engine",
+            "name=a",
+            "--engine",
+            f"cmd={sys.executable} -m dipole_engine",
+            "name=b",
+            "--pgn",
+            str(records),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     text = records.read_text()
     first, second = text.split("\n\n[Event")
     second = "[Event" + second
@@ -220,8 +246,9 @@ def test_analysis_starts_updates_and_stops(browser: Browser) -> None:
         page, errors = open_page(browser, server.url)
         page.select_option("#analysis-engine", "3")
         page.click("#analyse")
-        page.wait_for_function("() => /^([3-9]|\\d\\d)/.test(document.getElementById('t-depth').textContent)",
-                               timeout=60_000)
+        page.wait_for_function(
+            "() => /^([3-9]|\\d\\d)/.test(document.getElementById('t-depth').textContent)", timeout=60_000
+        )
         assert page.text_content("#thinking-who") == "· analysis"
         assert page.text_content("#t-pv")
         # A move on the board (a free game: no engine plays): the analysis follows the position.
@@ -231,8 +258,10 @@ def test_analysis_starts_updates_and_stops(browser: Browser) -> None:
         after = new_board("dipole", page.input_value("#fen"))
         legal = {str(move) for move in after.legal_moves()}
         page.wait_for_function(
-            "legal => legal.includes(document.getElementById('t-pv').textContent.split(' ')[0])", arg=sorted(legal),
-            timeout=60_000)
+            "legal => legal.includes(document.getElementById('t-pv').textContent.split(' ')[0])",
+            arg=sorted(legal),
+            timeout=60_000,
+        )
         engines = server.descendants()
         assert len(engines) == 1
         page.click("#analyse-stop")
@@ -254,8 +283,9 @@ def test_hostile_engine_name_is_text(browser: Browser) -> None:
 
 def test_crashed_engine_reported_and_server_keeps_running(browser: Browser) -> None:
     crash = f"cmd={sys.executable} {TOY_ENGINE} --crash --after 3"
-    with gui_server("--engine", crash, "name=crasher", "--engine", f"cmd={sys.executable} {TOY_ENGINE}",
-                    "name=steady") as server:
+    with gui_server(
+        "--engine", crash, "name=crasher", "--engine", f"cmd={sys.executable} {TOY_ENGINE}", "name=steady"
+    ) as server:
         page, errors = open_page(browser, server.url)
         start_game(page, variant="dipole", white="0", black="1", tc="movetime", movetime="0.2")
         banner = wait_result(page, 60_000)
@@ -344,8 +374,9 @@ def test_token_checked_on_every_request_and_socket(browser: Browser) -> None:
         # A page of another site cannot open the socket, even with the cookie.
         port = base.rsplit(":", 1)[1].strip("/")
         assert socket_opens(ws, {"Cookie": f"dipole_gui_token_{port}=secret-token-123"})
-        assert not socket_opens(ws, {"Cookie": f"dipole_gui_token_{port}=secret-token-123",
-                                     "Origin": "http://evil.example"})
+        assert not socket_opens(
+            ws, {"Cookie": f"dipole_gui_token_{port}=secret-token-123", "Origin": "http://evil.example"}
+        )
         # The browser, given the printed URL, plays on: the cookie carries the token.
         page, errors = open_page(browser, server.url)
         page.wait_for_function("() => document.getElementById('connection').textContent === 'connected'")
@@ -380,13 +411,21 @@ def test_host_names_are_loopback_only_as_literal_addresses_or_localhost() -> Non
         port = server.base.rsplit(":", 1)[1].strip("/")
         for host in (f"127.0.0.2:{port}", "127.255.0.9", f"[::1]:{port}", "[::1]", f"LocalHost:{port}"):
             assert fetch(server.base + "api/engines", {"Host": host})[0] == 200, host
-        for host in (f"127.evil.example:{port}", "127.0.0.1.evil.example", f"127.1:{port}", f"::1:{port}",
-                     f"[::1].example:{port}", f"localhost.example:{port}", f"127.0.0.1:{port}x"):
+        for host in (
+            f"127.evil.example:{port}",
+            "127.0.0.1.evil.example",
+            f"127.1:{port}",
+            f"::1:{port}",
+            f"[::1].example:{port}",
+            f"localhost.example:{port}",
+            f"127.0.0.1:{port}x",
+        ):
             assert fetch(server.base + "api/engines", {"Host": host})[0] == 403, host
         # A socket to the server, named as a page of each name would name it (Host and Origin).
         assert socket_opens(f"ws://127.0.0.2:{port}/ws", {"Origin": f"http://127.0.0.2:{port}"}, int(port))
-        assert not socket_opens(f"ws://127.evil.example:{port}/ws", {"Origin": f"http://127.evil.example:{port}"},
-                                int(port))
+        assert not socket_opens(
+            f"ws://127.evil.example:{port}/ws", {"Origin": f"http://127.evil.example:{port}"}, int(port)
+        )
 
 
 @pytest.mark.slow
@@ -422,7 +461,8 @@ def test_a_game_over_the_servers_limit_is_refused_on_the_page(browser: Browser) 
         second.wait_for_selector("#message.error")
         assert second.text_content("#message") == (
             "the game was not started: the server runs as many games and analyses with engines as it may at once "
-            "(1: dipole-gui --max-games); try again when one has ended")
+            "(1: dipole-gui --max-games); try again when one has ended"
+        )
         assert "Human" in second.text_content("#player-top")  # the game shown has no engine
         assert server.descendants() == engines and len(engines) == 1
         first.close()  # the first page's game ends with it (--keep-games 0), and its place is free

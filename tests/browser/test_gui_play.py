@@ -43,8 +43,7 @@ def play_to_the_end(page: Page, variant: str) -> tuple[list[str], list[str]]:
     with EngineClient(list(own_engine_command()), name="hand") as brain:
         brain.set_option("UCI_Variant", variant)
         for _ in range(MAX_PLIES):
-            page.wait_for_function("() => ['human', 'nobody'].includes(document.body.dataset.awaiting)",
-                                   timeout=60_000)
+            page.wait_for_function("() => ['human', 'nobody'].includes(document.body.dataset.awaiting)", timeout=60_000)
             if page.get_attribute("body", "data-awaiting") == "nobody":
                 return clicked, questions
             fen = page.input_value("#fen")
@@ -67,10 +66,13 @@ def play_to_the_end(page: Page, variant: str) -> tuple[list[str], list[str]]:
     raise AssertionError(f"no end after {MAX_PLIES} plies")
 
 
-@pytest.mark.parametrize(("variant", "feature", "chooser_seen"), [
-    ("dipole", "-off:", "How many checkers leave?"),
-    ("impasse", "=", "Which single crowns?"),
-])
+@pytest.mark.parametrize(
+    ("variant", "feature", "chooser_seen"),
+    [
+        ("dipole", "-off:", "How many checkers leave?"),
+        ("impasse", "=", "Which single crowns?"),
+    ],
+)
 @pytest.mark.slow
 def test_whole_game_won_by_clicking(browser: Browser, variant: str, feature: str, chooser_seen: str) -> None:
     with gui_server() as server:

@@ -37,7 +37,8 @@ def moves_shown(page: Page) -> list[str]:
 
 
 def test_a_reload_in_the_middle_of_a_game_against_an_engine_goes_on_with_its_clocks_and_engine(
-        browser: Browser) -> None:
+    browser: Browser,
+) -> None:
     with gui_server() as server:
         page = browser.new_page()
         open_game(page, server.url)
@@ -112,7 +113,8 @@ def test_an_abandoned_game_lives_on_then_is_dropped_with_its_engines(browser: Br
         open_game(page, url)
         page.wait_for_selector("#message:not([hidden])")
         assert (page.text_content("#message") or "").startswith(
-            "that game is no longer on the server (a game is dropped 5 s after its last page went away")
+            "that game is no longer on the server (a game is dropped 5 s after its last page went away"
+        )
         assert page.get_attribute("body", "data-plies") == "0"
         assert page.url != url and "game=" in page.url  # a new game, named in the URL
         page.close()

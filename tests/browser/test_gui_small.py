@@ -85,7 +85,7 @@ def test_fast_arrow_keys_reach_the_ply_pressed(browser: Browser, tmp_path: Path)
         move = next(m for m in board.legal_moves() if "off" not in str(m))
         board.push(move)
         moves.append(str(move))
-    pgn = "[Event \"e\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"*\"]\n\n" + " ".join(moves) + " *\n"
+    pgn = '[Event "e"]\n[White "a"]\n[Black "b"]\n[Result "*"]\n\n' + " ".join(moves) + " *\n"
     path = tmp_path / "thirty.pgn"
     path.write_text(pgn)
     with gui_server() as server:
@@ -115,8 +115,7 @@ def new_board_after(variant: str, moves: list[str]) -> str:
 
 
 def test_a_saved_pgn_keeps_the_tags_of_the_file_opened(browser: Browser, tmp_path: Path) -> None:
-    tags = {"Event": "Spring Cup", "Site": "Zurich", "Date": "2025.04.01", "Round": "7",
-            "Opening": "the long diagonal"}
+    tags = {"Event": "Spring Cup", "Site": "Zurich", "Date": "2025.04.01", "Round": "7", "Opening": "the long diagonal"}
     head = "".join(f'[{name} "{value}"]\n' for name, value in tags.items())
     path = tmp_path / "cup.pgn"
     path.write_text(head + '[White "ann"]\n[Black "bob"]\n[Result "*"]\n\n1. c1-c3 *\n')
@@ -166,8 +165,10 @@ def test_a_move_made_by_dragging(browser: Browser) -> None:
 
 
 def no_overflow(page: Page) -> None:
-    widths = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth,"
-                           " document.body.scrollWidth, document.body.clientWidth]")
+    widths = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth,"
+        " document.body.scrollWidth, document.body.clientWidth]"
+    )
     assert widths[0] <= widths[1] and widths[2] <= widths[3], widths
 
 
@@ -180,12 +181,24 @@ def apart(page: Page, first: str, second: str) -> None:
 
 
 @pytest.mark.slow
-def test_the_watch_page_fits_a_phone_and_its_picker_says_when_there_is_nothing(browser: Browser, tmp_path: Path) -> None:
+def test_the_watch_page_fits_a_phone_and_its_picker_says_when_there_is_nothing(
+    browser: Browser, tmp_path: Path
+) -> None:
     db = tmp_path / "small.db"
     pids = tmp_path / "pids"
     names = ("a_rather_long_engine_name", "another_long_engine_name", "c")
-    result = arbiter("tournament", *(word for name in names for word in toy(name, pids)),
-                     "--depth", "1", "--games", "2", "--event", "Spring_Cup_of_the_Dipole_Society", "--db", str(db))
+    result = arbiter(
+        "tournament",
+        *(word for name in names for word in toy(name, pids)),
+        "--depth",
+        "1",
+        "--games",
+        "2",
+        "--event",
+        "Spring_Cup_of_the_Dipole_Society",
+        "--db",
+        str(db),
+    )
     assert result.returncode == 0, result.stderr
     with gui_server("--watch", str(db)) as server:
         page, errors = open_page(browser, server.url, PHONE)
@@ -194,8 +207,10 @@ def test_the_watch_page_fits_a_phone_and_its_picker_says_when_there_is_nothing(b
         shot(page, "watch-390.png")
         no_overflow(page)
         # The standings are whole on the screen, not cut off inside their card.
-        fits = page.evaluate("() => { const table = document.getElementById('standings');"
-                             " return [table.scrollWidth, table.parentElement.clientWidth]; }")
+        fits = page.evaluate(
+            "() => { const table = document.getElementById('standings');"
+            " return [table.scrollWidth, table.parentElement.clientWidth]; }"
+        )
         assert fits[0] <= fits[1], fits
         apart(page, "#event-name", ".top-bar .links")
         apart(page, ".top-bar h1", ".top-bar .links")
@@ -217,4 +232,3 @@ def test_the_watch_page_fits_a_phone_and_its_picker_says_when_there_is_nothing(b
         apart(page, ".top-bar h1", ".top-bar .top-links")
         assert not errors
         page.close()
-

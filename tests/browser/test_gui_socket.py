@@ -51,26 +51,37 @@ def test_hello_lists_engines_by_number_and_name_only(url: str) -> None:
         assert state["board"]["width"] == 8 and len(state["legal"]) == 20
 
 
-@pytest.mark.parametrize(("message", "error"), [
-    ("not json", "message is not JSON"),
-    ("[1, 2]", "message has no type"),
-    ('{"type": "launch", "cmd": "/bin/sh"}', "unknown message type 'launch'"),
-    ('{"type": "new", "variant": "dipole", "white": 7, "black": "human", "tc": {"kind": "depth", "depth": 2}}',
-     "new game: white: no such engine (choose one of the list)"),
-    ('{"type": "new", "variant": "dipole", "white": "/bin/sh -c id", "black": "human", "tc": {"kind": "depth", "depth": 2}}',
-     "new game: white: no such engine (choose one of the list)"),
-    ('{"type": "new", "variant": "chess", "white": "human", "black": "human", "tc": {"kind": "depth", "depth": 2}}',
-     "new game: unknown variant 'chess'"),
-    ('{"type": "new", "variant": "dipole", "white": "human", "black": "human", "tc": {"kind": "clock", "base": -5}}',
-     "time control: clock minutes must be between 1 and 36000"),
-    ('{"type": "analyse", "engine": "python3 evil.py"}', "analysis: choose an engine from the list"),
-    ('{"type": "move", "move": "c1-c9"}', "illegal move: 'c1-c9': c9 is not a square of the 8x8 board"),
-    ('{"type": "move", "move": "c1-a1"}', "illegal move: 'c1-a1'"),
-    ('{"type": "view", "ply": "x"}', "view: expected a ply number"),
-    ('{"type": "pgn-pick", "index": 3}', "open PGN: no such game in the file"),
-    ('{"type": "pgn-open", "text": "[Event \\"x\\"\\n"}', "bad PGN"),
-    ('{"type": "takeback"}', "no move to take back"),
-])
+@pytest.mark.parametrize(
+    ("message", "error"),
+    [
+        ("not json", "message is not JSON"),
+        ("[1, 2]", "message has no type"),
+        ('{"type": "launch", "cmd": "/bin/sh"}', "unknown message type 'launch'"),
+        (
+            '{"type": "new", "variant": "dipole", "white": 7, "black": "human", "tc": {"kind": "depth", "depth": 2}}',
+            "new game: white: no such engine (choose one of the list)",
+        ),
+        (
+            '{"type": "new", "variant": "dipole", "white": "/bin/sh -c id", "black": "human", "tc": {"kind": "depth", "depth": 2}}',
+            "new game: white: no such engine (choose one of the list)",
+        ),
+        (
+            '{"type": "new", "variant": "chess", "white": "human", "black": "human", "tc": {"kind": "depth", "depth": 2}}',
+            "new game: unknown variant 'chess'",
+        ),
+        (
+            '{"type": "new", "variant": "dipole", "white": "human", "black": "human", "tc": {"kind": "clock", "base": -5}}',
+            "time control: clock minutes must be between 1 and 36000",
+        ),
+        ('{"type": "analyse", "engine": "python3 evil.py"}', "analysis: choose an engine from the list"),
+        ('{"type": "move", "move": "c1-c9"}', "illegal move: 'c1-c9': c9 is not a square of the 8x8 board"),
+        ('{"type": "move", "move": "c1-a1"}', "illegal move: 'c1-a1'"),
+        ('{"type": "view", "ply": "x"}', "view: expected a ply number"),
+        ('{"type": "pgn-pick", "index": 3}', "open PGN: no such game in the file"),
+        ('{"type": "pgn-open", "text": "[Event \\"x\\"\\n"}', "bad PGN"),
+        ('{"type": "takeback"}', "no move to take back"),
+    ],
+)
 def test_bad_requests_get_one_line_and_the_session_goes_on(url: str, message: str, error: str) -> None:
     with connect(url) as socket:
         until(socket, "state")
@@ -85,8 +96,17 @@ def test_bad_requests_get_one_line_and_the_session_goes_on(url: str, message: st
 def test_human_loses_on_time(url: str) -> None:
     with connect(url) as socket:
         until(socket, "state")
-        socket.send(json.dumps({"type": "new", "variant": "impasse", "white": "human", "black": 0,
-                                "tc": {"kind": "clock", "base": 1, "increment": 0}}))
+        socket.send(
+            json.dumps(
+                {
+                    "type": "new",
+                    "variant": "impasse",
+                    "white": "human",
+                    "black": 0,
+                    "tc": {"kind": "clock", "base": 1, "increment": 0},
+                }
+            )
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             state = until(socket, "state")
@@ -98,11 +118,16 @@ def test_human_loses_on_time(url: str) -> None:
 
 def test_engine_that_cannot_start_is_reported_and_the_game_stays() -> None:
     quitter = f"cmd={sys.executable} -c 'import sys; sys.exit(3)'"
-    with gui_server("--engine", quitter, "name=quitter") as server, \
-            connect(server.base.replace("http:", "ws:") + "ws") as socket:
+    with (
+        gui_server("--engine", quitter, "name=quitter") as server,
+        connect(server.base.replace("http:", "ws:") + "ws") as socket,
+    ):
         until(socket, "state")
-        socket.send(json.dumps({"type": "new", "variant": "dipole", "white": "human", "black": 0,
-                                "tc": {"kind": "depth", "depth": 2}}))
+        socket.send(
+            json.dumps(
+                {"type": "new", "variant": "dipole", "white": "human", "black": 0, "tc": {"kind": "depth", "depth": 2}}
+            )
+        )
         error = until(socket, "error")["message"]
         assert error.startswith("the engine could not start: engine 'quitter'") and "exited with code 3" in error
         state = until(socket, "state")
@@ -117,8 +142,10 @@ def test_deep_and_long_messages_are_refused_before_they_are_parsed_or_read() -> 
         with connect(url) as socket:
             until(socket, "state")
             socket.send("[" * 200_000 + "]" * 200_000)
-            assert until(socket, "error")["message"] == \
-                f"message has too many arrays and objects (more than {MAX_CONTAINERS})"
+            assert (
+                until(socket, "error")["message"]
+                == f"message has too many arrays and objects (more than {MAX_CONTAINERS})"
+            )
             deep = f"message nested too deeply (more than {MAX_DEPTH} levels of arrays and objects)"
             nested = json.loads("[" * MAX_DEPTH + "]" * MAX_DEPTH)  # one level too many in the message
             socket.send(json.dumps({"type": "view", "ply": nested}))
@@ -139,8 +166,10 @@ def test_deep_and_long_messages_are_refused_before_they_are_parsed_or_read() -> 
         with connect(url) as socket:
             until(socket, "state")
             socket.send(json.dumps({"type": "pgn-open", "name": "huge.pgn", "text": " " * (MAX_PGN + 1)}))
-            assert until(socket, "error")["message"] == \
-                f"open PGN: huge.pgn is too large ({MAX_PGN + 1:,} characters; at most {MAX_PGN:,})"
+            assert (
+                until(socket, "error")["message"]
+                == f"open PGN: huge.pgn is too large ({MAX_PGN + 1:,} characters; at most {MAX_PGN:,})"
+            )
     assert server.proc.stderr is not None
     log = server.proc.stderr.read()
     assert "Traceback" not in log and "RecursionError" not in log, log
@@ -177,8 +206,9 @@ def connect_from(url: str, source: str) -> ClientConnection:
     return connect(url, sock=create_connection(("127.0.0.1", port), source_address=(source, 0)))
 
 
-NEW_GAME = json.dumps({"type": "new", "variant": "dipole", "white": "human", "black": 0,
-                       "tc": {"kind": "depth", "depth": 1}})
+NEW_GAME = json.dumps(
+    {"type": "new", "variant": "dipole", "white": "human", "black": 0, "tc": {"kind": "depth", "depth": 1}}
+)
 
 
 def start_against_engine(page: ClientConnection) -> str | None:
@@ -202,16 +232,20 @@ def engines_settle(server: GuiServer, count: int) -> None:
 
 
 def test_games_and_analyses_at_once_are_bounded_per_client_and_per_server() -> None:
-    with gui_server("--max-games", "3", "--max-games-per-client", "2", "--keep-games", "0") as server, \
-            contextlib.ExitStack() as stack:
+    with (
+        gui_server("--max-games", "3", "--max-games-per-client", "2", "--keep-games", "0") as server,
+        contextlib.ExitStack() as stack,
+    ):
         url = server.base.replace("http:", "ws:") + "ws"
         a1, a2, a3 = (stack.enter_context(connect_from(url, "127.0.0.1")) for _ in range(3))
         b1, b2 = (stack.enter_context(connect_from(url, "127.0.0.2")) for _ in range(2))
         for page in (a1, a2, a3, b1, b2):
             until(page, "state")
         assert start_against_engine(a1) is None and start_against_engine(a2) is None
-        per_client = ("the game was not started: your pages run as many games and analyses with engines as one "
-                      "client may at once (2: dipole-gui --max-games-per-client); end one or close a page")
+        per_client = (
+            "the game was not started: your pages run as many games and analyses with engines as one "
+            "client may at once (2: dipole-gui --max-games-per-client); end one or close a page"
+        )
         assert start_against_engine(a3) == per_client
         a3.send(json.dumps({"type": "view", "ply": 0}))
         while (state := until(a3, "state"))["view"] != 0:
@@ -223,7 +257,8 @@ def test_games_and_analyses_at_once_are_bounded_per_client_and_per_server() -> N
         assert start_against_engine(b1) is None  # another client
         assert start_against_engine(b2) == (
             "the game was not started: the server runs as many games and analyses with engines as it may at once "
-            "(3: dipole-gui --max-games); try again when one has ended")
+            "(3: dipole-gui --max-games); try again when one has ended"
+        )
         engines_settle(server, 3)
         a1.close()  # its game is dropped at once (--keep-games 0): its engine dies, its place is free
         engines_settle(server, 2)
@@ -239,20 +274,29 @@ def test_games_and_analyses_at_once_are_bounded_per_client_and_per_server() -> N
 HOSTILE = str(Path(__file__).resolve().parent.parent / "engines" / "hostile_engine.py")
 
 
-@pytest.mark.parametrize(("flag", "termination", "reason", "within"), [
-    ("--extra-token", "illegal move", r"White makes an illegal move: bestmove \S+ foo", 10.0),
-    ("--deaf", "stalled connection", "White's connection stalls", 16.0),  # the write's 10 s, no more
-])
+@pytest.mark.parametrize(
+    ("flag", "termination", "reason", "within"),
+    [
+        ("--extra-token", "illegal move", r"White makes an illegal move: bestmove \S+ foo", 10.0),
+        ("--deaf", "stalled connection", "White's connection stalls", 16.0),  # the write's 10 s, no more
+    ],
+)
 def test_an_unreadable_answer_or_a_deaf_engine_ends_the_game_as_the_arbiter_ends_it(
-        flag: str, termination: str, reason: str, within: float) -> None:
+    flag: str, termination: str, reason: str, within: float
+) -> None:
     """The referee's words for an engine whose ``bestmove`` line is off the grammar (an illegal
     move, at once) and for one that stops reading its input (a stall: it is killed)."""
     engine = f"cmd={sys.executable} {HOSTILE} {flag}"
-    with gui_server("--engine", engine, "name=rogue") as server, \
-            connect(server.base.replace("http:", "ws:") + "ws") as socket:
+    with (
+        gui_server("--engine", engine, "name=rogue") as server,
+        connect(server.base.replace("http:", "ws:") + "ws") as socket,
+    ):
         until(socket, "state")
-        socket.send(json.dumps({"type": "new", "variant": "dipole", "white": 0, "black": 0,
-                                "tc": {"kind": "movetime", "seconds": 20}}))
+        socket.send(
+            json.dumps(
+                {"type": "new", "variant": "dipole", "white": 0, "black": 0, "tc": {"kind": "movetime", "seconds": 20}}
+            )
+        )
         started = time.monotonic()
         while not (state := until(socket, "state", timeout=60))["result"]:
             pass
@@ -265,8 +309,14 @@ ENGINE_COMMENT = re.compile(r"[+-](?:\d+\.\d\d|M\d+)/\d+ \d+\.\d{3}s")  # an eng
 
 
 def arbiter(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", "from arbiter.cli import main; main()", *args],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", "from arbiter.cli import main; main()", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        check=False,
+    )
 
 
 def test_a_resigned_gui_game_is_recorded_as_a_refereed_match_records_its_games(url: str, tmp_path: Path) -> None:
@@ -275,8 +325,17 @@ def test_a_resigned_gui_game_is_recorded_as_a_refereed_match_records_its_games(u
     engine's moves annotated alike, and a resignation of its own that ``replay`` checks."""
     with connect(url) as socket:
         until(socket, "state")
-        socket.send(json.dumps({"type": "new", "variant": "dipole", "white": "human", "black": 0,
-                                "tc": {"kind": "clock", "base": 60, "increment": 1}}))
+        socket.send(
+            json.dumps(
+                {
+                    "type": "new",
+                    "variant": "dipole",
+                    "white": "human",
+                    "black": 0,
+                    "tc": {"kind": "clock", "base": 60, "increment": 1},
+                }
+            )
+        )
         for ply in (0, 2):
             while not ((state := until(socket, "state"))["legal"] and len(state["moves"]) == ply):
                 pass
@@ -294,8 +353,23 @@ def test_a_resigned_gui_game_is_recorded_as_a_refereed_match_records_its_games(u
     assert replay.returncode == 0 and "1 game replayed, all hold" in replay.stdout, replay.stdout + replay.stderr
     matched = tmp_path / "match.pgn"
     engine = f"cmd={sys.executable} -m dipole_engine"
-    match = arbiter("match", "--games", "1", "--tc", "60+1", "--depth", "1", "--engine", engine, "name=a",
-                    "--engine", engine, "name=b", "--pgn", str(matched))
+    match = arbiter(
+        "match",
+        "--games",
+        "1",
+        "--tc",
+        "60+1",
+        "--depth",
+        "1",
+        "--engine",
+        engine,
+        "name=a",
+        "--engine",
+        engine,
+        "name=b",
+        "--pgn",
+        str(matched),
+    )
     assert match.returncode == 0, match.stdout + match.stderr
     (gui,), (refereed,) = read_pgn(saved.read_text()), read_pgn(matched.read_text())
     assert list(gui.tags) == list(refereed.tags)
@@ -314,8 +388,17 @@ def test_a_take_back_while_the_engine_thinks_stops_it_and_the_same_engine_plays_
     engine process; a resignation then ends it as the arbiter ends one."""
     with gui_server() as server, connect(server.base.replace("http:", "ws:") + "ws") as socket:
         until(socket, "state")
-        socket.send(json.dumps({"type": "new", "variant": "dipole", "white": "human", "black": 3,
-                                "tc": {"kind": "movetime", "seconds": 30}}))
+        socket.send(
+            json.dumps(
+                {
+                    "type": "new",
+                    "variant": "dipole",
+                    "white": "human",
+                    "black": 3,
+                    "tc": {"kind": "movetime", "seconds": 30},
+                }
+            )
+        )
         for _ in range(2):
             moved = time.monotonic()
             socket.send(json.dumps({"type": "move", "move": "c1-c3"}))

@@ -38,16 +38,39 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list[
     inputs = []
     for index, depths in enumerate((("2", "1", "1"), ("1", "2", "1"))):
         db = directory / f"event{index}.db"
-        engines = [arg for name, depth in zip((HOSTILE, "beta", "gamma"), depths)
-                   for arg in ("--engine", own, f"name={name}", f"depth={depth}", "tc=60+0.5")]
-        run = subprocess.run([*ARBITER, "tournament", *engines, "--games", "2", "--opening-plies", "2",
-                              "--seed", str(7 + index), "--concurrency", "2", "--db", str(db),
-                              "--event", f"Event {index + 1}"],
-                             cwd=directory, capture_output=True, text=True, timeout=600)
+        engines = [
+            arg
+            for name, depth in zip((HOSTILE, "beta", "gamma"), depths)
+            for arg in ("--engine", own, f"name={name}", f"depth={depth}", "tc=60+0.5")
+        ]
+        run = subprocess.run(
+            [
+                *ARBITER,
+                "tournament",
+                *engines,
+                "--games",
+                "2",
+                "--opening-plies",
+                "2",
+                "--seed",
+                str(7 + index),
+                "--concurrency",
+                "2",
+                "--db",
+                str(db),
+                "--event",
+                f"Event {index + 1}",
+            ],
+            cwd=directory,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert run.returncode == 0, run.stderr
         inputs.append(str(db))
-    run = subprocess.run([*ARBITER, "publish", *inputs, "--output", str(directory / "site")],
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [*ARBITER, "publish", *inputs, "--output", str(directory / "site")], capture_output=True, text=True, timeout=600
+    )
     assert run.returncode == 0, run.stderr
     yield directory / "site", inputs
 
@@ -71,11 +94,11 @@ def test_rating_list_agrees_with_ratings(browser: Browser, site: tuple[Path, lis
     assert len(expected) == 3
     page, problems = open_page(browser, root / "index.html")
     rows = page.locator("table.standings tr.engine")
-    cells = [[rows.nth(i).locator("td").nth(k).inner_text() for k in (0, 1, 2, 3, 5, 6)]
-             for i in range(rows.count())]
+    cells = [[rows.nth(i).locator("td").nth(k).inner_text() for k in (0, 1, 2, 3, 5, 6)] for i in range(rows.count())]
     shown = [(rank, name, rating, error, float(points), games) for rank, name, rating, error, points, games in cells]
-    assert shown == [(rank, name, rating, error, float(points), games)
-                     for rank, name, rating, error, points, games in expected]
+    assert shown == [
+        (rank, name, rating, error, float(points), games) for rank, name, rating, error, points, games in expected
+    ]
     assert page.locator("#events td.name a").count() == 2
     assert not problems
     page.close()
@@ -90,8 +113,14 @@ def final_stacks(record: GameRecord, plies: int) -> set[tuple[str, str, str]]:
 
 
 def drawn_stacks(page: Page) -> set[tuple[str, str, str]]:
-    return {(g.get_attribute("data-square") or "", g.get_attribute("data-color") or "",
-             g.get_attribute("data-height") or "") for g in page.locator("#board g.stack").all()}
+    return {
+        (
+            g.get_attribute("data-square") or "",
+            g.get_attribute("data-color") or "",
+            g.get_attribute("data-height") or "",
+        )
+        for g in page.locator("#board g.stack").all()
+    }
 
 
 def test_game_page_replays_by_keyboard(browser: Browser, site: tuple[Path, list[str]]) -> None:

@@ -54,17 +54,43 @@ def test_play_page_and_watch_page_show_a_score_alike_from_whites_view(browser: B
                     lineTexts({pov: "white", depth: 12, seldepth: 18, score: {cp: -7}, bound: null, nodes: 1234567,
                                nps: 350000, time: 1530, pv: ["c1-c3", "d8-b6"]})];
         }""")
-        assert texts == ["+0.35", "-1.20", "+0.00", "#3", "-#2", "≥+0.35", "",
-                         {"score": "-0.07", "depth": "depth 12/18", "nodes": "1.2M nodes", "nps": "350k nodes/s",
-                          "time": "1.5 s", "pv": "c1-c3 d8-b6"}]
+        assert texts == [
+            "+0.35",
+            "-1.20",
+            "+0.00",
+            "#3",
+            "-#2",
+            "≥+0.35",
+            "",
+            {
+                "score": "-0.07",
+                "depth": "depth 12/18",
+                "nodes": "1.2M nodes",
+                "nps": "350k nodes/s",
+                "time": "1.5 s",
+                "pv": "c1-c3 d8-b6",
+            },
+        ]
         assert not errors
         page.close()
 
     live = tmp_path / "match.json"
-    match = subprocess.Popen([*ARBITER, "match", *toy("a", tmp_path / "pids", "--score", "35", "--think", "150"),
-                              *toy("b", tmp_path / "pids", "--score", "35", "--think", "150"),
-                              "--depth", "1", "--games", "2", "--live", str(live)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    match = subprocess.Popen(
+        [
+            *ARBITER,
+            "match",
+            *toy("a", tmp_path / "pids", "--score", "35", "--think", "150"),
+            *toy("b", tmp_path / "pids", "--score", "35", "--think", "150"),
+            "--depth",
+            "1",
+            "--games",
+            "2",
+            "--live",
+            str(live),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         with gui_server("--watch", str(live)) as server:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})

@@ -29,16 +29,37 @@ TIMEOUT = 120_000  # ms: the shared 2-core machine is slow, and an event takes a
 def tournament(db: Path, *extra: str) -> list[str]:
     # A time per move, not a depth: at depth 3 the compiled engine plays all 12 games in about
     # 2 s, and the event must still be running when the test kills it.
-    engines = [arg for name, seconds in (("alpha", 0.15), ("beta", 0.1), (HOSTILE, 0.05))
-               for arg in ("--engine", ENGINE, f"name={name}", f"st={seconds}", "tc=120+1")]
-    return [*ARBITER, "tournament", *engines, "--games", "2", "--rounds", "2", "--concurrency", "2",
-            "--opening-plies", "2", "--seed", "11", "--db", str(db), *extra]
+    engines = [
+        arg
+        for name, seconds in (("alpha", 0.15), ("beta", 0.1), (HOSTILE, 0.05))
+        for arg in ("--engine", ENGINE, f"name={name}", f"st={seconds}", "tc=120+1")
+    ]
+    return [
+        *ARBITER,
+        "tournament",
+        *engines,
+        "--games",
+        "2",
+        "--rounds",
+        "2",
+        "--concurrency",
+        "2",
+        "--opening-plies",
+        "2",
+        "--seed",
+        "11",
+        "--db",
+        str(db),
+        *extra,
+    ]
 
 
 def live_plies(page: Page) -> dict[int, int]:
     """Game number -> plies shown, for every live board on the page."""
-    return {int(card.get_attribute("data-number")): int(card.get_attribute("data-plies"))  # type: ignore[arg-type]
-            for card in page.locator(".live-game").all()}
+    return {
+        int(card.get_attribute("data-number")): int(card.get_attribute("data-plies"))  # type: ignore[arg-type]
+        for card in page.locator(".live-game").all()
+    }
 
 
 def cli_standings(db: Path) -> dict[str, tuple[str, str]]:
@@ -49,9 +70,13 @@ def cli_standings(db: Path) -> dict[str, tuple[str, str]]:
 
 
 def page_standings(page: Page) -> dict[str, tuple[str, str]]:
-    return {row.get_attribute("data-engine"): (row.locator(".rating").inner_text(),  # type: ignore[misc]
-                                               row.locator(".error").inner_text())
-            for row in page.locator("#standings tr[data-engine]").all()}
+    return {
+        row.get_attribute("data-engine"): (
+            row.locator(".rating").inner_text(),  # type: ignore[misc]
+            row.locator(".error").inner_text(),
+        )
+        for row in page.locator("#standings tr[data-engine]").all()
+    }
 
 
 @pytest.mark.slow
@@ -74,13 +99,17 @@ def test_watch_a_tournament_through_a_kill_and_a_resume(browser: Browser, tmp_pa
             expect(status).to_have_attribute("data-state", "running", timeout=TIMEOUT)
             # A move of a game in progress appears on its board.
             expect(page.locator(".live-game").first).to_be_visible(timeout=TIMEOUT)
-            page.wait_for_function("() => [...document.querySelectorAll('.live-game')]"
-                                   ".some(card => Number(card.dataset.plies) > 2)", timeout=TIMEOUT)
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.live-game')].some(card => Number(card.dataset.plies) > 2)",
+                timeout=TIMEOUT,
+            )
             before = live_plies(page)
             page.wait_for_function(
                 "(before) => [...document.querySelectorAll('.live-game')].some(card =>"
                 " Number(card.dataset.plies) > (before[card.dataset.number] ?? 2))",  # or a later game (2 book plies)
-                arg={str(number): plies for number, plies in before.items()}, timeout=TIMEOUT)
+                arg={str(number): plies for number, plies in before.items()},
+                timeout=TIMEOUT,
+            )
             expect(page.locator(".live-game .line .score").first).to_have_text(re.compile(r"^-?[+#-]"), timeout=TIMEOUT)
             expect(page.locator(".live-game .clock").first).to_have_text(re.compile(r"^\d+:\d\d$"))
 
@@ -92,8 +121,11 @@ def test_watch_a_tournament_through_a_kill_and_a_resume(browser: Browser, tmp_pa
             # A finished game appears; then SIGKILL, while most of the event is still to play.
             expect(page.locator("#games tr.game").first).to_be_visible(timeout=TIMEOUT)
             if SCREENSHOT:
-                page.wait_for_function("() => [...document.querySelectorAll('.live-game')]"
-                                       ".filter(card => Number(card.dataset.plies) >= 12).length >= 2", timeout=TIMEOUT)
+                page.wait_for_function(
+                    "() => [...document.querySelectorAll('.live-game')]"
+                    ".filter(card => Number(card.dataset.plies) >= 12).length >= 2",
+                    timeout=TIMEOUT,
+                )
                 page.screenshot(path=SCREENSHOT, full_page=True)
             page.screenshot(path=str(tmp_path / "running.png"), full_page=True)
             arbiters[0].kill()
@@ -121,8 +153,9 @@ def test_watch_a_tournament_through_a_kill_and_a_resume(browser: Browser, tmp_pa
             done = page.locator("#games tr.game").count()
 
             # Resume: the page follows the event on to its end.
-            arbiters.append(subprocess.Popen([*ARBITER, "resume", str(db)], stdout=subprocess.DEVNULL,
-                                             stderr=subprocess.DEVNULL))
+            arbiters.append(
+                subprocess.Popen([*ARBITER, "resume", str(db)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            )
             expect(status).to_have_attribute("data-state", "running", timeout=TIMEOUT)
             expect(page.locator(".live-game").first).to_be_visible(timeout=TIMEOUT)
             expect(status).to_have_attribute("data-state", "complete", timeout=4 * TIMEOUT)
@@ -170,8 +203,10 @@ def test_watch_bad_input(tmp_path: Path) -> None:
     not_db = tmp_path / "notes.db"
     not_db.write_text("hello")
     code = "from dipole_gui.cli import main; main()"
-    result = subprocess.run([sys.executable, "-c", code, "--watch", str(not_db)], capture_output=True, text=True,
-                            timeout=60, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", code, "--watch", str(not_db)], capture_output=True, text=True, timeout=60, check=False
+    )
     assert result.returncode == 2
-    assert result.stderr == (f"dipole-gui: error: --watch {not_db}: not an event database "
-                             f"(not an SQLite database at all)\n")
+    assert result.stderr == (
+        f"dipole-gui: error: --watch {not_db}: not an event database (not an SQLite database at all)\n"
+    )

@@ -35,8 +35,18 @@ def test_feed_before_during_and_after_an_event_never_writes(tmp_path: Path) -> N
     feed = EventFeed(str(db))
     first = messages(feed)
     assert first["status"]["state"] == "waiting" and "does not exist yet" in first["status"]["text"]
-    result = arbiter("tournament", *toy("a", tmp_path / "pids"), *toy("b", tmp_path / "pids"),
-                     *toy("c", tmp_path / "pids"), "--depth", "1", "--games", "2", "--db", str(db))
+    result = arbiter(
+        "tournament",
+        *toy("a", tmp_path / "pids"),
+        *toy("b", tmp_path / "pids"),
+        *toy("c", tmp_path / "pids"),
+        "--depth",
+        "1",
+        "--games",
+        "2",
+        "--db",
+        str(db),
+    )
     assert result.returncode == 0, result.stderr
     digest = hashlib.sha256(db.read_bytes()).hexdigest()
     shown = messages(feed)
@@ -48,8 +58,9 @@ def test_feed_before_during_and_after_an_event_never_writes(tmp_path: Path) -> N
     records = store.records()
     store.close()
     # The finished games as the page lists them (read without their moves) agree with the whole records.
-    assert [(g["number"], g["white"], g["black"], g["result"], g["reason"], g["plies"]) for g in event["games"]] == \
-        [(r.number, r.white, r.black, r.result, r.reason, r.plies) for r in records]
+    assert [(g["number"], g["white"], g["black"], g["result"], g["reason"], g["plies"]) for g in event["games"]] == [
+        (r.number, r.white, r.black, r.result, r.reason, r.plies) for r in records
+    ]
     assert all(g["finished"][:4].isdigit() for g in event["games"])  # when each was recorded (ISO time)
     rows = {row["name"]: f"{row['rating']:.1f}" for row in event["ratings"]["rows"]}
     cli = arbiter("ratings", str(db)).stdout
@@ -65,8 +76,11 @@ def test_feed_before_during_and_after_an_event_never_writes(tmp_path: Path) -> N
 
     # A damaged live file (or one of another shape) never breaks the feed.
     live = Path(live_path(str(db)))
-    for text in ("{", json.dumps({"format": "dipole-arbiter-live", "games": 7, "state": "running"}),
-                 json.dumps({"format": "dipole-arbiter-live", "games": [{"number": "x"}, 5]})):
+    for text in (
+        "{",
+        json.dumps({"format": "dipole-arbiter-live", "games": 7, "state": "running"}),
+        json.dumps({"format": "dipole-arbiter-live", "games": [{"number": "x"}, 5]}),
+    ):
         live.write_text(text)
         feed.poll()
     feed._close_db()
@@ -83,8 +97,12 @@ def test_feed_says_what_is_wrong_with_a_file_that_is_no_event(tmp_path: Path) ->
     feed = EventFeed(str(other))
     os.utime(other, (0, 0))  # an old file: certainly not one being created
     status = messages(feed)["status"]
-    assert status == {"type": "status", "state": "error", "path": str(other),
-                      "text": f"{other} is not a dipole-arbiter event database (an SQLite database of some other program)"}
+    assert status == {
+        "type": "status",
+        "state": "error",
+        "path": str(other),
+        "text": f"{other} is not a dipole-arbiter event database (an SQLite database of some other program)",
+    }
 
 
 def test_only_event_databases_of_the_directory_and_the_watched_one_are_offered(tmp_path: Path) -> None:
@@ -99,8 +117,17 @@ def test_only_event_databases_of_the_directory_and_the_watched_one_are_offered(t
 
 def test_twenty_viewers_of_one_event_each_get_it_and_their_requests_answered(tmp_path: Path) -> None:
     db = tmp_path / "many.db"
-    result = arbiter("tournament", *toy("a", tmp_path / "pids"), *toy("b", tmp_path / "pids"), "--depth", "1",
-                     "--games", "2", "--db", str(db))
+    result = arbiter(
+        "tournament",
+        *toy("a", tmp_path / "pids"),
+        *toy("b", tmp_path / "pids"),
+        "--depth",
+        "1",
+        "--games",
+        "2",
+        "--db",
+        str(db),
+    )
     assert result.returncode == 0, result.stderr
     with gui_server("--watch", str(db)) as server:
         socket_url = server.base.replace("http://", "ws://").removesuffix("/watch") + "/ws/watch?event=many.db"
@@ -125,9 +152,22 @@ def test_a_match_is_watched_from_its_live_file(tmp_path: Path) -> None:
     live = tmp_path / "m.json"
     feed = EventFeed(str(live))
     assert messages(feed)["status"]["state"] == "waiting"
-    match = subprocess.Popen([*ARBITER, "match", *toy("a", tmp_path / "pids", "--think", "20"),
-                              *toy("b", tmp_path / "pids", "--think", "20"), "--depth", "1", "--games", "6",
-                              "--live", str(live)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    match = subprocess.Popen(
+        [
+            *ARBITER,
+            "match",
+            *toy("a", tmp_path / "pids", "--think", "20"),
+            *toy("b", tmp_path / "pids", "--think", "20"),
+            "--depth",
+            "1",
+            "--games",
+            "6",
+            "--live",
+            str(live),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 60
         seen: dict[str, dict] = {}  # type: ignore[type-arg]
@@ -140,8 +180,12 @@ def test_a_match_is_watched_from_its_live_file(tmp_path: Path) -> None:
         assert seen["event"]["total"] == 6
     finally:
         match.wait(timeout=120)
-    assert messages(feed)["status"] == {"type": "status", "state": "complete", "path": str(live),
-                                        "text": "The match is over: 6 of 6 games played"}
+    assert messages(feed)["status"] == {
+        "type": "status",
+        "state": "complete",
+        "path": str(live),
+        "text": "The match is over: 6 of 6 games played",
+    }
     assert check_watch_path(str(live)) is None
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(ArbiterError, match="not a live file of dipole-arbiter"):
@@ -155,8 +199,17 @@ def beside(db: Path) -> tuple[list[str], bytes, int]:
 
 def test_watching_a_finished_event_writes_nothing_beside_it(tmp_path: Path) -> None:
     db = tmp_path / "done.db"
-    result = arbiter("tournament", *toy("a", tmp_path / "pids"), *toy("b", tmp_path / "pids"), "--depth", "1",
-                     "--games", "2", "--db", str(db))
+    result = arbiter(
+        "tournament",
+        *toy("a", tmp_path / "pids"),
+        *toy("b", tmp_path / "pids"),
+        "--depth",
+        "1",
+        "--games",
+        "2",
+        "--db",
+        str(db),
+    )
     assert result.returncode == 0, result.stderr
     before = beside(db)
     assert not {"done.db-wal", "done.db-shm"} & set(before[0])
@@ -181,8 +234,18 @@ def test_watching_a_finished_event_writes_nothing_beside_it(tmp_path: Path) -> N
 def test_a_stopped_event_is_read_as_it_is_then_live_when_resumed(tmp_path: Path) -> None:
     db = tmp_path / "cup.db"
     pids = tmp_path / "pids"
-    command = [*ARBITER, "tournament", *toy("a", pids, "--think", "30"), *toy("b", pids, "--think", "30"),
-               "--depth", "1", "--games", "4", "--db", str(db)]
+    command = [
+        *ARBITER,
+        "tournament",
+        *toy("a", pids, "--think", "30"),
+        *toy("b", pids, "--think", "30"),
+        "--depth",
+        "1",
+        "--games",
+        "4",
+        "--db",
+        str(db),
+    ]
     first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60

@@ -32,8 +32,11 @@ def test_add_set_duplicate_check_and_remove_an_engine(browser: Browser, tmp_path
         page.click("#connect")
         expect(page.locator("#engine-id")).to_have_text("Toy, by the arbiter tests: 6 options")
         hash_box = page.locator('.option[data-name="Hash"] input')
-        assert (hash_box.get_attribute("type"), hash_box.get_attribute("min"), hash_box.get_attribute("max")) == \
-            ("number", "1", "64")
+        assert (hash_box.get_attribute("type"), hash_box.get_attribute("min"), hash_box.get_attribute("max")) == (
+            "number",
+            "1",
+            "64",
+        )
         style = page.locator('.option[data-name="Style"] select')
         assert style.locator("option").all_inner_texts() == ["solid", "wild", "careful"]
         assert page.locator('.option[data-name="Ponder"] input').get_attribute("type") == "checkbox"
@@ -59,7 +62,9 @@ def test_add_set_duplicate_check_and_remove_an_engine(browser: Browser, tmp_path
         # The arbiter reads the file as the page wrote it: one list for the command line and the GUI.
         specs = resolve_engines([["conf=toy", "st=1"], ["conf=toy-2"]], config=load_config(str(engines_file)))
         assert [(s.name, dict(s.options), s.limits.depth) for s in specs] == [
-            ("toy", {"Hash": "8", "Style": "wild"}, None), ("toy-2", {"Hash": "8", "Style": "careful"}, 3)]
+            ("toy", {"Hash": "8", "Style": "wild"}, None),
+            ("toy-2", {"Hash": "8", "Style": "careful"}, 3),
+        ]
         if SCREENSHOTS:
             page.click('#engine-list tr[data-name="toy"] button.edit')
             expect(page.locator('.option[data-name="Style"] select')).to_have_value("wild")
@@ -72,8 +77,11 @@ def test_add_set_duplicate_check_and_remove_an_engine(browser: Browser, tmp_path
         page.check('.option[data-name="Ponder"] input')
         page.click("#save")
         expect(page.locator('#engine-list tr[data-name="toy"]')).to_contain_text("option.Hash=16")
-        assert json.loads(engines_file.read_text())["engines"][0]["options"] == {"Hash": "16", "Style": "wild",
-                                                                                 "Ponder": "true"}
+        assert json.loads(engines_file.read_text())["engines"][0]["options"] == {
+            "Hash": "16",
+            "Style": "wild",
+            "Ponder": "true",
+        }
 
         page.fill("#check-timeout", "2")
         page.click('#engine-list tr[data-name="toy"] button.check')

@@ -45,11 +45,26 @@ def row(page: Page, name: str) -> object:
 
 
 def test_start_reopen_stop_resume_finish_and_export(browser: Browser, tmp_path: Path) -> None:
-    engines = [{"name": name, "cmd": f"{sys.executable} {TOY_ENGINE} --think {think} --seed {name}"}
-               for name, think in (("alpha", 40), ("beta", 30), ("gamma", 20))]
+    engines = [
+        {"name": name, "cmd": f"{sys.executable} {TOY_ENGINE} --think {think} --seed {name}"}
+        for name, think in (("alpha", 40), ("beta", 30), ("gamma", 20))
+    ]
     (tmp_path / "engines.json").write_text(json.dumps({"engines": engines}))  # written by hand
-    by_hand = arbiter("tournament", "--config", str(tmp_path / "engines.json"), "--engine", "conf=gamma",
-                      "--engine", "conf=beta", "--st", "1", "--games", "2", "--db", str(tmp_path / "hand.db"))
+    by_hand = arbiter(
+        "tournament",
+        "--config",
+        str(tmp_path / "engines.json"),
+        "--engine",
+        "conf=gamma",
+        "--engine",
+        "conf=beta",
+        "--st",
+        "1",
+        "--games",
+        "2",
+        "--db",
+        str(tmp_path / "hand.db"),
+    )
     assert by_hand.returncode == 0, by_hand.stderr
     db = tmp_path / "cup.db"
     with gui_server("--manage", "--events", str(tmp_path)) as server:
@@ -60,7 +75,8 @@ def test_start_reopen_stop_resume_finish_and_export(browser: Browser, tmp_path: 
         fill_form(page, sprt="elo0=0 elo1=5 alpha=0.05 beta=0.05")
         page.click("#ev-start")
         expect(page.locator("#message")).to_have_text(
-            "--sprt tests one engine against another: give exactly two engines, not 3", timeout=TIMEOUT)
+            "--sprt tests one engine against another: give exactly two engines, not 3", timeout=TIMEOUT
+        )
         assert not db.exists()
         page.fill("#ev-sprt", "")
         if SCREENSHOTS:
@@ -75,8 +91,10 @@ def test_start_reopen_stop_resume_finish_and_export(browser: Browser, tmp_path: 
         page = context.new_page()  # the page closed and opened again: the event went on
         page.goto(server.base + "#events")
         expect(row(page, "cup.db")).to_have_attribute("data-state", "running")
-        page.wait_for_function("() => Number(document.querySelector('#event-list tr[data-name=\"cup.db\"]')"
-                               ".dataset.done) >= 1", timeout=TIMEOUT)
+        page.wait_for_function(
+            "() => Number(document.querySelector('#event-list tr[data-name=\"cup.db\"]').dataset.done) >= 1",
+            timeout=TIMEOUT,
+        )
         if SCREENSHOTS:
             page.screenshot(path=str(Path(SCREENSHOTS) / "workbench-events.png"))
         row(page, "cup.db").locator("button.stop").click()
@@ -95,8 +113,9 @@ def test_start_reopen_stop_resume_finish_and_export(browser: Browser, tmp_path: 
         pgn = tmp_path / "downloaded.pgn"
         download.value.save_as(pgn)
         replayed = arbiter("replay", str(pgn))
-        assert replayed.returncode == 0 and replayed.stdout.strip().endswith("12 games replayed, all hold"), \
+        assert replayed.returncode == 0 and replayed.stdout.strip().endswith("12 games replayed, all hold"), (
             replayed.stdout
+        )
         with page.expect_download() as download:
             row(page, "cup.db").locator("a.report").click()
         report = tmp_path / "report.html"

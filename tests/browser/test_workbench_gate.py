@@ -13,11 +13,16 @@ from urllib.parse import parse_qs, urlsplit
 from gui_support import gui_server
 
 
-def request(url: str, *, body: dict[str, object] | None = None,
-            headers: dict[str, str] | None = None) -> tuple[int, str]:
+def request(
+    url: str, *, body: dict[str, object] | None = None, headers: dict[str, str] | None = None
+) -> tuple[int, str]:
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json", **(headers or {})},
-                                 method="POST" if body is not None else "GET")
+    req = urllib.request.Request(
+        url,
+        data=data,
+        headers={"Content-Type": "application/json", **(headers or {})},
+        method="POST" if body is not None else "GET",
+    )
     try:
         with urllib.request.urlopen(req, timeout=30) as answer:
             return answer.status, answer.read().decode()
@@ -31,8 +36,11 @@ def test_management_is_off_without_the_option(tmp_path: Path) -> None:
         for path in ("workbench", "api/workbench/engines"):
             status, text = request(server.base + path)
             assert status == 403 and "start dipole-gui with --manage" in text, (path, status, text)
-        status, text = request(server.base + "api/workbench/engines/remove", body={"name": "x"},
-                               headers={"Origin": server.base.rstrip("/")})
+        status, text = request(
+            server.base + "api/workbench/engines/remove",
+            body={"name": "x"},
+            headers={"Origin": server.base.rstrip("/")},
+        )
         assert status == 403 and "--manage" in text
         status, _ = request(server.base)  # the rest of the GUI is as before: no token on loopback
         assert status == 200
@@ -51,18 +59,22 @@ def test_management_needs_the_token_on_loopback_and_the_pages_origin(tmp_path: P
         for path in ("workbench", "api/workbench/engines"):
             status, _ = request(server.base.replace("/workbench", "/") + path)
             assert status == 403, path
-            status, _ = request(server.base.replace("/workbench", "/") + path,
-                                headers={"Authorization": "Bearer wrong-token"})
+            status, _ = request(
+                server.base.replace("/workbench", "/") + path, headers={"Authorization": "Bearer wrong-token"}
+            )
             assert status == 403, path
         root = f"{origin}/"
         status, text = request(root + "api/workbench/engines", headers=bearer)
         assert status == 200 and json.loads(text)["engines"][0]["name"] == "a"
         remove = root + "api/workbench/engines/remove"
-        for headers in (bearer, {**bearer, "Origin": "http://evil.example"},
-                        {**bearer, "Origin": f"http://localhost:{parts.port}"}):
+        for headers in (
+            bearer,
+            {**bearer, "Origin": "http://evil.example"},
+            {**bearer, "Origin": f"http://localhost:{parts.port}"},
+        ):
             status, text = request(remove, body={"name": "a"}, headers=headers)
             assert status == 403 and "own page" in text, (headers, status, text)
-        assert "\"a\"" in engines.read_text()  # nothing was changed by the refused requests
+        assert '"a"' in engines.read_text()  # nothing was changed by the refused requests
         status, _ = request(remove, body={"name": "a"}, headers={"Origin": origin})  # no token
         assert status == 403
         status, text = request(remove, body={"name": "a"}, headers={**bearer, "Origin": origin})
@@ -82,8 +94,7 @@ def test_an_event_started_from_the_page_outlives_the_server(tmp_path: Path) -> N
 
     engines = [{"name": name, "cmd": f"{sys.executable} {TOY_ENGINE} --think 50 --seed {name}"} for name in ("a", "b")]
     (tmp_path / "engines.json").write_text(json.dumps({"engines": engines}))
-    form = {"name": "long", "engines": ["a", "b"], "games": "40", "st": "1", "openings": "plies",
-            "openings_value": "2"}
+    form = {"name": "long", "engines": ["a", "b"], "games": "40", "st": "1", "openings": "plies", "openings_value": "2"}
     db = tmp_path / "long.db"
     first = GuiServer("--manage", "--events", str(tmp_path))
     try:

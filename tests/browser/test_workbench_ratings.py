@@ -22,8 +22,20 @@ def toy(name: str) -> list[str]:
 
 def test_ratings_page_agrees_with_the_ratings_command(browser: Browser, tmp_path: Path) -> None:
     for db, names in (("one.db", ("alpha", "beta")), ("two.db", ("beta", "gamma", "alpha"))):
-        made = arbiter("tournament", *(word for name in names for word in toy(name)), "--st", "1", "--games", "2",
-                       "--opening-plies", "2", "--seed", "5", "--db", str(tmp_path / db))
+        made = arbiter(
+            "tournament",
+            *(word for name in names for word in toy(name)),
+            "--st",
+            "1",
+            "--games",
+            "2",
+            "--opening-plies",
+            "2",
+            "--seed",
+            "5",
+            "--db",
+            str(tmp_path / db),
+        )
         assert made.returncode == 0, made.stderr
     (tmp_path / "notes.db").write_text("not an event")  # not an event database: left out by both
     command = arbiter("ratings", str(tmp_path / "one.db"), str(tmp_path / "two.db"))
@@ -36,8 +48,10 @@ def test_ratings_page_agrees_with_the_ratings_command(browser: Browser, tmp_path
         page.wait_for_function("() => document.body.dataset.ratings === 'shown'", timeout=60_000)
         shown = page.inner_text("#ratings-text")
         assert command.stdout.startswith(shown.rstrip("\n")), (shown, command.stdout)
-        bars = [tuple(line.get_attribute(f"data-{key}") for key in ("engine", "rating", "error"))
-                for line in page.locator(".chart-row").all()]
+        bars = [
+            tuple(line.get_attribute(f"data-{key}") for key in ("engine", "rating", "error"))
+            for line in page.locator(".chart-row").all()
+        ]
         assert bars == cli_rows
         expect(page.locator("#ratings-games")).to_have_text("8 finished games")
         assert page.locator('.chart-row[data-engine="beta"] .chart-bar').bounding_box()["width"] > 0  # type: ignore[index]
@@ -46,8 +60,10 @@ def test_ratings_page_agrees_with_the_ratings_command(browser: Browser, tmp_path
         expect(page.locator("#record-title")).to_have_text("beta: 6 games")
         colours = [row.inner_text().split("\t")[:2] for row in page.locator("#record-colours tbody tr").all()]
         assert colours == [["White", "3"], ["Black", "3"]]
-        opponents = {row.locator("td").first.inner_text(): row.locator("td").nth(1).inner_text()
-                     for row in page.locator("#record-opponents tbody tr").all()}
+        opponents = {
+            row.locator("td").first.inner_text(): row.locator("td").nth(1).inner_text()
+            for row in page.locator("#record-opponents tbody tr").all()
+        }
         assert opponents == {"alpha": "4", "gamma": "2"}
         games = page.locator("#record-games tbody tr")
         expect(games).to_have_count(6)

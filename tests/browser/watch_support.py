@@ -14,8 +14,11 @@ ARBITER = [sys.executable, "-c", "from arbiter.cli import main; main()"]
 def toy(name: str, pid_dir: Path, *flags: str) -> list[str]:
     """``--engine`` words for the toy engine (it notes its pid in ``pid_dir``)."""
     pid_dir.mkdir(exist_ok=True)
-    return ["--engine", f"cmd={sys.executable} {TOY_ENGINE} --pid-dir {pid_dir} --seed {name} {' '.join(flags)}".strip(),
-            f"name={name}"]
+    return [
+        "--engine",
+        f"cmd={sys.executable} {TOY_ENGINE} --pid-dir {pid_dir} --seed {name} {' '.join(flags)}".strip(),
+        f"name={name}",
+    ]
 
 
 def arbiter(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

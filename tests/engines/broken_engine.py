@@ -67,9 +67,15 @@ FAULTS = {
 
 class BrokenLoop(EngineLoop[Board]):
     def __init__(self, fault: str | None) -> None:
-        super().__init__(self.first_move, name="" if fault == "no-id-name" else "Broken Engine",
-                         variants=[variant.name for variant in all_variants()], new_position=new_board,
-                         play=self.play_move, turn=lambda board: board.turn > 0, answer=self.answer_query)
+        super().__init__(
+            self.first_move,
+            name="" if fault == "no-id-name" else "Broken Engine",
+            variants=[variant.name for variant in all_variants()],
+            new_position=new_board,
+            play=self.play_move,
+            turn=lambda board: board.turn > 0,
+            answer=self.answer_query,
+        )
         self.fault = fault
         self.errors_sent = 0
         self.isready_count = 0
@@ -89,7 +95,9 @@ class BrokenLoop(EngineLoop[Board]):
         moves = job.position.legal_moves()
         if fault == "complains":
             job.info(string="error the hash table is on fire")
-        if (fault == "ignore-nodes" and limit.nodes is not None) or (fault == "ignore-depth" and (limit.depth or 0) > 1):
+        if (fault == "ignore-nodes" and limit.nodes is not None) or (
+            fault == "ignore-depth" and (limit.depth or 0) > 1
+        ):
             job._stop.wait()
         if fault == "slow-movetime" and limit.movetime is not None:
             time.sleep((limit.movetime + 400) / 1000)

@@ -44,7 +44,7 @@ def main() -> None:
 
     def say(*lines: str) -> None:
         with lock:
-            for line in ((["%%garbage%% 1 2 3"] if args.garbage else []) + list(lines)):
+            for line in (["%%garbage%% 1 2 3"] if args.garbage else []) + list(lines):
                 sys.stdout.write(line + "\n")
             sys.stdout.flush()
 
@@ -68,12 +68,15 @@ def main() -> None:
         if command == "uci":
             if args.die_on_uci is not None:
                 sys.exit(args.die_on_uci)
-            say("id name Echo Engine", "id author the tests",
+            say(
+                "id name Echo Engine",
+                "id author the tests",
                 "option name Hash type spin default 16 min 1 max 1024",
                 "option name Ponder type check default false",
                 "option name UCI_Variant type combo default dipole var dipole var dipole-s",
                 "option name Clear Hash type button",
-                "option name Book File type string default <empty>")
+                "option name Book File type string default <empty>",
+            )
             if not args.no_uciok:
                 say("uciok")
         elif command == "isready":

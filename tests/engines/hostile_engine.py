@@ -124,8 +124,9 @@ class HostileEngine(ToyEngine):
             sys.stdout.write("id name Flood\n")
             number = 0
             while True:
-                sys.stdout.write("".join(f"option name O{number + i} type spin default 1 min 0 max 9\n"
-                                         for i in range(100)))
+                sys.stdout.write(
+                    "".join(f"option name O{number + i} type spin default 1 min 0 max 9\n" for i in range(100))
+                )
                 number += 100
         if self.args.flood_garbage:
             sys.stdin.readline()
@@ -167,15 +168,38 @@ def main() -> None:
     parser.add_argument("--pick", choices=("first", "random"), default="random")
     parser.add_argument("--seed", default="0")
     parser.add_argument("--after", type=int, default=1)
-    for flag in ("flood-info", "flood-then-move", "endless-line", "long-line", "long-infos", "flood-handshake",
-                 "flood-options", "flood-garbage", "double-bestmove", "early-bestmove", "control-move", "flood-stderr",
-                 "deaf", "extra-token"):
+    for flag in (
+        "flood-info",
+        "flood-then-move",
+        "endless-line",
+        "long-line",
+        "long-infos",
+        "flood-handshake",
+        "flood-options",
+        "flood-garbage",
+        "double-bestmove",
+        "early-bestmove",
+        "control-move",
+        "flood-stderr",
+        "deaf",
+        "extra-token",
+    ):
         parser.add_argument(f"--{flag}", action="store_true")
     parser.add_argument("--escape", metavar="DIR")
     parser.add_argument("--pid-dir", metavar="DIR")
     args = parser.parse_args()
-    for name in ("crash", "hang", "badmove", "illegal", "none", "garbage", "no_uciok", "ignore_quit", "multipv",
-                 "more_options"):
+    for name in (
+        "crash",
+        "hang",
+        "badmove",
+        "illegal",
+        "none",
+        "garbage",
+        "no_uciok",
+        "ignore_quit",
+        "multipv",
+        "more_options",
+    ):
         setattr(args, name, False)
     args.overrun = args.think = args.pv = 0
     if args.pid_dir:
@@ -183,9 +207,11 @@ def main() -> None:
     if args.escape:
         leave_helpers(args.escape)
     if args.flood_stderr:
+
         def flood() -> None:
             while True:
                 sys.stderr.write(CHUNK * 40 + "\n")
+
         threading.Thread(target=flood, daemon=True).start()
     HostileEngine(args).run()
 

@@ -82,11 +82,11 @@ class ToyEngine:
         else:
             fen, rest = None, words[2:]
         moves = rest[1:] if rest and rest[0] == "moves" else []
-        if fen != self.fen or moves[:len(self.moves)] != self.moves:
+        if fen != self.fen or moves[: len(self.moves)] != self.moves:
             self.fen = fen
             self.board = new_board(self.variant, fen)
             self.moves = []
-        for text in moves[len(self.moves):]:
+        for text in moves[len(self.moves) :]:
             self.board.push_text(text)
             self.moves.append(text)
 
@@ -137,7 +137,7 @@ class ToyEngine:
 
     def multipv_lines(self, best: str) -> list[str]:
         """``self.lines`` info lines, best first: distinct legal first moves (``best`` the first)."""
-        firsts = [best, *(str(move) for move in self.kept_first(self.board) if str(move) != best)][:self.lines]
+        firsts = [best, *(str(move) for move in self.kept_first(self.board) if str(move) != best)][: self.lines]
         top = 60 * (len(self.moves) % 5) - 120 if self.args.score is None else self.args.score
         lines = []
         for number, first in enumerate(firsts, 1):
@@ -151,8 +151,10 @@ class ToyEngine:
                 board.push(move)
                 pv.append(str(move))
             score = top - 30 * (number - 1)
-            lines.append(f"info depth 3 seldepth 4 multipv {number} score cp {score} nodes {1000 * number} "
-                         f"nps 50000 time 20 pv {' '.join(pv)}")
+            lines.append(
+                f"info depth 3 seldepth 4 multipv {number} score cp {score} nodes {1000 * number} "
+                f"nps 50000 time 20 pv {' '.join(pv)}"
+            )
         return lines
 
     def run(self) -> None:
@@ -165,17 +167,22 @@ class ToyEngine:
                 continue
             command = words[0]
             if command == "uci":
-                self.say("id name Toy", "id author the arbiter tests",
-                         "option name UCI_Variant type combo default dipole var dipole var dipole-s "
-                         "var dipole-10 var dipole-10s",
-                         "option name Hash type spin default 1 min 1 max 64")
+                self.say(
+                    "id name Toy",
+                    "id author the arbiter tests",
+                    "option name UCI_Variant type combo default dipole var dipole var dipole-s "
+                    "var dipole-10 var dipole-10s",
+                    "option name Hash type spin default 1 min 1 max 64",
+                )
                 if self.args.multipv:
                     self.say("option name MultiPV type spin default 1 min 1 max 5")
                 if self.args.more_options:
-                    self.say("option name Style type combo default solid var solid var wild var careful",
-                             "option name Ponder type check default false",
-                             "option name Book File type string default <empty>",
-                             "option name Clear Hash type button")
+                    self.say(
+                        "option name Style type combo default solid var solid var wild var careful",
+                        "option name Ponder type check default false",
+                        "option name Book File type string default <empty>",
+                        "option name Clear Hash type button",
+                    )
                 if not self.args.no_uciok:
                     self.say("uciok")
             elif command == "isready":
@@ -204,8 +211,18 @@ def main() -> None:
     parser.add_argument("--pick", choices=("first", "random"), default="random")
     parser.add_argument("--seed", default="0")
     parser.add_argument("--after", type=int, default=1)
-    for flag in ("crash", "hang", "badmove", "illegal", "none", "garbage", "no-uciok", "ignore-quit", "multipv",
-                 "more-options"):
+    for flag in (
+        "crash",
+        "hang",
+        "badmove",
+        "illegal",
+        "none",
+        "garbage",
+        "no-uciok",
+        "ignore-quit",
+        "multipv",
+        "more-options",
+    ):
         parser.add_argument(f"--{flag}", action="store_true")
     parser.add_argument("--overrun", type=int, default=0, metavar="MS")
     parser.add_argument("--think", type=int, default=0, metavar="MS")
