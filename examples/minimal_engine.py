@@ -1,10 +1,8 @@
 #!/usr/bin/env python3
 """A complete engine in one page: protocol.loop does the protocol, dipole_engine.rules the rules.
 
-Iterative-deepening negamax with alpha-beta over material, for every Dipole and Impasse
-variant.  Run it under the arbiter:
-    dipole-arbiter match --engine cmd="python3 examples/minimal_engine.py" --engine cmd=dipole-engine --each depth=2
-"""
+Iterative-deepening alpha-beta over material, for every Dipole and Impasse variant.  Run it:
+    dipole-arbiter match --engine cmd="python3 examples/minimal_engine.py" --engine cmd=dipole-engine --each depth=2"""
 
 from typing import Any
 
@@ -50,20 +48,13 @@ def search(job: SearchJob[Board[Any]]) -> str | None:
         if choice is None or (job.stopped() and best is not None):
             break  # no moves (the game is over), or an interrupted iteration: keep the last one
         best = choice
-        moves.remove(choice)
-        moves.insert(0, choice)  # search the best move first next time
+        moves.insert(0, moves.pop(moves.index(choice)))  # search the best move first next time
         job.info(depth=depth, score_cp=alpha, pv=(str(best),))
     return None if best is None else str(best)
 
 
 if __name__ == "__main__":
+    variants, turn = [variant.name for variant in all_variants()], lambda board: board.turn > 0
     raise SystemExit(
-        serve(
-            search,
-            name="Minimal Engine",
-            variants=[v.name for v in all_variants()],
-            new_position=new_board,
-            play=Board.push_text,
-            turn=lambda board: board.turn > 0,
-        )
+        serve(search, name="Minimal Engine", variants=variants, new_position=new_board, play=Board.push_text, turn=turn)
     )
