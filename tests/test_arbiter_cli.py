@@ -259,6 +259,7 @@ def test_plain_output_has_progress_lines(tmp_path: Path) -> None:
 OWN_ENGINE = f"cmd={sys.executable} -m dipole_engine"
 
 
+@pytest.mark.build  # the project's engine plays: CI runs this on both builds
 def test_real_engines_fixed_depth_same_games_at_concurrency_1_and_2_and_replay_accepts(tmp_path: Path) -> None:
     runs = {}
     for concurrency in (1, 2):

@@ -32,6 +32,8 @@ from dipole_engine.build_info import (
     build_name,
 )
 
+pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
+
 PACKAGE = Path(dipole_engine.__file__).resolve().parent
 EXPECTED = os.environ.get("DIPOLE_ENGINE_EXPECT_BUILD")
 VERSION = re.compile(r"dipole-engine \S+ \((mypyc|pure Python)\)")

@@ -57,6 +57,7 @@ def settings(*command: str) -> CheckSettings:
     return CheckSettings(tuple(command), variants=("dipole", "impasse"), positions=8, timeout=4.0, margin=150)
 
 
+@pytest.mark.build  # the project's engine plays: CI runs this on both builds
 def test_the_project_engine_passes_every_check_from_the_command_line() -> None:
     done = subprocess.run(
         [

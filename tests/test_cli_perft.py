@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
+
 ENGINE = [sys.executable, "-m", "dipole_engine"]
 
 

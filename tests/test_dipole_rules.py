@@ -12,6 +12,8 @@ from reference_dipole import reference_moves
 
 from dipole_engine.rules import BLACK, PASS, WHITE, DipoleBoard, MoveKind, new_board
 
+pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
+
 
 def texts(board: DipoleBoard) -> set[str]:
     return {str(move) for move in board.legal_moves()}

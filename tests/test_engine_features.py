@@ -13,6 +13,8 @@ from test_engine_protocol import EngineProcess, engine, error_after  # noqa: F40
 from dipole_engine.rules import new_board
 from protocol import BestMove, Info, OptionSpec, parse_response
 
+pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
+
 MIDGAME = "W:W5c3,2f6,1h6,2h8:B1c5,4b6,5d8"
 """A Dipole middlegame (a bench position) with many legal moves."""
 MATE_IN_2 = "W:W3b4,4e3:B1e1,2c5,1a5"

@@ -31,7 +31,10 @@ SPEC = Path(__file__).parent.parent / "protocol" / "SPEC.md"
 ENGINE = shutil.which("dipole-engine")
 COMMAND = [ENGINE] if ENGINE else [sys.executable, "-m", "dipole_engine"]
 
-pytestmark = pytest.mark.filterwarnings("ignore:setDaemon:DeprecationWarning")  # inside pexpect
+pytestmark = [
+    pytest.mark.build,  # the engine itself: CI runs these on both builds
+    pytest.mark.filterwarnings("ignore:setDaemon:DeprecationWarning"),  # inside pexpect
+]
 
 
 class EngineProcess:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from arbiter.board import board_json, move_ends
 from dipole_engine.rules import new_board
+
+pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
 
 
 def test_start_position_shape() -> None:

@@ -15,6 +15,8 @@ from arbiter.openings.positions import generate_openings
 from arbiter.records.pgn import read_pgn_file
 from dipole_engine.rules import new_board
 
+pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
+
 ARBITER = [sys.executable, "-c", "from arbiter.cli import main; main()"]
 OWN_ENGINE = f"cmd={sys.executable} -m dipole_engine"
 

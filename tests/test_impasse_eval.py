@@ -19,6 +19,8 @@ from dipole_engine.hooks import NO_TACTICAL
 from dipole_engine.rules import BLACK, WHITE, ImpasseBoard
 from dipole_engine.tt import INFINITE, MATE_BOUND
 
+pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
+
 ASKED = [(0, "the moves that take checkers off")]
 
 

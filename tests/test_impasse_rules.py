@@ -20,6 +20,8 @@ from dipole_engine.rules import (
     new_board,
 )
 
+pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
+
 
 def texts(fen: str) -> set[str]:
     return {str(m) for m in new_board("impasse", fen).legal_moves()}

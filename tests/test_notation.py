@@ -17,6 +17,8 @@ from dipole_engine.rules import (
     new_board,
 )
 
+pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
+
 
 def test_writer_orders_by_rank_then_file() -> None:
     board = new_board("dipole", "B:W1g5,3e1:B1h8,2d6")

@@ -27,6 +27,7 @@ def positions(openings: list[Opening], variant: str) -> list[int]:
 
 
 @pytest.mark.slow
+@pytest.mark.build  # the project's engine plays: CI runs this on both builds
 def test_a_generated_suite_is_legal_distinct_balanced_and_read_by_the_arbiter(tmp_path: Path) -> None:
     suite = tmp_path / "suite.txt"
     args = (

@@ -8,6 +8,8 @@ import pytest
 
 from dipole_engine.rules import divide, new_board, perft
 
+pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
+
 DATA = Path(__file__).parent / "data" / "perft.txt"
 
 

@@ -38,6 +38,8 @@ from protocol import Limit
 from protocol.loop import SearchJob
 from protocol.timeman import plan
 
+pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
+
 BENCH_NODES = 332212
 """`dipole-engine bench` at its default depth: changes exactly when the search's behaviour does."""
 

@@ -16,6 +16,8 @@ from arbiter.compliance import CheckSettings, check_engine
 from dipole_engine.rules import FenError, IllegalMoveError, InvalidMoveError, new_board
 from protocol import EngineClient, Limit
 
+pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
+
 ROOT = Path(__file__).resolve().parents[1]
 BROKEN = ROOT / "tests" / "engines" / "broken_engine.py"
 ENGINE = [sys.executable, "-m", "dipole_engine"]

@@ -41,6 +41,7 @@ def games_table(db: Path) -> list[tuple[int, str, str, str, int]]:
         connection.close()
 
 
+@pytest.mark.build  # the project's engine plays: CI runs this on both builds
 def test_round_robin_of_three_real_engines_is_stored_exported_and_rated(tmp_path: Path) -> None:
     db, pgn, exported, report = (tmp_path / name for name in ("rr.db", "live.pgn", "out.pgn", "rr.html"))
     result = arbiter(
