@@ -2,7 +2,8 @@
 
 :class:`EngineClient` starts the engine in its own process group, does the handshake with a
 deadline, sets options, sends positions, runs searches under a :class:`~protocol.codec.Limit`
-collecting ``info`` and ``bestmove``, stops, quits and kills.  Each command is a small state
+collecting ``info`` and ``bestmove``, ponders (``go ponder``, then ``ponderhit`` or ``stop``), stops,
+quits and kills.  Each command is a small state
 machine reading the engine's lines until its answer arrives or its deadline passes; lines
 that are not part of the answer (stray or garbage output) are logged and skipped.
 
@@ -26,6 +27,7 @@ Errors are :class:`EngineError` subclasses whose ``str()`` is one line naming th
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 import time
@@ -42,6 +44,7 @@ from .codec import (
     IsReady,
     Limit,
     OptionSpec,
+    PonderHit,
     Position,
     ProtocolError,
     Quit,
@@ -133,6 +136,7 @@ class SearchResult:
     elapsed: float = 0.0  # seconds from writing ``go`` to the arrival of ``bestmove``
     scored: Info | None = None  # the last info line with a score (however many came after it)
     depth: int | None = None  # the depth of the last info line that gave one
+    ponder: str | None = None  # the reply the engine predicts (``bestmove ... ponder <move>``), unchecked
 
 
 MAX_INFOS = 32
@@ -164,7 +168,9 @@ class _UnreadableBestMove:
 _ANSWERS = (BestMove, _UnreadableBestMove)  # the lines that end a search
 
 
-_NEW, _IDLE, _SEARCHING, _CLOSED = "new", "idle", "searching", "closed"
+_NEW, _IDLE, _SEARCHING, _PONDERING, _CLOSED = "new", "idle", "searching", "pondering", "closed"
+# _PONDERING: a ``go ponder`` search runs and no answer is read until ponderhit() or
+# stop_pondering() turns it into a search (_SEARCHING) whose bestmove is awaited.
 
 
 class EngineClient:
@@ -197,7 +203,8 @@ class EngineClient:
         self._log_lock = threading.Lock()
         self._state = _NEW
         self._stale = 0  # bestmoves still owed by searches the client stopped waiting for
-        self._go_written = 0.0  # when the running search's go was written (time.monotonic)
+        self._go_written = 0.0  # when the running search's go (or ponderhit) was written (time.monotonic)
+        self._ponder_written = 0.0  # when the running ponder search's go ponder was written
         self._stalled = ""  # why the engine was killed for not taking its input, once it was
         # The last position line built: (fen, moves, line), which a game's next position extends.
         self._position: tuple[str | None, tuple[str, ...], str] | None = None
@@ -213,7 +220,13 @@ class EngineClient:
 
     @property
     def alive(self) -> bool:
-        return self._state in (_IDLE, _SEARCHING) and self._transport.poll() is None
+        return self._state in (_IDLE, _SEARCHING, _PONDERING) and self._transport.poll() is None
+
+    @property
+    def pondering(self) -> bool:
+        """A ``go ponder`` search runs (:meth:`ponder`), waiting for :meth:`ponderhit` or
+        :meth:`stop_pondering`."""
+        return self._state == _PONDERING
 
     # -- the commands ------------------------------------------------------------------
     def start(self, timeout: float = 10.0) -> None:
@@ -342,28 +355,93 @@ class EngineClient:
         (the engine keeps searching; the next command first stops it and collects that
         bestmove), UnreadableMove (the search ended with a ``bestmove`` line that cannot be
         read), EngineStalled or EngineCrashed."""
-        if self._state == _SEARCHING:
+        if self._state in (_SEARCHING, _PONDERING):
             raise EngineError(self.name, "go() while a search is running")
         if self._stale:
             self._collect_stale(None if timeout is None else time.monotonic() + timeout)
         line = format_command(Go(limit))
         if position is not None:
             line = self._position_line(*position) + "\n" + line
+        self._state = _SEARCHING
+        started = time.monotonic()
+        self._go_written = started
+        deadline = None if timeout is None else started + timeout
+        # A position goes with its go: the engine has write_timeout to take it, as when it
+        # comes alone (an engine that stops reading stalls the same way).
+        return self._answer(line, deadline if position is None else None, started, started, deadline, on_info)
+
+    def ponder(self, limit: Limit, position: tuple[str | None, Sequence[str]]) -> None:
+        """Start a ``go ponder`` search under ``limit`` (the clocks as they will stand when the
+        predicted reply is played) on ``position`` (a FEN or None, and the moves up to the
+        predicted reply), written in one go with it, and return at once.  The engine thinks
+        until :meth:`ponderhit` or :meth:`stop_pondering`; no line of it is read meanwhile.
+        Raises EngineStalled or EngineCrashed."""
+        if self._state in (_SEARCHING, _PONDERING):
+            raise EngineError(self.name, "ponder() while a search is running")
+        if self._stale:
+            self._collect_stale(time.monotonic() + self.write_timeout)
+        line = self._position_line(*position) + "\n" + format_command(Go(dataclasses.replace(limit, ponder=True)))
+        self._state = _PONDERING
+        self._ponder_written = time.monotonic()
+        self._send(line)
+
+    def ponderhit(self, timeout: float | None = None, on_info: Callable[[Info], None] | None = None) -> SearchResult:
+        """``ponderhit`` (the predicted reply was played): the ponder search goes on, on the
+        clock; as :meth:`go`, with ``elapsed`` counted from writing ``ponderhit`` and ``timeout``
+        from then.  A ``bestmove`` read before ``ponderhit`` was written is a
+        :class:`ProtocolViolation` (a ponder search answers only after it).  The ``info`` lines
+        of the whole search, pondering included, are kept."""
+        if self._state != _PONDERING:
+            raise EngineError(self.name, "ponderhit() without a ponder search")
+        self._state = _SEARCHING
+        started = time.monotonic()
+        self._go_written = started
+        deadline = None if timeout is None else started + timeout
+        return self._answer(format_command(PonderHit()), deadline, self._ponder_written, started, deadline, on_info)
+
+    def stop_pondering(self, timeout: float) -> None:
+        """``stop`` the ponder search (the predicted reply was not played) and read and discard
+        its ``bestmove`` (an unreadable one too), within ``timeout`` seconds; harmless without
+        one.  Raises EngineTimeout (the answer is then collected by the next command),
+        EngineStalled or EngineCrashed."""
+        if self._state != _PONDERING:
+            return
+        self._state = _SEARCHING
+        self._go_written = self._ponder_written
+        deadline = time.monotonic() + timeout
+        answered = False
+        try:
+            self._send_command(Stop(), deadline)
+            while type(self._expect(deadline, "bestmove", EngineTimeout)) not in _ANSWERS:
+                pass
+            answered = True
+        finally:
+            if self._state == _SEARCHING:
+                self._state = _IDLE
+            if not answered:
+                self._stale += 1
+
+    def _answer(
+        self,
+        line: str,
+        write_deadline: float | None,
+        since: float,
+        started: float,
+        deadline: float | None,
+        on_info: Callable[[Info], None] | None,
+    ) -> SearchResult:
+        """Write ``line`` (the command that puts the search on the clock) and wait for the
+        search's ``bestmove`` by ``deadline``: its result, with the info lines that arrived
+        from ``since`` on and ``elapsed`` counted from ``started`` (the state is _SEARCHING)."""
         infos: deque[Info] = deque(maxlen=MAX_INFOS)
         scored: Info | None = None
         depth: int | None = None
-        self._state = _SEARCHING
         answered = False
         try:
-            started = time.monotonic()
-            self._go_written = started
-            deadline = None if timeout is None else started + timeout
-            # A position goes with its go: the engine has write_timeout to take it, as when it
-            # comes alone (an engine that stops reading stalls the same way).
-            self._send(line, deadline if position is None else None)
+            self._send(line, write_deadline)
             while True:
                 response, arrival = self._next(deadline, "bestmove", EngineTimeout)
-                if type(response) is Info and arrival >= started:
+                if type(response) is Info and arrival >= since:
                     infos.append(response)
                     if response.score_cp is not None or response.score_mate is not None:
                         scored = response
@@ -373,7 +451,7 @@ class EngineClient:
                         on_info(response)
                 elif type(response) is BestMove:
                     answered = True
-                    return SearchResult(response.move, list(infos), arrival - started, scored, depth)
+                    return SearchResult(response.move, list(infos), arrival - started, scored, depth, response.ponder)
                 elif type(response) is _UnreadableBestMove:
                     answered = True
                     raise UnreadableMove(
@@ -441,7 +519,9 @@ class EngineClient:
                 self._log_function(direction, line)
 
     def _send_command(
-        self, command: Uci | IsReady | SetOption | UciNewGame | Position | Stop, deadline: float | None = None
+        self,
+        command: Uci | IsReady | SetOption | UciNewGame | Position | Stop | PonderHit,
+        deadline: float | None = None,
     ) -> None:
         self._send(format_command(command), deadline)
 
@@ -494,7 +574,7 @@ class EngineClient:
                     self._stale -= 1
                     continue
                 if self._state != _SEARCHING or arrival < self._go_written:
-                    when = "before its go" if self._state == _SEARCHING else "while no search was running"
+                    when = "before its go or ponderhit" if self._state == _SEARCHING else "while no search was running"
                     line = response.line if isinstance(response, _UnreadableBestMove) else format_response(response)
                     raise self._violation(f"sent {_shown(line)} {when} (a bestmove out of turn)")
             return response, arrival

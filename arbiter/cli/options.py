@@ -149,7 +149,7 @@ def anchor_value(ctx: click.Context, param: click.Parameter, value: str | None) 
 def engine_help() -> str:
     return (
         "An engine: key=value words, cutechess-cli style (cmd=, name=, dir=, option.NAME=, "
-        "tc=, st=, depth=, nodes=, timemargin=, conf=). Repeat for each engine."
+        "tc=, st=, depth=, nodes=, timemargin=, ponder=true, conf=). Repeat for each engine."
     )
 
 
@@ -176,6 +176,12 @@ def event_options(*, event: str, recover: bool) -> Callable[[F], F]:
         click.option("--depth", metavar="N", help="Search depth per move."),
         click.option("--nodes", metavar="N", help="Nodes per move."),
         click.option("--timemargin", metavar="MS", help="Milliseconds an engine may overrun its time without losing."),
+        click.option(
+            "--ponder",
+            is_flag=True,
+            help="Let every engine with a Ponder option think on its opponent's time (go ponder, then "
+            "ponderhit or stop; its clock runs from ponderhit), as cutechess-cli's -pondering.",
+        ),
         click.option(
             "--concurrency",
             type=click.IntRange(min=1, max=MAX_CONCURRENCY),
@@ -272,6 +278,7 @@ class EventOptions:
     depth: str | None
     nodes: str | None
     timemargin: str | None
+    ponder: bool
     concurrency: int
     cluster: str | None
     openings_file: str | None
@@ -309,6 +316,8 @@ class EventOptions:
             words = [[f"cmd={command}", f"name={name}", f"depth={depth}"] for name, depth in demo]
         each = self.each.split(SEPARATOR) if self.each else []
         settings = {key: value for key, value in flags.items() if value is not None}
+        if self.ponder:
+            settings["ponder"] = "true"
         warn = warnings.append if warnings is not None else (lambda message: show_warnings([message]))
         # On a cluster the engines' programs are looked up by each worker, not here.
         specs = resolve_engines(words, each, settings, config, here=self.cluster is None, warn=warn)

@@ -85,7 +85,7 @@ CREATE TABLE engines (
     command TEXT NOT NULL,           -- JSON list of arguments
     cwd TEXT NOT NULL,               -- absolute: the engine's dir=, else where the event began
     options TEXT NOT NULL,           -- JSON list of [name, value]
-    limits TEXT NOT NULL             -- JSON object of tc/st/depth/nodes/timemargin settings
+    limits TEXT NOT NULL             -- JSON object of tc/st/depth/nodes/timemargin/ponder settings
 );
 CREATE TABLE openings (
     id INTEGER PRIMARY KEY,          -- position in the event's list (0 is the first)
@@ -226,7 +226,7 @@ class EventConfig:
 
 
 def _limits_settings(limits: SearchLimits) -> dict[str, str]:
-    """The ``tc``/``st``/``depth``/``nodes``/``timemargin`` settings that give ``limits`` back."""
+    """The ``tc``/``st``/``depth``/``nodes``/``timemargin``/``ponder`` settings that give ``limits`` back."""
     settings = {}
     if limits.clock is not None:
         settings["tc"] = str(limits.clock)
@@ -240,6 +240,8 @@ def _limits_settings(limits: SearchLimits) -> dict[str, str]:
         settings["nodes"] = str(limits.nodes)
     if limits.margin:
         settings["timemargin"] = str(round(limits.margin * 1000))
+    if limits.ponder:
+        settings["ponder"] = "true"
     return settings
 
 

@@ -20,6 +20,8 @@ or in a JSON config file with the same keys (``{"engines": [{...}, ...], "each":
 ``depth``       ``go depth N``
 ``nodes``       ``go nodes N``
 ``timemargin``  milliseconds an engine may overrun its time without losing
+``ponder``      ``true``: think on the opponent's time (``go ponder``) when the engine has a
+                ``Ponder`` option (cutechess-cli's ``ponder``; ``--ponder`` for all engines)
 ``conf``        take the engine of that name from the config file, then apply the rest
 ==============  ==================================================================
 
@@ -48,9 +50,10 @@ from .timecontrol import (
     parse_count,
     parse_margin,
     parse_seconds,
+    parse_switch,
 )
 
-LIMIT_KEYS = ("tc", "st", "depth", "nodes", "timemargin")
+LIMIT_KEYS = ("tc", "st", "depth", "nodes", "timemargin", "ponder")
 PLAIN_KEYS = ("cmd", "name", "dir", "conf", *LIMIT_KEYS)
 OPTION_PREFIX = "option."
 MAX_CONFIG_BYTES = 16 << 20
@@ -218,7 +221,7 @@ def build_spec(settings: Mapping[str, str], where: str, here: bool = True) -> En
 
 
 def limits_from_settings(settings: Mapping[str, str], where: str) -> SearchLimits:
-    """The SearchLimits that ``tc``/``st``/``depth``/``nodes``/``timemargin`` describe."""
+    """The SearchLimits that ``tc``/``st``/``depth``/``nodes``/``timemargin``/``ponder`` describe."""
     try:
         clock = TimeControl.parse(settings["tc"]) if "tc" in settings else None
         infinite = "tc" in settings and clock is None
@@ -226,9 +229,12 @@ def limits_from_settings(settings: Mapping[str, str], where: str) -> SearchLimit
         depth = parse_count(settings["depth"], "depth", MAX_DEPTH) if "depth" in settings else None
         nodes = parse_count(settings["nodes"], "nodes") if "nodes" in settings else None
         margin = parse_margin(settings["timemargin"]) if "timemargin" in settings else 0.0
+        ponder = parse_switch(settings["ponder"], "ponder") if "ponder" in settings else False
     except ArbiterError as error:
         raise ArbiterError(f"{where}: {error}") from None
-    limits = SearchLimits(clock=clock, movetime=movetime, depth=depth, nodes=nodes, margin=margin, infinite=infinite)
+    limits = SearchLimits(
+        clock=clock, movetime=movetime, depth=depth, nodes=nodes, margin=margin, infinite=infinite, ponder=ponder
+    )
     if not limits.bounded:
         raise ArbiterError(
             f"{where}: no limit on the engine's thinking; give tc=, st=, depth= or nodes= "

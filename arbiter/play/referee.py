@@ -72,6 +72,7 @@ SHOWN_MOVE = 200  # characters of an unreadable bestmove line a result sentence 
 
 PASS_TEXT = "pass"  # the protocol's move token for a forced pass (any game that has one)
 VARIANT_OPTION = "UCI_Variant"
+PONDER_OPTION = "Ponder"
 DEFAULT_VARIANT = "dipole"  # what an engine without UCI_Variant plays
 
 Notify = Callable[[str], None]
@@ -172,6 +173,10 @@ class EngineSlot:
         self.client: EngineClient | None = None
         self.broken = False
         self.failure = ""
+        # Whether the engine ponders: its spec asks for it and it has a Ponder option (set on);
+        # ``no_ponder_said``: the referee has said once that it cannot.
+        self.ponders = False
+        self.no_ponder_said = False
         self._errors: list[str] = []
         self._errors_lock = threading.Lock()
 
@@ -230,6 +235,9 @@ class EngineSlot:
         elif self.variant != DEFAULT_VARIANT:
             client.kill()
             raise SetupError(f"engine {spec.name!r} has no {VARIANT_OPTION} option, so it cannot play {self.variant}")
+        self.ponders = spec.limits.ponder and any(name.lower() == PONDER_OPTION.lower() for name in client.options)
+        if self.ponders and not any(name.lower() == PONDER_OPTION.lower() for name, _ in settings):
+            settings.append((PONDER_OPTION, "true"))
         for name, value in settings:
             try:
                 client.set_option(name, value)
@@ -418,6 +426,8 @@ class _Game:
             self.move_texts.append(record.text)
             self.records.append(record)
         self.resign = ResignWatch(settings.resign) if settings.resign is not None else None
+        # The reply each pondering side's engine thinks on (a ``go ponder`` runs until its turn).
+        self.predicted: dict[Color, str] = {}
         self.live = (
             None
             if live is None
@@ -464,6 +474,9 @@ class _Game:
                 raise self.engine_lost(side, Termination.PROTOCOL_VIOLATION, str(error)) from None
             except EngineError as error:
                 raise self.engine_lost(side, Termination.HANDSHAKE, str(error)) from None
+            if slot.spec.limits.ponder and not slot.ponders and not slot.no_ponder_said:
+                slot.no_ponder_said = True
+                self.warn(side, f"the engine has no {PONDER_OPTION} option, so it does not ponder")
         try:
             slot.new_game()
         except ProtocolViolation as error:
@@ -512,12 +525,20 @@ class _Game:
         return limit, (self.settings.stall_timeout if deadline is None else deadline)
 
     def play_move(self, side: _Side, slot: EngineSlot) -> None:
-        """Ask ``side``'s engine for a move, check it, charge the time, and play it."""
+        """Ask ``side``'s engine for a move, check it, charge the time, and play it.  An engine
+        that pondered on the reply just played gets ``ponderhit`` instead of ``go`` (its clock
+        runs from then); one that pondered on another reply is stopped first (the answer is
+        discarded).  Then, if it names a predicted reply, it ponders on that."""
         client = slot.client
         assert client is not None
         limit, deadline = self.limit_for(side)
         limits = slot.spec.limits
         timed = limits.clock is not None or limits.movetime is not None
+        predicted = self.predicted.get(side.color)
+        hit = predicted is not None and self.move_texts[-1:] == [predicted] and client.pondering
+        if not hit:
+            self.stop_pondering(side, slot)
+        self.predicted.pop(side.color, None)
         control = self.control
         on_info: Callable[[Info], None] | None = None if self.live is None else self.live.info
         if control is not None:
@@ -529,7 +550,10 @@ class _Game:
             deadline += self.settings.stop_grace
             stopper.start()
         try:
-            answer = client.go(limit, timeout=deadline, on_info=on_info, position=(self.start_fen, self.move_texts))
+            if hit:
+                answer = client.ponderhit(timeout=deadline, on_info=on_info)
+            else:
+                answer = client.go(limit, timeout=deadline, on_info=on_info, position=(self.start_fen, self.move_texts))
         except EngineError as error:
             if control is not None:  # the host ended the game: its stop or kill ended the search
                 control._check()
@@ -567,6 +591,53 @@ class _Game:
         if verdict is not None and self.board.winner() is None:  # a move that won stays a normal win
             loser, reason = verdict
             raise _loss(loser, Termination.ADJUDICATION, reason)
+        if slot.ponders and answer.ponder is not None and self.board.winner() is None:
+            self.start_pondering(side, slot, answer.ponder)
+
+    def start_pondering(self, side: _Side, slot: EngineSlot, predicted: str) -> None:
+        """``side`` just moved and predicts the reply ``predicted``: its engine ponders on it,
+        told the clocks as they stand (its own charged for the move just played).  A predicted
+        reply that is not a legal move is not pondered on (the game goes on)."""
+        client = slot.client
+        assert client is not None
+        try:
+            reply = str(self.board.parse_move(predicted))
+        except RulesError as error:
+            self.warn(side, f"predicted reply {visible(predicted[:SHOWN_MOVE])!r} is not pondered on: {error}")
+            return
+        limit, _ = self.limit_for(side)
+        try:
+            client.ponder(limit, (self.start_fen, [*self.move_texts, reply]))
+        except EngineError as error:
+            raise self.engine_failed(side, slot, error, timed=False) from None
+        finally:
+            self.pass_on_errors(side, slot)
+        self.predicted[side.color] = reply
+
+    def stop_pondering(self, side: _Side, slot: EngineSlot) -> None:
+        """End ``side``'s ponder search, if one runs (the predicted reply was not played, or the
+        game is over), and discard its answer; an engine that does not answer ``stop`` within
+        the handshake timeout has stalled and loses."""
+        self.predicted.pop(side.color, None)
+        client = slot.client
+        if client is None or not client.pondering:
+            return
+        try:
+            client.stop_pondering(self.settings.handshake_timeout)
+        except EngineError as error:
+            raise self.engine_failed(side, slot, error, timed=False) from None
+        finally:
+            self.pass_on_errors(side, slot)
+
+    def end_pondering(self) -> None:
+        """The game is over: stop both engines' ponder searches.  One that fails is killed
+        (marked broken, to be restarted for its next game); the result stands."""
+        for side in self.sides.values():
+            if isinstance(side.seat, EngineSlot):
+                try:
+                    self.stop_pondering(side, side.seat)
+                except _GameOver:
+                    pass  # engine_failed has killed it and said why
 
     def engine_failed(self, side: _Side, slot: EngineSlot, error: EngineError, timed: bool) -> _GameOver:
         """How ``side`` loses when talking to its engine failed with ``error``."""
@@ -633,6 +704,8 @@ class _Game:
             self.live.moved(self.board.turn)
 
     def play_forced_pass(self, side: _Side) -> None:
+        if isinstance(side.seat, EngineSlot):
+            self.stop_pondering(side, side.seat)
         move = self.board.parse_move(PASS_TEXT)
         self.board.push(move)
         self.move_texts.append(PASS_TEXT)
@@ -663,6 +736,7 @@ class _Game:
                 else:
                     self.play_move(side, side.seat)
         except _GameOver as over:
+            self.end_pondering()
             return self.record(over)
 
     def normal_reason(self, winner: Color) -> str:

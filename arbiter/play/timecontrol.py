@@ -104,6 +104,14 @@ def parse_count(text: str, what: str, high: int = MAX_NODES) -> int:
     return int(_number(text, what, int, 1, False, "a whole number", high))
 
 
+def parse_switch(text: str, what: str) -> bool:
+    """``true`` or ``false`` (``ponder=true``); ``what`` names the setting in errors."""
+    value = text.strip().lower()
+    if value not in ("true", "false"):
+        raise ArbiterError(f"{what}={text!r}: expected true or false")
+    return value == "true"
+
+
 def parse_margin(text: str) -> float:
     """``timemargin`` in milliseconds (cutechess-cli's unit), returned in seconds."""
     return _number(text, "timemargin", int, 0, False, "a whole number of milliseconds", MAX_SECONDS * 1000) / 1000
@@ -113,7 +121,9 @@ def parse_margin(text: str) -> float:
 class SearchLimits:
     """What bounds one engine's search: ``clock`` (None: no clock), ``movetime`` seconds per
     move, ``depth`` and ``nodes`` (sent to the engine, not enforced), and ``margin``, the
-    seconds an engine may overrun its time before it loses on time.  ``infinite`` is ``tc=inf``:
+    seconds an engine may overrun its time before it loses on time; ``ponder``, whether it
+    thinks on its opponent's time (cutechess-cli's pondering: not a limit, but part of how the
+    engine is timed).  ``infinite`` is ``tc=inf``:
     no clock; as the only limit, each move is ``go infinite`` ended by the arbiter's ``stop``
     after the stall timeout (so that timeout is then the time per move)."""
 
@@ -123,6 +133,7 @@ class SearchLimits:
     nodes: int | None = None
     margin: float = 0.0
     infinite: bool = False
+    ponder: bool = False  # think on the opponent's time (``go ponder``), if the engine has a Ponder option
 
     @property
     def bounded(self) -> bool:
@@ -157,6 +168,8 @@ class SearchLimits:
             parts.append(f"nodes={self.nodes}")
         if self.margin:
             parts.append(f"timemargin={round(self.margin * 1000)}")
+        if self.ponder:
+            parts.append("ponder=true")
         return " ".join(parts) or "none"
 
 

@@ -1,0 +1,84 @@
+"""The arbiter's ``--ponder``: two ``dipole-engine`` processes think on each other's time.
+
+A real match through the command line: each engine's log shows ``go ... ponder`` searches
+ended by ``ponderhit`` (the predicted reply was played) or by ``stop`` and a normal ``go``
+(it was not), and the recorded time of a move answered after ``ponderhit`` is the engine's
+own, counted from ``ponderhit``, not the pondering before it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ENGINE = f"{sys.executable} -m dipole_engine"
+LOG_LINE = re.compile(r"^(\S+) \S+ ([<>#!]) (.*)$")
+MOVE_TIME = re.compile(r"\{[^}]*?([0-9.]+)s\}")
+
+
+def engine_moves(log: Path) -> list[tuple[str, float, float]]:
+    """The first game's moves of the engine whose log this is: (how it was asked for: "go" or
+    "ponderhit", seconds from that command to bestmove, seconds from its go to bestmove);
+    the answers to a ponder search's ``stop`` are left out (they are not played)."""
+    moves: list[tuple[str, float, float]] = []
+    asked = ""
+    go_at = asked_at = 0.0
+    games = 0
+    for line in log.read_text().splitlines():
+        found = LOG_LINE.match(line)
+        if found is None:
+            continue
+        at = datetime.datetime.fromisoformat(found.group(1)).timestamp()
+        direction, text = found.group(2), found.group(3)
+        if direction == ">" and text == "ucinewgame":
+            games += 1
+            if games == 2:
+                break
+        elif direction == ">" and text.startswith("go "):
+            go_at = asked_at = at
+            asked = "pondering" if text.split()[-1] == "ponder" else "go"
+        elif direction == ">" and text in ("ponderhit", "stop") and asked == "pondering":
+            asked, asked_at = ("ponderhit", at) if text == "ponderhit" else ("stopped", at)
+        elif direction == "<" and text.startswith("bestmove") and asked in ("go", "ponderhit"):
+            moves.append((asked, at - asked_at, at - go_at))
+    return moves
+
+
+@pytest.mark.slow
+def test_a_pondering_match_sends_ponderhit_or_stop_and_charges_only_the_engines_own_time(tmp_path: Path) -> None:
+    pgn, logs = tmp_path / "games.pgn", tmp_path / "logs"
+    done = subprocess.run(
+        [sys.executable, "-m", "arbiter", "match", "--engine", f"cmd={ENGINE}", "name=a",
+         "--engine", f"cmd={ENGINE}", "name=b", "--tc", "3+0.1", "--timemargin", "300", "--games", "2",
+         "--concurrency", "1", "--ponder", "--pgn", str(pgn), "--log", str(logs)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    games = pgn.read_text()
+    assert games.count('[Termination "normal"]') == 2, games
+    assert "does not ponder" not in done.stderr
+    text = {name: (logs / f"{name}.log").read_text() for name in "ab"}
+    for name in "ab":
+        assert re.search(r"> go wtime \d+ btime \d+ winc 100 binc 100 ponder$", text[name], re.M), name
+        assert "> ponderhit" in text[name], name
+    # A miss: stop, the discarded bestmove, then the real position and a normal go.
+    miss = re.compile(r"> go [^\n]* ponder\n(?:[^\n]*< info[^\n]*\n)*[^\n]*> stop\n(?:[^\n]*< info[^\n]*\n)*"
+                      r"[^\n]*< bestmove [^\n]*\n[^\n]*> position [^\n]*\n[^\n]*> go wtime \d+ btime \d+ winc 100 binc 100\n")  # fmt: skip
+    assert miss.search(text["a"] + text["b"]), "no ponder miss ended by stop and a normal go"
+    # White's recorded times in game 1 (engine a) against a's own log.
+    first = games.split("\n\n[Event")[0]
+    movetext = first[first.index("\n\n") :]
+    recorded = [float(seconds) for seconds in MOVE_TIME.findall(movetext)][0::2]
+    moves = engine_moves(logs / "a.log")
+    assert len(recorded) == len(moves)
+    hits = [(time, kind, own, whole) for time, (kind, own, whole) in zip(recorded, moves) if kind == "ponderhit"]
+    assert hits, "no ponderhit in game 1"
+    for time, _, own, _ in hits:
+        assert abs(time - own) < 0.05, (time, own)
+    pondered = sum(whole - own for _, _, own, whole in hits)
+    assert sum(time for time, *_ in hits) < sum(whole for *_, whole in hits) - pondered / 2
