@@ -23,6 +23,7 @@ import os
 import secrets
 import socket
 import webbrowser
+from types import FrameType
 
 import click
 
@@ -201,7 +202,16 @@ def cli(
             os.path.abspath(events_dir), os.path.abspath(engines_file or os.path.join(events_dir, "engines.json"))
         )
     # ws_max_size: a longer message is refused from its header, never read.
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", ws="auto", ws_max_size=MAX_MESSAGE))
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", ws="auto", ws_max_size=MAX_MESSAGE)
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            # Told to stop: the workbench's checks end now, not after their open requests.
+            if manage:
+                app.state.workbench.checks.close()
+            super().handle_exit(sig, frame)
+
+    server = Server(config)
     print(f"{PROG}: {len(specs)} engine{'s' if len(specs) != 1 else ''}: {', '.join(s.name for s in specs)}")
     local = url(loopback_for(host) if is_wildcard(host) else host)
     print(f"{PROG}: open {local}  (Ctrl-C stops)", flush=True)

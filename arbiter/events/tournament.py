@@ -36,7 +36,7 @@ from ..errors import ArbiterError
 from ..live.publisher import live_path
 from ..play.engines import check_program
 from ..play.referee import GameJob
-from ..records.game import GameRecord
+from ..records.game import GameOutcome, GameRecord
 from ..records.pgn import format_game
 from ..report.event_report import write_report
 from ..stats.ratings import RatingError, RatingTable, fit_ratings
@@ -117,6 +117,51 @@ def check_config(config: EventConfig) -> None:
         raise ArbiterError(f"--anchor {config.anchor[0]}: no engine of that name (the engines: {', '.join(names)})")
 
 
+def event_sprt(config: EventConfig, schedule: list[ScheduledGame], outcomes: list[GameOutcome]) -> SprtMonitor | None:
+    """The event's SPRT (None without one) fed with the finished games ``outcomes``: what a run,
+    or a reader of the database, knows of the test."""
+    if config.sprt is None:
+        return None
+    monitor = SprtMonitor(config.sprt, config.engines[0].name, colour_reversed_pairs(schedule))
+    for outcome in outcomes:
+        monitor.add(outcome)
+    return monitor
+
+
+@dataclass(frozen=True)
+class EventEnd:
+    """Whether an event is over (``resume`` would play nothing), and its SPRT decision if any."""
+
+    over: bool
+    decision: str | None
+
+
+def event_end(store: EventStore, outcomes: list[GameOutcome]) -> EventEnd:
+    """Whether ``store``'s event (``outcomes``: its finished games) is over, as :meth:`Tournament.run`
+    decides it: its SPRT decided, or every scheduled game finished and, for a knockout or Swiss
+    event, its plan complete (one stopped between stages has every stored game finished)."""
+    config = store.config
+    need_schedule = config.sprt is not None or config.format in DYNAMIC_FORMATS
+    schedule = store.schedule if need_schedule else []
+    sprt = event_sprt(config, schedule, outcomes)
+    if sprt is not None and sprt.decision is not None:
+        return EventEnd(True, sprt.decision)
+    done = {outcome.number for outcome in outcomes}
+    if len(done) < store.scheduled():
+        return EventEnd(False, None)
+    if config.format in DYNAMIC_FORMATS:
+        shape = EventShape(
+            config.format,
+            tuple(spec.name for spec in config.engines),
+            config.rounds,
+            config.games_per_pairing,
+            len(config.openings),
+        )
+        plan = plan_event(shape, schedule, {outcome.number: outcome.result for outcome in outcomes})
+        return EventEnd(plan.complete or not plan.next_games, None)
+    return EventEnd(True, None)
+
+
 @dataclass
 class TournamentOutcome:
     """How a run ended: ``stop_reason`` when it stopped early (the SPRT's ``decision``, or an
@@ -160,16 +205,10 @@ class Tournament(RecordedRun):
         self.out = out
         self.names = [spec.name for spec in config.engines]
         self.stats = MatchStats(self.names)
-        self.sprt = (
-            SprtMonitor(config.sprt, self.names[0], colour_reversed_pairs(store.schedule))
-            if config.sprt is not None
-            else None
-        )
         earlier = store.outcomes()  # the results of earlier runs' games: their moves are not read
+        self.sprt = event_sprt(config, store.schedule, earlier)
         for outcome in earlier:
             self.stats.add(outcome)
-            if self.sprt is not None:
-                self.sprt.add(outcome)
         self.finished_before = len(earlier)
         self.results = {outcome.number: outcome.result for outcome in earlier}
         self.shape = EventShape(

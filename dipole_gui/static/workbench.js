@@ -267,7 +267,8 @@ function showEvents(data) {
       element("div", { className: "note", textContent: event.state === "error" ? "" :
         `${event.format}, ${event.variant}: ${event.engines.join(", ")}` })]);
     const row = element("tr", {}, [title,
-      element("td", {}, [element("span", { className: `state ${event.state}`, textContent: event.state })]),
+      element("td", {}, [element("span", { className: `state ${event.state}`, textContent: event.state }),
+        ...(event.decision ? [element("div", { className: "note decision", textContent: `SPRT ${event.decision}` })] : [])]),
       element("td", { className: "progress" }, progress), element("td", { className: "leader", textContent: leader }),
       element("td", {}, actions)]);
     row.dataset.name = event.name;

@@ -4,6 +4,7 @@ browser, with the arbiter's own code and commands.
 - :mod:`.gate`: who may manage (the option, the token, the page's origin);
 - :mod:`.book`: the engines file (the format ``dipole-arbiter --config`` reads) and the
   handshake that shows an engine's name, author and options;
+- :mod:`.checks`: the ``check-engine`` runs, which end with the server;
 - :mod:`.events`: events run as ordinary arbiter processes, listed, stopped, resumed;
 - :mod:`.ratings`: the ratings over every finished game of the events directory;
 - :mod:`.routes`: the page and its JSON API.
@@ -14,7 +15,9 @@ split as the arbiter splits it (:func:`shlex.split`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from .checks import Checks
 
 
 @dataclass(frozen=True)
@@ -24,3 +27,4 @@ class Workbench:
 
     events_dir: str
     engines_file: str
+    checks: Checks = field(default_factory=Checks)  # the engines page's check-engine runs

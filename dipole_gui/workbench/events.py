@@ -25,6 +25,7 @@ from typing import Any
 
 from arbiter.errors import ArbiterError
 from arbiter.events.store import is_event_file
+from arbiter.events.tournament import event_end
 from arbiter.live.publisher import event_runner, event_running
 from arbiter.stats.ratings import RatingError, fit_ratings
 
@@ -173,12 +174,14 @@ def stop_event(directory: str, name: str) -> None:
 
 
 def event_summary(path: str) -> dict[str, Any]:
-    """One event for the list: state (running, interrupted, finished), progress, leader."""
+    """One event for the list: state (running, interrupted, finished), progress, leader, and its
+    SPRT decision if it has one."""
     running = event_running(path)
     store, _ = open_store(path, running)
     try:
         config = store.config
         total, outcomes = store.scheduled(), store.outcomes()
+        end = event_end(store, outcomes)
     finally:
         store.close()
     done = len(outcomes)
@@ -190,7 +193,8 @@ def event_summary(path: str) -> dict[str, Any]:
             leader = {"name": top.name, "score": top.score, "games": top.games, "rating": round(top.rating, 1)}
         except RatingError:
             leader = None
-    state = "running" if running else "finished" if done >= total else "interrupted"
+    # Over as ``resume`` judges it (an SPRT decision ends an event with games left unplayed).
+    state = "running" if running else "finished" if end.over else "interrupted"
     return {
         "name": os.path.basename(path),
         "event": config.name,
@@ -201,6 +205,7 @@ def event_summary(path: str) -> dict[str, Any]:
         "variant": config.variant,
         "engines": [spec.name for spec in config.engines],
         "leader": leader,
+        "decision": end.decision,
         "modified": os.path.getmtime(path),
     }
 

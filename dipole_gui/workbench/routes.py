@@ -24,8 +24,6 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import re
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -44,9 +42,6 @@ from .http import BadRequest, failure, read_json, text_field
 from .ratings import directory_ratings
 
 STATIC_DIR = Path(__file__).parent.parent / "static"
-ARBITER = (sys.executable, "-m", "arbiter")
-CHECK_POSITIONS = "60"  # random positions of the page's check (the command's default is 300)
-CHECK_TIMEOUT = 900.0  # seconds a check may take before it is killed
 
 
 def _book(request: Request) -> EngineBook:
@@ -107,40 +102,14 @@ async def engine_remove(request: Request) -> Response:
     return _engines_json(book, entries)
 
 
-def check_command(entry: Entry, timeout: str) -> list[str]:
-    """``dipole-arbiter check-engine`` for ``entry`` (``timeout``: its ``--timeout``), as an argument list."""
-    words = [
-        f"cmd={entry.cmd}",
-        f"name={entry.name}",
-        *([f"dir={entry.dir}"] if entry.dir else []),
-        *(f"option.{name}={value}" for name, value in entry.options.items()),
-    ]
-    return [*ARBITER, "check-engine", "--engine", *words, "--positions", CHECK_POSITIONS, "--timeout", timeout]
-
-
-def run_check(entry: Entry, timeout: str) -> dict[str, object]:
-    try:
-        done = subprocess.run(
-            check_command(entry, timeout),
-            capture_output=True,
-            text=True,
-            timeout=CHECK_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise ArbiterError(f"check-engine took longer than {CHECK_TIMEOUT:.0f} s and was stopped") from None
-    lines = done.stdout.splitlines() + [line for line in done.stderr.splitlines() if line.strip()]
-    return {"lines": lines, "status": done.returncode}
-
-
 @managed
 async def engine_check(request: Request) -> Response:
     book = _book(request)
     try:
         data = await read_json(request)
         entry = book.find(text_field(data, "name"))
-        return JSONResponse(await asyncio.to_thread(run_check, entry, text_field(data, "timeout") or "10"))
+        checks = _workbench(request).checks
+        return JSONResponse(await asyncio.to_thread(checks.run, entry, text_field(data, "timeout") or "10"))
     except (BadRequest, ArbiterError) as error:
         return failure(str(error))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -125,3 +126,32 @@ def test_start_reopen_stop_resume_finish_and_export(browser: Browser, tmp_path: 
         context.close()
     log = (tmp_path / "cup.db.log").read_text()
     assert "Interrupted by SIGINT" in log and "Finished tournament" in log, log
+
+
+def test_an_event_ended_by_its_sprt_is_finished(browser: Browser, tmp_path: Path) -> None:
+    """An SPRT decision ends the event with games left unplayed: the list says finished, with the
+    decision, and offers no Resume (``resume`` would play nothing)."""
+    engines = [{"name": name, "cmd": f"{sys.executable} {TOY_ENGINE} --seed {name}"} for name in ("alpha", "beta")]
+    (tmp_path / "engines.json").write_text(json.dumps({"engines": engines}))
+    decided = arbiter(
+        "tournament",
+        "--config",
+        str(tmp_path / "engines.json"),
+        "--st",
+        "1",
+        "--games",
+        "20",
+        "--sprt",
+        "elo0=0 elo1=400 alpha=0.45 beta=0.45",  # bounds of +-0.2: the first counted pair decides
+        "--db",
+        str(tmp_path / "sprt.db"),
+    )
+    assert decided.returncode == 0 and "accepted after 1 pairs" in decided.stdout, decided.stdout + decided.stderr
+    with gui_server("--manage", "--events", str(tmp_path)) as server:
+        page = browser.new_page()
+        page.goto(server.url + "#events")
+        expect(row(page, "sprt.db")).to_have_attribute("data-state", "finished")
+        expect(row(page, "sprt.db").locator(".progress")).to_contain_text("2 / 20")
+        expect(row(page, "sprt.db").locator(".decision")).to_have_text(re.compile(r"^SPRT H[01] accepted$"))
+        assert row(page, "sprt.db").locator("button.resume").count() == 0
+        page.close()

@@ -5,12 +5,17 @@ own page (its Origin).  And an event started through it is no child that dies wi
 from __future__ import annotations
 
 import json
+import signal
+import sys
+import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from gui_support import gui_server
+import pytest
+from gui_support import TOY_ENGINE, alive, descendants, gui_server, wait_gone
 
 
 def request(
@@ -126,3 +131,37 @@ def test_an_event_started_from_the_page_outlives_the_server(tmp_path: Path) -> N
     finally:
         second.stop()
     assert "Interrupted by SIGINT" in (tmp_path / "long.db.log").read_text()
+
+
+@pytest.mark.parametrize("kill", [signal.SIGKILL, signal.SIGTERM])
+def test_a_check_and_its_engine_end_with_the_server(tmp_path: Path, kill: signal.Signals) -> None:
+    """``check-engine`` run for the page is the server's child: the server killed (even with
+    SIGKILL) during a check, neither the check nor its engine is left running."""
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    command = f"{sys.executable} {TOY_ENGINE} --think 500 --pid-dir {pids}"  # 60 positions: half a minute
+    (tmp_path / "engines.json").write_text(json.dumps({"engines": [{"name": "slow", "cmd": command}]}))
+    with gui_server("--manage", "--events", str(tmp_path)) as server:
+        parts = urlsplit(server.url)
+        headers = {
+            "Authorization": f"Bearer {parse_qs(parts.query)['token'][0]}",
+            "Origin": f"http://{parts.netloc}",
+        }
+        check = threading.Thread(
+            target=request,
+            args=(f"http://{parts.netloc}/api/workbench/engines/check",),
+            kwargs={"body": {"name": "slow", "timeout": "10"}, "headers": headers},
+            daemon=True,
+        )
+        check.start()
+        deadline = time.monotonic() + 120
+        while not any(pids.iterdir()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        engines = {int(path.name) for path in pids.iterdir()}
+        below = descendants(server.proc.pid)
+        assert engines and below, "the check did not start its engine"
+        assert any(b"check-engine" in Path(f"/proc/{pid}/cmdline").read_bytes() for pid in below if alive(pid))
+        server.proc.send_signal(kill)
+        left = wait_gone(below | engines, timeout=30)
+        assert not left, [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in left if alive(pid)]
+        assert server.proc.wait(30) is not None
