@@ -612,19 +612,30 @@ def _time_controls(sources: list[Source]) -> list[str]:
 def _index(site: Site, sources: list[Source], table: RatingTable, slugs: dict[str, str]) -> None:
     outcomes = [outcome for source in sources for outcome in source.outcomes]
     terminations = Counter(outcome.termination.label for outcome in outcomes)
-    context = report_context(table, terminations, engine_link=lambda name: f"engines/{slugs[name]}.html")
-    site.write(
-        "index.html",
-        site.render(
-            "index.html",
-            "",
-            title="Rating list",
-            sources=sources,
-            games=len(outcomes),
-            time_controls=_time_controls(sources),
-            **context,
-        ),
-    )
+    # Many engines: PAGE_SIZE a page (index.html, then ratings-2.html, ...), each page with its
+    # engines' chart and standings; the crosstable and LOS matrices (engines squared) are left
+    # out, each engine's page has its results by opponent.
+    chunks = [table.rows[start : start + PAGE_SIZE] for start in range(0, len(table.rows), PAGE_SIZE)] or [()]
+    names = ["index.html", *(f"ratings-{number}.html" for number in range(2, len(chunks) + 1))]
+    for index, chunk in enumerate(chunks):
+        part = dataclasses.replace(table, rows=tuple(chunk)) if len(chunks) > 1 else table
+        context = report_context(part, terminations, engine_link=lambda name: f"engines/{slugs[name]}.html")
+        if len(chunks) > 1:
+            context["matrices"] = []
+        site.write(
+            names[index],
+            site.render(
+                "index.html",
+                "",
+                title="Rating list" if index == 0 else f"Rating list, page {index + 1}",
+                sources=sources,
+                games=len(outcomes),
+                time_controls=_time_controls(sources),
+                page=index + 1,
+                pages=list(enumerate(names, 1)),
+                **context,
+            ),
+        )
 
 
 def _event(site: Site, source: Source, table: RatingTable, slugs: dict[str, str]) -> None:
@@ -702,16 +713,22 @@ def _engine(
         performances.append(
             Performance(source, len(games), score, line.rating if line else None, line.rank if line else None)
         )
-    site.write(
-        f"engines/{slugs[name]}.html",
-        site.render(
-            "engine.html",
-            "../",
-            title=name,
-            row=row,
-            opponents=opponents,
-            performances=performances,
-            slugs=slugs,
-            maybe=lambda value: "\u2013" if value is None else f"{value:.1f}",
-        ),
-    )
+    # the opponents PAGE_SIZE a page: the engine's page, then <engine>-opponents-2.html, ...
+    chunks = [opponents[start : start + PAGE_SIZE] for start in range(0, len(opponents), PAGE_SIZE)] or [[]]
+    names = [f"{slugs[name]}.html", *(f"{slugs[name]}-opponents-{n}.html" for n in range(2, len(chunks) + 1))]
+    for index, chunk in enumerate(chunks):
+        site.write(
+            f"engines/{names[index]}",
+            site.render(
+                "engine.html",
+                "../",
+                title=name,
+                row=row,
+                opponents=chunk,
+                performances=performances,
+                slugs=slugs,
+                page=index + 1,
+                pages=list(enumerate(names, 1)),
+                maybe=lambda value: "\u2013" if value is None else f"{value:.1f}",
+            ),
+        )
