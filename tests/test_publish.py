@@ -234,3 +234,42 @@ def test_event_pages_show_bracket_and_sprt(tmp_path: Path) -> None:
     }
     assert "Knockout" in events["ko"] and "Round 2" in events["ko"]
     assert "SPRT (elo0=0 elo1=200 alpha=0.05 beta=0.05)" in events["sprt"] and "LLR" in events["sprt"]
+
+
+def test_republish_reads_and_rewrites_only_what_changed(event: Path, tmp_path: Path) -> None:
+    """An unchanged event is not read again (its moves are not even looked at) and games.pgn is
+    left alone; two more games are appended to games.pgn, and among the old game pages only the
+    last one is written again, to link the next game."""
+    db = tmp_path / "event.db"
+    shutil.copy(event / "event.db", db)
+    with sqlite3.connect(db) as connection:  # the event as it stood two games earlier
+        connection.execute("DELETE FROM moves WHERE game > 4")
+        connection.execute("DELETE FROM games WHERE number > 4")
+    connection.close()
+    site = tmp_path / "site"
+    assert arbiter("publish", str(db), "--output", str(site), cwd=tmp_path).returncode == 0
+    pgn = site / "games.pgn"
+    before = pgn.read_text()
+    inode = pgn.stat().st_ino
+    pages = {page.name: page for page in game_pages(site)}
+    for page in [pgn, *pages.values()]:
+        os.utime(page, (1_000_000_000, 1_000_000_000))
+    with sqlite3.connect(db) as connection:  # were the moves read, they would not replay
+        connection.execute("UPDATE moves SET text = 'zz9' WHERE game = 1")
+    connection.close()
+    again = arbiter("publish", str(db), "--output", str(site), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "0 file(s) written" in again.stdout
+    assert pgn.stat().st_mtime == 1_000_000_000
+    shutil.copy(event / "event.db", db)  # the two more games
+    more = arbiter("publish", str(db), "--output", str(site), cwd=tmp_path)
+    assert more.returncode == 0, more.stderr
+    assert pgn.stat().st_ino == inode and pgn.read_text().startswith(before)  # appended
+    assert pgn.read_text().count("[Event ") == 6 == len(json.loads((site / "results.json").read_text())["games"])
+    written = {name for name, page in pages.items() if page.stat().st_mtime != 1_000_000_000}
+    last = max(pages, key=lambda name: int(name.rsplit("-", 1)[1].split(".")[0]))
+    assert written == {last}  # it now links the next game
+    fifth = last.replace("-4.html", "-5.html")
+    assert f'rel="next" href="{fifth}"' in (site / "games" / last).read_text()
+    assert f'rel="prev" href="{last}"' in (site / "games" / fifth).read_text()
+    assert "last game so far" in check_page(site / "games" / last.replace("-4.html", "-6.html"))

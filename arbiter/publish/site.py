@@ -28,6 +28,7 @@ Every value from the records reaches the pages through Jinja2's autoescape
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -47,7 +48,7 @@ from ..events.store import EventConfig, EventStore, clocks_after, is_event_file
 from ..events.tournament import colour_reversed_pairs
 from ..files import replace_text, replace_text_chunks
 from ..play.timecontrol import SearchLimits, TimeControl
-from ..records.game import BLACK_WINS, WHITE_WINS, GameOutcome, GameRecord
+from ..records.game import BLACK_WINS, WHITE_WINS, GameOutcome, GameRecord, Termination
 from ..records.pgn import PgnSyntaxError, format_game, read_pgn_file
 from ..report.event_report import report_context
 from ..report.render import environment
@@ -58,6 +59,7 @@ from .replay import replay
 PAGE_SIZE = 100  # games per list page
 PAGER_REACH = 5  # a list page links the pages this far before and after it
 MANIFEST = ".publish.json"
+MANIFEST_FORMAT = 2  # the manifest's layout
 
 
 def _slug(text: str, taken: set[str]) -> str:
@@ -73,7 +75,7 @@ def _slug(text: str, taken: set[str]) -> str:
 
 @dataclass
 class GameRow:
-    """A game as the lists show it."""
+    """A game as the lists show it (kept in the manifest, so an unchanged source is not read)."""
 
     id: str
     number: int
@@ -86,11 +88,38 @@ class GameRow:
     opening: str
     event: str  # the event's slug
     time_control: str
+    kind: str  # the Termination member's name, to make the game's outcome again
+
+    @classmethod
+    def of(cls, record: GameRecord, slug: str) -> GameRow:
+        tc = record.white_tc if record.white_tc == record.black_tc else f"{record.white_tc} / {record.black_tc}"
+        return cls(
+            f"{slug}-{record.number}",
+            record.number,
+            record.white,
+            record.black,
+            record.result,
+            record.termination.label,
+            record.reason,
+            record.plies,
+            record.opening,
+            slug,
+            tc,
+            record.termination.name,
+        )
+
+    def outcome(self) -> GameOutcome:
+        return GameOutcome(
+            self.number, self.white, self.black, self.result, Termination[self.kind], self.reason, self.plies
+        )
 
 
 @dataclass
 class Source:
-    """One input: an event database (``config`` set) or a PGN file."""
+    """One input: an event database (``config`` set) or a PGN file.  ``signature`` changes
+    whenever the source gains or changes games: for an event database its finished-game count
+    and last game number (a finished game is never rewritten), for a PGN file its size and
+    mtime.  ``records``: a PGN file's games, when it was read."""
 
     path: str
     slug: str
@@ -98,56 +127,50 @@ class Source:
     config: EventConfig | None
     outcomes: list[GameOutcome]
     engines: list[str]
+    signature: list[int | str]
     games: list[GameRow] = field(default_factory=list)
+    records: list[GameRecord] | None = None
 
 
-def _open_source(path: str, taken: set[str]) -> Source:
+def _open_source(path: str, taken: set[str], cached: dict[str, Any] | None) -> Source:
+    """The source at ``path``; a PGN file whose signature is ``cached``'s is not read."""
     stem = os.path.splitext(os.path.basename(path))[0]
     if is_event_file(path):
         store = EventStore.open(path, write=False)
         try:
             config = store.config
-            return Source(
-                path,
-                _slug(stem, taken),
-                config.name or stem,
-                config,
-                store.outcomes(),
-                [spec.name for spec in config.engines],
-            )
+            outcomes = store.outcomes()  # no move is read
         finally:
             store.close()
+        signature: list[int | str] = ["event", len(outcomes), max((o.number for o in outcomes), default=0)]
+        return Source(
+            path, _slug(stem, taken), config.name or stem, config, outcomes, [s.name for s in config.engines], signature
+        )
     if not os.path.exists(path):
         raise ArbiterError(f"{path}: no such file")
+    status = os.stat(path)
+    signature = ["pgn", status.st_size, status.st_mtime_ns]
+    slug = _slug(stem, taken)
+    if cached is not None and cached.get("signature") == signature and cached.get("slug") == slug:
+        rows = [GameRow(*row) for row in cached["rows"]]
+        source = Source(path, slug, cached["title"], None, [row.outcome() for row in rows], [], signature)
+        source.games = rows
+        return source
     try:
-        games = read_pgn_file(path)
+        records = [game.to_record() for game in read_pgn_file(path)]
     except PgnSyntaxError as error:
         raise ArbiterError(f"{path} is neither an event database nor a PGN file: {error}") from None
-    records = [game.to_record() for game in games]
     events = sorted({record.event for record in records if record.event not in ("", "?")})
     return Source(
-        path, _slug(stem, taken), ", ".join(events) or stem, None, [GameOutcome.of(record) for record in records], []
+        path,
+        slug,
+        ", ".join(events) or stem,
+        None,
+        [GameOutcome.of(record) for record in records],
+        [],
+        signature,
+        records=records,
     )
-
-
-def _records(source: Source) -> Iterator[tuple[GameRecord, list[float | None]]]:
-    """The source's games with the clocks after each ply (by the arbiter's clock arithmetic,
-    from the engines' limits in an event database, from the time-control tags in PGN)."""
-    if source.config is not None:
-        limits = {spec.name: spec.limits for spec in source.config.engines}
-        store = EventStore.open(source.path, write=False)
-        try:
-            for record in store.iter_records():
-                yield record, clocks_after(record, limits)
-        finally:
-            store.close()
-        return
-    for game in read_pgn_file(source.path):
-        record = game.to_record()
-        yield (
-            record,
-            clocks_after(record, {record.white: _limits(record.white_tc), record.black: _limits(record.black_tc)}),
-        )
 
 
 def _limits(time_control: str) -> SearchLimits:
@@ -155,6 +178,14 @@ def _limits(time_control: str) -> SearchLimits:
         return SearchLimits(clock=TimeControl.parse(time_control))
     except ArbiterError:  # "-" or a text that is no clock: the clocks are not shown
         return SearchLimits()
+
+
+def _clocks(source: Source, record: GameRecord) -> list[float | None]:
+    """The clocks after each ply, by the arbiter's clock arithmetic: from the engines' limits
+    in an event database, from the time-control tags in PGN."""
+    if source.config is not None:
+        return clocks_after(record, {spec.name: spec.limits for spec in source.config.engines})
+    return clocks_after(record, {record.white: _limits(record.white_tc), record.black: _limits(record.black_tc)})
 
 
 class Site:
@@ -212,12 +243,35 @@ def check_output(output: str) -> None:
         raise ArbiterError(f"--output {output}: cannot write there ({error.strerror or error})") from None
 
 
+def _load_manifest(path: str, version: str) -> tuple[dict[str, Any], int]:
+    """The previous run's sources (by absolute path) if it ran with these templates, and the
+    size games.pgn had then; ({}, -1) when there is none or it is unreadable."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            previous = json.load(handle)
+        if previous.get("format") == MANIFEST_FORMAT and previous.get("version") == version:
+            return dict(previous["sources"]), int(previous["pgn_size"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    return {}, -1
+
+
 def publish(inputs: Sequence[str], output: str) -> Site:
     """Publish ``inputs`` (event databases and PGN files) into ``output``; ArbiterError (one
     line) on bad input."""
     check_output(output)
+    site = Site(output)
+    manifest_path = os.path.join(output, MANIFEST)
+    pgn_path = os.path.join(output, "games.pgn")
+    cache, pgn_size = _load_manifest(manifest_path, site.version)
+    try:
+        if os.path.getsize(pgn_path) != pgn_size:  # games.pgn is not the one the manifest tells of
+            cache = {}
+    except OSError:
+        cache = {}
     taken: set[str] = set()
-    sources = [_open_source(path, taken) for path in inputs]
+    keys = [os.path.abspath(path) for path in inputs]
+    sources = [_open_source(path, taken, cache.get(key)) for path, key in zip(inputs, keys)]
     titles = Counter(source.title for source in sources)
     for source in sources:  # two events of one name are told apart by their files
         if titles[source.title] > 1:
@@ -232,17 +286,21 @@ def publish(inputs: Sequence[str], output: str) -> Site:
     names = list(dict.fromkeys([*engines, *(n for o in outcomes for n in (o.white, o.black))]))
     engine_slugs: set[str] = set()
     slugs = {name: _slug(name, engine_slugs) for name in names}
-    site = Site(output)
-    manifest_path = os.path.join(output, MANIFEST)
-    try:
-        with open(manifest_path, encoding="utf-8") as handle:
-            previous = json.load(handle)
-        known: dict[str, str] = previous["games"] if previous.get("version") == site.version else {}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        known = {}
-    games: dict[str, str] = {}
-    replace_text_chunks(os.path.join(output, "games.pgn"), _game_pages(site, sources, slugs, known, games))
-    replace_text(manifest_path, json.dumps({"version": site.version, "games": games}, sort_keys=True))
+    plans = [_GamePlan(site, source, slugs, cache.get(key)) for source, key in zip(sources, keys)]
+    _write_pgn(
+        pgn_path, plans, [cache[key]["pgn"] for key in cache] if cache else [], list(cache) == keys[: len(cache)]
+    )
+    replace_text(
+        manifest_path,
+        json.dumps(
+            {
+                "format": MANIFEST_FORMAT,
+                "version": site.version,
+                "pgn_size": os.path.getsize(pgn_path),
+                "sources": {key: plan.manifest() for key, plan in zip(keys, plans)},
+            }
+        ),
+    )
     _assets(site)
     _lists(site, sources, slugs)
     _index(site, sources, table, slugs)
@@ -285,39 +343,111 @@ def publish(inputs: Sequence[str], output: str) -> Site:
     return site
 
 
-def _game_pages(
-    site: Site, sources: list[Source], slugs: dict[str, str], known: dict[str, str], games: dict[str, str]
-) -> Iterator[str]:
-    """Write each game's page (when its hash is new) and yield its PGN, one game at a time."""
-    template = site.env.get_template("game.html")
-    for source in sources:
-        for record, clocks in _records(source):
+class _GamePlan:
+    """What a source's game pages and its part of games.pgn need this run, decided before a
+    game is read.  With ``cached`` (the manifest's entry of the previous run) valid:
+
+    - an unchanged source (same signature, slug and title) reads no game: its rows come from
+      the manifest and its PGN is the previous games.pgn's bytes;
+    - an event database that only gained games reads the new games and the old games whose
+      previous/next game changed; its PGN is the old bytes and then the new games';
+    - otherwise every game is read, and its PGN written again.
+
+    A game page is rendered only when its key (a hash of everything it is made from, and its
+    previous and next game) differs from the manifest's, or its file is missing."""
+
+    def __init__(self, site: Site, source: Source, slugs: dict[str, str], cached: dict[str, Any] | None) -> None:
+        self.site, self.source, self.slugs = site, source, slugs
+        valid = cached is not None and cached["slug"] == source.slug and cached["title"] == source.title
+        self.pages: dict[str, list[Any]] = dict(cached["pages"]) if cached is not None and valid else {}
+        old_rows = [GameRow(*row) for row in cached["rows"]] if cached is not None and valid else []
+        self.old_pgn: int | None = cached["pgn"] if cached is not None and valid else None
+        self.pgn = 0  # bytes of this source's part of games.pgn
+        numbers = [outcome.number for outcome in source.outcomes]  # by number, or in the PGN file's order
+        self.order = {number: index for index, number in enumerate(numbers)}
+        self.numbers = numbers
+        known = {row.number for row in old_rows}
+        if valid and cached is not None and cached["signature"] == source.signature:
+            self.mode = "same"
+        elif valid and source.config is not None and known <= set(numbers) and self.old_pgn is not None:
+            self.mode = "more"
+        else:
+            self.mode = "all"
+            self.old_pgn = None
+            old_rows = []
+        self.rows = {row.number: row for row in old_rows}
+        if self.mode == "same":
+            source.games = sorted(old_rows, key=lambda row: self.order.get(row.number, 0))
+
+    def _neighbours(self, number: int) -> tuple[tuple[str, int] | None, tuple[str, int] | None]:
+        index = self.order[number]
+        before = self.numbers[index - 1] if index > 0 else None
+        after = self.numbers[index + 1] if index + 1 < len(self.numbers) else None
+        return (
+            None if before is None else (f"{self.source.slug}-{before}", before),
+            None if after is None else (f"{self.source.slug}-{after}", after),
+        )
+
+    def _stale(self) -> set[int]:
+        """The games whose pages must be looked at again: new, missing, or with a neighbour
+        other than the one their page links."""
+        stale = set()
+        for number in self.numbers:
+            game_id = f"{self.source.slug}-{number}"
+            entry = self.pages.get(game_id)
+            before, after = self._neighbours(number)
+            if (
+                entry is None
+                or entry[1:] != [before and before[0], after and after[0]]
+                or not os.path.exists(os.path.join(self.site.output, f"games/{game_id}.html"))
+            ):
+                stale.add(number)
+        return stale
+
+    def records(self) -> Iterator[GameRecord]:
+        """The games this run reads: all of them, or (``more``) the stale ones only."""
+        source = self.source
+        if source.config is None:
+            if source.records is None:  # a PGN file known unchanged, whose games are wanted after all
+                source.records = [game.to_record() for game in read_pgn_file(source.path)]
+            yield from source.records
+            return
+        store = EventStore.open(source.path, write=False)
+        try:
+            if self.mode == "all":
+                yield from store.iter_records()
+                return
+            stale = sorted(self._stale())
+            for start in range(0, len(stale), 256):  # a batch at a time: memory stays bounded
+                yield from store.records(stale[start : start + 256])
+        finally:
+            store.close()
+
+    def new_pgn(self) -> Iterator[str]:
+        """Render the pages the run needs and yield the PGN of the games not yet in games.pgn."""
+        template = self.site.env.get_template("game.html")
+        source = self.source
+        if self.mode == "same":
+            if not self._stale():
+                self.pgn = self.old_pgn or 0
+                return
+            self.mode = "more"  # a page deleted by hand, say: read the stale games below
+        self.pgn = self.old_pgn or 0
+        for record in self.records():
             game_id = f"{source.slug}-{record.number}"
-            pgn = format_game(record)
-            tc = record.white_tc if record.white_tc == record.black_tc else f"{record.white_tc} / {record.black_tc}"
-            source.games.append(
-                GameRow(
-                    game_id,
-                    record.number,
-                    record.white,
-                    record.black,
-                    record.result,
-                    record.termination.label,
-                    record.reason,
-                    record.plies,
-                    record.opening,
-                    source.slug,
-                    tc,
-                )
-            )
-            key = hashlib.sha256(f"{site.version}\0{source.title}\0{record!r}\0{clocks!r}".encode()).hexdigest()
-            games[game_id] = key
+            before, after = self._neighbours(record.number) if record.number in self.order else (None, None)
+            clocks = _clocks(source, record)
+            content = hashlib.sha256(
+                f"{self.site.version}\0{source.title}\0{record!r}\0{clocks!r}".encode()
+            ).hexdigest()
+            entry = [content, before and before[0], after and after[0]]
             relative = f"games/{game_id}.html"
-            if known.get(game_id) == key and os.path.exists(os.path.join(site.output, relative)):
-                site.unchanged += 1
+            pgn = format_game(record)
+            if self.pages.get(game_id) == entry and os.path.exists(os.path.join(self.site.output, relative)):
+                self.site.unchanged += 1
             else:
                 game = replay(record, clocks, f"{source.path}: game {record.number}")
-                site.write(
+                self.site.write(
                     relative,
                     template.render(
                         root="../",
@@ -325,12 +455,69 @@ def _game_pages(
                         game=game,
                         pgn=pgn,
                         source=source,
-                        slugs=slugs,
-                        time_control=tc,
+                        slugs=self.slugs,
+                        time_control=GameRow.of(record, source.slug).time_control,
+                        before=before,
+                        after=after,
                         title=f"{record.white} vs {record.black}, game {record.number}",
                     ),
                 )
-            yield pgn
+            self.pages[game_id] = entry
+            if record.number not in self.rows:  # a game not yet in games.pgn
+                self.rows[record.number] = GameRow.of(record, source.slug)
+                self.pgn += len(pgn.encode())
+                yield pgn
+        source.games = sorted(self.rows.values(), key=lambda row: self.order.get(row.number, 0))
+        source.records = None
+
+    def manifest(self) -> dict[str, Any]:
+        return {
+            "signature": self.source.signature,
+            "slug": self.source.slug,
+            "title": self.source.title,
+            "rows": [dataclasses.astuple(row) for row in self.source.games],
+            "pgn": self.pgn,
+            "pages": self.pages,
+        }
+
+
+def _write_pgn(path: str, plans: list[_GamePlan], old_parts: list[int], same_order: bool) -> None:
+    """games.pgn: each source's part in turn, a part being the previous file's bytes of that
+    source (``old_parts``: their lengths, in the previous order) and then its new games.  When
+    the previous parts are a prefix of the new file, the new games are appended (nothing is
+    written when there are none); otherwise the file is written whole, beside and renamed."""
+    offsets: dict[int, int] = {}
+    position = 0
+    for index, length in enumerate(old_parts):
+        offsets[index] = position
+        position += length
+    appendable = (
+        bool(old_parts)
+        and same_order
+        and all(
+            plan.mode == "same" or (index == len(old_parts) - 1 and plan.mode == "more")
+            for index, plan in enumerate(plans[: len(old_parts)])
+        )
+        and all(plan.mode == "all" for plan in plans[len(old_parts) :])
+    )
+    if appendable:
+        with open(path, "a", encoding="utf-8") as handle:
+            for plan in plans:
+                handle.writelines(plan.new_pgn())
+        return
+    old_index = {id(plan): index for index, plan in enumerate(plans) if index < len(old_parts)}
+
+    def chunks() -> Iterator[str]:
+        with open(path, "rb") if old_parts else open(os.devnull, "rb") as old:
+            for plan in plans:
+                if plan.old_pgn and same_order and id(plan) in old_index:
+                    old.seek(offsets[old_index[id(plan)]])
+                    yield old.read(plan.old_pgn).decode("utf-8")
+                elif plan.old_pgn:  # a part of the old file at another place: read the games again
+                    plan.mode, plan.old_pgn, plan.rows = "all", None, {}
+                yield from plan.new_pgn()
+
+    replace_text_chunks(path, chunks())
 
 
 def _assets(site: Site) -> None:
@@ -425,19 +612,30 @@ def _time_controls(sources: list[Source]) -> list[str]:
 def _index(site: Site, sources: list[Source], table: RatingTable, slugs: dict[str, str]) -> None:
     outcomes = [outcome for source in sources for outcome in source.outcomes]
     terminations = Counter(outcome.termination.label for outcome in outcomes)
-    context = report_context(table, terminations, engine_link=lambda name: f"engines/{slugs[name]}.html")
-    site.write(
-        "index.html",
-        site.render(
-            "index.html",
-            "",
-            title="Rating list",
-            sources=sources,
-            games=len(outcomes),
-            time_controls=_time_controls(sources),
-            **context,
-        ),
-    )
+    # Many engines: PAGE_SIZE a page (index.html, then ratings-2.html, ...), each page with its
+    # engines' chart and standings; the crosstable and LOS matrices (engines squared) are left
+    # out, each engine's page has its results by opponent.
+    chunks = [table.rows[start : start + PAGE_SIZE] for start in range(0, len(table.rows), PAGE_SIZE)] or [()]
+    names = ["index.html", *(f"ratings-{number}.html" for number in range(2, len(chunks) + 1))]
+    for index, chunk in enumerate(chunks):
+        part = dataclasses.replace(table, rows=tuple(chunk)) if len(chunks) > 1 else table
+        context = report_context(part, terminations, engine_link=lambda name: f"engines/{slugs[name]}.html")
+        if len(chunks) > 1:
+            context["matrices"] = []
+        site.write(
+            names[index],
+            site.render(
+                "index.html",
+                "",
+                title="Rating list" if index == 0 else f"Rating list, page {index + 1}",
+                sources=sources,
+                games=len(outcomes),
+                time_controls=_time_controls(sources),
+                page=index + 1,
+                pages=list(enumerate(names, 1)),
+                **context,
+            ),
+        )
 
 
 def _event(site: Site, source: Source, table: RatingTable, slugs: dict[str, str]) -> None:
@@ -515,16 +713,22 @@ def _engine(
         performances.append(
             Performance(source, len(games), score, line.rating if line else None, line.rank if line else None)
         )
-    site.write(
-        f"engines/{slugs[name]}.html",
-        site.render(
-            "engine.html",
-            "../",
-            title=name,
-            row=row,
-            opponents=opponents,
-            performances=performances,
-            slugs=slugs,
-            maybe=lambda value: "\u2013" if value is None else f"{value:.1f}",
-        ),
-    )
+    # the opponents PAGE_SIZE a page: the engine's page, then <engine>-opponents-2.html, ...
+    chunks = [opponents[start : start + PAGE_SIZE] for start in range(0, len(opponents), PAGE_SIZE)] or [[]]
+    names = [f"{slugs[name]}.html", *(f"{slugs[name]}-opponents-{n}.html" for n in range(2, len(chunks) + 1))]
+    for index, chunk in enumerate(chunks):
+        site.write(
+            f"engines/{names[index]}",
+            site.render(
+                "engine.html",
+                "../",
+                title=name,
+                row=row,
+                opponents=chunk,
+                performances=performances,
+                slugs=slugs,
+                page=index + 1,
+                pages=list(enumerate(names, 1)),
+                maybe=lambda value: "\u2013" if value is None else f"{value:.1f}",
+            ),
+        )
