@@ -9,7 +9,7 @@ import { drawEvalBar, drawEvalGraph, drawLines } from "./analysis.js";
 const $ = (id) => document.getElementById(id);
 // view: the ply the page steps to, at once, ahead of the server's answer (game.view: the board shown).
 const state = { game: null, engines: [], variants: [], flip: false, selected: null, clocksAt: 0, thinking: {}, view: 0,
-                drag: null, swallowClick: false,
+                drag: null, pressed: null, swallowClick: false,
                 limits: { message: 4_000_000, pgn: 2_000_000 } };  // the server's, from its hello
 let socket = null;
 
@@ -534,11 +534,17 @@ function wire() {
 
 // Moving by drag: press on a stack that may move, let go on one of its targets.  The drop is
 // handed to the target's own click handler, so a drag and two clicks are the same move.
+// Every state and thinking message draws the board anew: one that lands between a press and its
+// release removes the pressed element, and the browser then loses the click (it goes to the
+// board's container, or nowhere).  Such a release is handed to the element now under the pointer,
+// so a click is never lost to a redraw.
 function wireDrag() {
   const board = $("board");
   board.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0) return;
+    state.pressed = event.target;
     const stack = event.target.closest("g.stack");
-    if (!state.game || event.button !== 0 || !stack) return;
+    if (!state.game || !stack) return;
     const square = stack.dataset.square;
     if (!state.game.legal.some((m) => m.from === square)) return;
     state.drag = { square, x: event.clientX, y: event.clientY, moving: false };
@@ -552,16 +558,19 @@ function wireDrag() {
     drawGame();
   });
   window.addEventListener("pointerup", (event) => {
-    const drag = state.drag;
+    const { drag, pressed } = state;
     state.drag = null;
-    if (!drag || !drag.moving) return;
+    state.pressed = null;
+    const dragged = drag && drag.moving;
+    if (!dragged && !(pressed && !pressed.isConnected)) return;
     const hit = document.elementFromPoint(event.clientX, event.clientY);
-    if (hit && hit.closest("#board") && hit.classList.contains("target-hit")) hit.dispatchEvent(new MouseEvent("click", { bubbles: true }));
-    // The browser's own click that ends a drag is not a click on the board.
+    const onBoard = hit && hit !== board && board.contains(hit);
+    if (onBoard && (!dragged || hit.classList.contains("target-hit"))) hit.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+    // The browser's own click that ends a drag, or that lost its element, is not a click on the board.
     state.swallowClick = true;
     setTimeout(() => { state.swallowClick = false; }, 0);
   });
-  window.addEventListener("pointercancel", () => { state.drag = null; });
+  window.addEventListener("pointercancel", () => { state.drag = null; state.pressed = null; });
   board.addEventListener("click", (event) => {
     if (state.swallowClick) { event.stopPropagation(); state.swallowClick = false; }
   }, true);
