@@ -36,7 +36,9 @@ Messages from the page::
     {"type": "pgn-open", "text": "..."}  {"type": "pgn-pick", "index": 0}  {"type": "pgn-save"}
 
 Messages to the page: ``hello`` (the game's id, engines, variants and the size limits; to the
-page just attached), ``state``, ``thinking``, ``pgn-games``, ``pgn`` (the text to save),
+page just attached), ``plies`` (``{"game", "from", "boards"}``: the board of each ply from
+``from`` on; all of them to a page attached and for a new game, then the new plies' before each
+state; never replaced by a later one), ``state``, ``thinking``, ``pgn-games``, ``pgn`` (the text to save),
 ``error`` and ``notice`` (one line each; an error in a page's own request goes to that page only).
 
 What a page may ask is bounded: a message of at most :data:`MAX_MESSAGE` bytes (the server reads
@@ -189,6 +191,7 @@ class Session:
         self.scores: list[dict[str, int] | None] = []
         self.evals: dict[int, dict[str, int]] = {}  # ply -> the analysis's score of the position there
         self.view = 0
+        self.plies_sent = 0  # the plies (from the start) whose boards every page has: ``plies``
         self.result = None
         self.pgn_source = None
         self.pgn_origin = None
@@ -233,6 +236,8 @@ class Session:
         )
         if notice is not None:
             page.outbox.post({"type": "notice", "message": notice})
+        if self.plies_sent:  # else push_state sends them all to every page
+            page.outbox.post(self._plies_message(0))
         self.push_state()
         return page
 
@@ -293,8 +298,22 @@ class Session:
         self.pages.clear()
 
     # -- the state the page draws ---------------------------------------------------------
+    def _plies_message(self, start: int) -> dict[str, Any]:
+        """The ``plies`` message: the board of each ply from ``start`` to the last, so that the
+        page draws any ply of the game at once when stepping, without the rules."""
+        board = self.board_at(start)
+        boards = [board_json(board, self.moves[start - 1] if start else None)]
+        for move in self.moves[start:]:
+            board.push(move)
+            boards.append(board_json(board, move))
+        return {"type": "plies", "game": self.number, "from": start, "boards": boards}
+
     def push_state(self) -> None:
-        """Send the page everything it draws, as of now (see the module docstring)."""
+        """Send the page everything it draws, as of now (see the module docstring); first the
+        boards of the plies the pages lack (all of a new game's, then one per move)."""
+        if self.plies_sent <= len(self.moves):
+            self.post(self._plies_message(self.plies_sent))
+            self.plies_sent = len(self.moves) + 1
         ply = self.view
         board = self.board_at(ply)
         last = self.moves[ply - 1] if ply else None
@@ -843,6 +862,7 @@ class Session:
             self.scores.pop()
             self.evals.pop(len(self.moves) + 1, None)
         self.view = ply
+        self.plies_sent = min(self.plies_sent, ply + 1)
 
     def _land(self) -> None:
         """The human's move waited for is played, or will never be: the page may go on."""

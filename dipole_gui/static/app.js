@@ -7,9 +7,10 @@ import { POV_NOTE, figureTexts, lineTexts, scoreText } from "./searchline.js";
 import { drawEvalBar, drawEvalGraph, drawLines } from "./analysis.js";
 
 const $ = (id) => document.getElementById(id);
-// view: the ply the page steps to, at once, ahead of the server's answer (game.view: the board shown).
-const state = { game: null, engines: [], variants: [], flip: false, selected: null, clocksAt: 0, thinking: {}, view: 0,
-                drag: null, swallowClick: false,
+// view: the ply the page steps to and shows at once, ahead of the server's answer (game.view: the
+// server's); plies: the board of each ply of game number `game`, from the server's plies messages.
+const state = { game: null, plies: { game: null, boards: [] }, engines: [], variants: [], flip: false, selected: null, clocksAt: 0, thinking: {}, view: 0,
+                drag: null, pressed: null, swallowClick: false,
                 limits: { message: 4_000_000, pgn: 2_000_000 } };  // the server's, from its hello
 let socket = null;
 
@@ -56,6 +57,7 @@ function attached(id) {
 function receive(message) {
   switch (message.type) {
     case "hello": return hello(message);
+    case "plies": return keepPlies(message);
     case "state": return showState(message);
     case "thinking": return showThinking(message);
     case "error": return showMessage(message.message, true);
@@ -96,6 +98,21 @@ function showMessage(text, isError) {
 }
 
 // -- the game -------------------------------------------------------------------------------
+// The boards of the game's plies, so that a step shows its board at once (the page has no rules).
+function keepPlies(message) {
+  const plies = state.plies;
+  if (plies.game !== message.game) { plies.game = message.game; plies.boards = []; }
+  plies.boards.length = Math.min(plies.boards.length, message.from);
+  plies.boards.push(...message.boards);
+}
+
+// The board of the ply the page shows: the server's when it agrees, else the one kept for that ply.
+function shownBoard() {
+  const game = state.game;
+  const kept = state.plies.game === game.game ? state.plies.boards[state.view] : undefined;
+  return state.view === game.view || !kept ? game.board : kept;
+}
+
 function showState(game) {
   const previous = state.game;
   state.game = game;
@@ -161,13 +178,20 @@ function disarmResign() {
   button.classList.remove("armed");
 }
 
+// The moves the user may enter on the board shown: none while it is a ply the server has not
+// caught up with (its legal moves are those of its own view).
+function legalHere() {
+  return state.view === state.game.view ? state.game.legal : [];
+}
+
 function targetsFor(square) {
-  return state.game.legal.filter((m) => m.from === square).map((m) => ({ to: m.to, kind: m.kind, origin: m.from }));
+  return legalHere().filter((m) => m.from === square).map((m) => ({ to: m.to, kind: m.kind, origin: m.from }));
 }
 
 function drawGame() {
   const game = state.game;
-  const board = { ...game.board, flip: state.flip };
+  const shown = shownBoard();
+  const board = { ...shown, flip: state.flip };
   drawBoard($("board"), board, {
     selected: state.selected,
     targets: state.selected ? targetsFor(state.selected) : [],
@@ -180,6 +204,7 @@ function drawGame() {
   const body = document.body.dataset;
   body.game = String(game.game);
   body.view = String(game.view);
+  body.shown = String(shown === game.board ? game.view : state.view);  // the ply whose board is drawn
   body.plies = String(game.moves.length);
   body.turn = game.board.turn;
   body.awaiting = game.result || game.board.winner ? "nobody" : game.legal.length ? "human" : game.thinking ? "engine" : "";
@@ -189,7 +214,7 @@ function drawGame() {
 // The engine's thinking about the position shown (null when it thinks about another one).
 function thinkingHere() {
   const info = state.thinking;
-  return info && info.ply !== undefined && state.game && info.ply === state.game.view ? info : null;
+  return info && info.ply !== undefined && state.game && info.ply === state.view ? info : null;
 }
 
 // Each line's first move as an arrow (the best one boldest), when the engine thinks about the board shown.
@@ -206,24 +231,24 @@ function shownScore() {
   if (info && info.score) return info.score;
   const game = state.game;
   if (!game) return null;
-  if (game.view === 0) return game.startEval || null;
-  const move = game.moves[game.view - 1];
+  if (state.view === 0) return game.startEval || null;
+  const move = game.moves[state.view - 1];
   return move ? move.eval || move.score || null : null;
 }
 
 function clickSquare(square) {
   hideChooser();
-  const game = state.game;
+  const legal = legalHere();
   if (state.selected) {
-    const moves = game.legal.filter((m) => m.from === state.selected && m.to === square && m.kind !== "exit" && m.kind !== "remove");
+    const moves = legal.filter((m) => m.from === state.selected && m.to === square && m.kind !== "exit" && m.kind !== "remove");
     if (moves.length) return choose(moves);
   }
-  state.selected = state.selected !== square && game.legal.some((m) => m.from === square) ? square : null;
+  state.selected = state.selected !== square && legal.some((m) => m.from === square) ? square : null;
   drawGame();
 }
 
 function clickTarget(target) {
-  const moves = state.game.legal.filter((m) => m.from === target.origin && m.kind === target.kind &&
+  const moves = legalHere().filter((m) => m.from === target.origin && m.kind === target.kind &&
     (target.kind === "exit" || target.kind === "remove" || m.to === target.to));
   choose(moves);
 }
@@ -462,13 +487,17 @@ function showTcFields() {
   for (const label of document.querySelectorAll(".tc")) label.hidden = !label.classList.contains(`tc-${kind}`);
 }
 
-// Steps at once in the move list and the graph; the board follows when the server answers.
-// Each press counts from the page's own view, so presses faster than a round trip add up.
+// Steps at once in the move list, the graph and the board (from the boards kept per ply); the
+// rest (legal moves, FEN, analysis) follows when the server answers.  Each press counts from the
+// page's own view, so presses faster than a round trip add up.
 function navigate(ply) {
   if (!state.game) return;
   const view = Math.max(0, Math.min(ply, state.game.moves.length));
   if (view === state.view) return;
   state.view = view;
+  state.selected = null;
+  hideChooser();
+  drawGame();
   drawMoves();
   drawGraph();
   send({ type: "view", ply: view });
@@ -534,13 +563,19 @@ function wire() {
 
 // Moving by drag: press on a stack that may move, let go on one of its targets.  The drop is
 // handed to the target's own click handler, so a drag and two clicks are the same move.
+// Every state and thinking message draws the board anew: one that lands between a press and its
+// release removes the pressed element, and the browser then loses the click (it goes to the
+// board's container, or nowhere).  Such a release is handed to the element now under the pointer,
+// so a click is never lost to a redraw.
 function wireDrag() {
   const board = $("board");
   board.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0) return;
+    state.pressed = event.target;
     const stack = event.target.closest("g.stack");
-    if (!state.game || event.button !== 0 || !stack) return;
+    if (!state.game || !stack) return;
     const square = stack.dataset.square;
-    if (!state.game.legal.some((m) => m.from === square)) return;
+    if (!legalHere().some((m) => m.from === square)) return;
     state.drag = { square, x: event.clientX, y: event.clientY, moving: false };
   });
   window.addEventListener("pointermove", (event) => {
@@ -552,16 +587,19 @@ function wireDrag() {
     drawGame();
   });
   window.addEventListener("pointerup", (event) => {
-    const drag = state.drag;
+    const { drag, pressed } = state;
     state.drag = null;
-    if (!drag || !drag.moving) return;
+    state.pressed = null;
+    const dragged = drag && drag.moving;
+    if (!dragged && !(pressed && !pressed.isConnected)) return;
     const hit = document.elementFromPoint(event.clientX, event.clientY);
-    if (hit && hit.closest("#board") && hit.classList.contains("target-hit")) hit.dispatchEvent(new MouseEvent("click", { bubbles: true }));
-    // The browser's own click that ends a drag is not a click on the board.
+    const onBoard = hit && hit !== board && board.contains(hit);
+    if (onBoard && (!dragged || hit.classList.contains("target-hit"))) hit.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+    // The browser's own click that ends a drag, or that lost its element, is not a click on the board.
     state.swallowClick = true;
     setTimeout(() => { state.swallowClick = false; }, 0);
   });
-  window.addEventListener("pointercancel", () => { state.drag = null; });
+  window.addEventListener("pointercancel", () => { state.drag = null; state.pressed = null; });
   board.addEventListener("click", (event) => {
     if (state.swallowClick) { event.stopPropagation(); state.swallowClick = false; }
   }, true);
