@@ -331,7 +331,9 @@ def test_client_overhead_per_move_is_small() -> None:
         client.set_position(None, ["c1-c3", "d8-d6"])
         client.go(Limit(wtime=1000, btime=1000))
     per_move = (time.perf_counter() - begin) / moves
-    assert per_move < 0.001, f"{per_move * 1e6:.0f} us per move"
+    # Well under a millisecond on an idle machine; the bound leaves room for a busy one (the
+    # suite runs in parallel) and still fails a client that polls or sleeps per move.
+    assert per_move < 0.004, f"{per_move * 1e6:.0f} us per move"
 
 
 # -- against a real process ------------------------------------------------------------------

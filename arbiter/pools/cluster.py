@@ -66,6 +66,7 @@ from .local import EngineLogs, GamePool
 
 try:
     import distributed
+    from distributed.client import ClosedClientError
     from distributed.comm.addressing import parse_address, parse_host_port
     from distributed.core import Status
     from distributed.diagnostics.plugin import WorkerPlugin
@@ -636,15 +637,19 @@ class ClusterPool(GamePool):
             None if self._relay is None else topic_name(self._run),
         )
         key = f"{self._prefix}{job.number}-{uuid.uuid4().hex[:6]}"
-        future = self._client.submit(
-            play_on_worker,
-            task,
-            key=key,
-            pure=False,
-            priority=-job.number,
-            workers=workers,
-            allow_other_workers=workers is not None,
-        )
+        try:
+            future = self._client.submit(
+                play_on_worker,
+                task,
+                key=key,
+                pure=False,
+                priority=-job.number,
+                workers=workers,
+                allow_other_workers=workers is not None,
+            )
+        except ClosedClientError:  # the client gave up reconnecting: the scheduler is gone
+            self._scheduler_lost()
+            return False
         submitted.future = future
         self._running[key] = submitted
         future.add_done_callback(lambda done: self._events.put(("done", done)))

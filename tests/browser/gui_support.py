@@ -119,7 +119,7 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-def wait_gone(pids: set[int], timeout: float = 10.0) -> set[int]:
+def wait_gone(pids: set[int], timeout: float = 30.0) -> set[int]:
     """Wait for ``pids`` to end; the ones still running after ``timeout``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
