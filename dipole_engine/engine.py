@@ -75,7 +75,7 @@ class Engine:
             self._searching = True
         searcher = Searcher(self._tt)
         job.on_stop(searcher.stop)
-        job.on_ponderhit(lambda: searcher.set_time_plan(job.time_plan(), job.clock_started))
+        job.on_ponderhit(lambda: searcher.ponder_hit(job.time_plan(), job.clock_started))
 
         def report(info: SearchInfo) -> None:
             job.info(

@@ -153,6 +153,8 @@ class Searcher:
         self._hard_deadline: float | None = None
         self._soft_deadline: float | None = None
         self._clock_start = 0.0
+        self._search_start = 0.0
+        self._ponder_hit_at: tuple[TimePlan, float] | None = None  # a ponderhit's plan and time
         self._limits_armed = False  # the node limit counts once depth 1 is complete
         self._killers: list[list[Move | None]] = []
         self._history: defaultdict[int, int] = defaultdict(int)
@@ -168,11 +170,31 @@ class Searcher:
         self._next_check = 0
 
     def set_time_plan(self, time_plan: TimePlan, start: float) -> None:
-        """Put the running search under ``time_plan``, counted from ``start`` (a
-        ``time.monotonic()``): at ``ponderhit``, from another thread."""
+        """Put the search under ``time_plan``, counted from ``start`` (a ``time.monotonic()``)."""
         self._soft_deadline = None if time_plan.soft_ms is None else start + time_plan.soft_ms / 1000
         self._hard_deadline = None if time_plan.hard_ms is None else start + time_plan.hard_ms / 1000
         self._clock_start = start
+        self._next_check = 0
+
+    def ponder_hit(self, time_plan: TimePlan, hit_at: float) -> None:
+        """``ponderhit`` at ``hit_at`` (from another thread): the pondering thought about this
+        very move, so its time counts toward the target, which runs from the search's start;
+        the deadline runs from ``hit_at``, when the engine's clock started.  A search that
+        pondered past its target answers at once, with its last complete iteration (rather
+        than finish an iteration begun without a limit, up to the deadline, on every move).
+        A ponderhit that comes while :meth:`search` is starting holds all the same: the search
+        applies it once its own plan is set."""
+        self._ponder_hit_at = (time_plan, hit_at)
+        self._apply_ponder_hit(time_plan, hit_at)
+
+    def _apply_ponder_hit(self, time_plan: TimePlan, hit_at: float) -> None:
+        soft = None if time_plan.soft_ms is None else self._search_start + time_plan.soft_ms / 1000
+        hard = None if time_plan.hard_ms is None else hit_at + time_plan.hard_ms / 1000
+        if soft is not None and hit_at >= soft:
+            hard = hit_at
+        self._soft_deadline = soft
+        self._hard_deadline = hard
+        self._clock_start = self._search_start
         self._next_check = 0
 
     def search(
@@ -194,6 +216,7 @@ class Searcher:
         ``2 * mate + 1`` (room for the late move reductions) otherwise.
         """
         start = time.monotonic() if start is None else start
+        self._search_start = start
         self._board = board = board.copy()
         hooks = hooks_for(board)
         self._evaluate = hooks.evaluate
@@ -208,6 +231,8 @@ class Searcher:
         self._pv = [[] for _ in range(MAX_PLY + 1)]
         self._node_limit = limits.nodes
         self.set_time_plan(time_plan, start)
+        if self._ponder_hit_at is not None:  # it came between the go and this line
+            self._apply_ponder_hit(*self._ponder_hit_at)
         self._limits_armed = False
         self._next_check = 0  # the first node checks for an early stop()
         self.tt.new_search()

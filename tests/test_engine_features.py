@@ -120,6 +120,25 @@ def test_ponder_is_untimed_until_ponderhit_then_on_the_clock(engine: EngineProce
     assert engine.lines[-1] == f"bestmove {move}"
 
 
+def test_a_ponderhit_after_pondering_past_the_target_is_answered_at_once(engine: EngineProcess) -> None:
+    """The pondering thought about this move: its time counts toward the move's target (at
+    60 s on the clock about 2 s), so after 4 s of it a ponderhit is answered at once with the
+    last complete iteration, not after the iteration begun without a limit (which used to run
+    on at every move to the deadline, five times the target, and lost games on time)."""
+    engine.send("setoption name Ponder value true")
+    engine.send(f"position fen {MIDGAME}")
+    engine.send("go ponder wtime 60000 btime 60000")
+    before = engine.lines_for(4.0)
+    assert not any(line.startswith("bestmove") for line in before)
+    hit = time.monotonic()
+    engine.send("ponderhit")
+    after = engine.until("bestmove", timeout=20)
+    elapsed = time.monotonic() - hit
+    assert elapsed < 0.8, f"answered {elapsed:.2f} s after ponderhit (at least 1.2 s before the fix)"
+    _, best = infos_and_best(before + after)
+    assert best.move in legal(MIDGAME)
+
+
 def test_stop_ends_a_ponder_search(engine: EngineProcess) -> None:
     engine.send(f"position fen {MIDGAME}")
     engine.send("go ponder wtime 60000 btime 60000")
