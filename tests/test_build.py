@@ -1,8 +1,9 @@
 """The two builds (compiled with mypyc, pure Python): which one runs, the guard against stale
 compiled modules, and the protocol staying responsive during a search in either.
 
-CI runs the whole suite once per build and sets ``DIPOLE_ENGINE_EXPECT_BUILD`` to the build it
-installed (``mypyc`` or ``pure Python``), so that a build that silently fell back is caught.
+CI runs the whole suite on the compiled build and the tests marked ``build`` (these among them)
+on the pure one, and sets ``DIPOLE_ENGINE_EXPECT_BUILD`` to the build it installed (``mypyc`` or
+``pure Python``), so that a build that silently fell back is caught.
 """
 
 from __future__ import annotations
