@@ -16,9 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from arbiter.records.game import MoveSource
+from arbiter.records.pgn import read_pgn
+
 ENGINE = f"{sys.executable} -m dipole_engine"
 LOG_LINE = re.compile(r"^(\S+) \S+ ([<>#!]) (.*)$")
-MOVE_TIME = re.compile(r"\{[^}]*?([0-9.]+)s\}")
 
 
 def engine_moves(log: Path) -> list[tuple[str, float, float]]:
@@ -70,10 +72,10 @@ def test_a_pondering_match_sends_ponderhit_or_stop_and_charges_only_the_engines_
     miss = re.compile(r"> go [^\n]* ponder\n(?:[^\n]*< info[^\n]*\n)*[^\n]*> stop\n(?:[^\n]*< info[^\n]*\n)*"
                       r"[^\n]*< bestmove [^\n]*\n[^\n]*> position [^\n]*\n[^\n]*> go wtime \d+ btime \d+ winc 100 binc 100\n")  # fmt: skip
     assert miss.search(text["a"] + text["b"]), "no ponder miss ended by stop and a normal go"
-    # White's recorded times in game 1 (engine a) against a's own log.
-    first = games.split("\n\n[Event")[0]
-    movetext = first[first.index("\n\n") :]
-    recorded = [float(seconds) for seconds in MOVE_TIME.findall(movetext)][0::2]
+    # White's recorded times in game 1 (engine a) against a's own log: its engine moves only
+    # (a forced pass is the arbiter's, not the engine's), read back through the PGN reader.
+    first = read_pgn(games)[0].to_record()
+    recorded = [move.time for move in first.moves[0::2] if move.source is MoveSource.ENGINE and move.time is not None]
     moves = engine_moves(logs / "a.log")
     assert len(recorded) == len(moves)
     hits = [(time, kind, own, whole) for time, (kind, own, whole) in zip(recorded, moves) if kind == "ponderhit"]
