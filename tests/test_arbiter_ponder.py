@@ -30,6 +30,7 @@ def engine_moves(log: Path) -> list[tuple[str, float, float]]:
     moves: list[tuple[str, float, float]] = []
     asked = ""
     go_at = asked_at = 0.0
+    early: float | None = None  # a bestmove logged before the ponderhit or stop that released it
     games = 0
     for line in log.read_text().splitlines():
         found = LOG_LINE.match(line)
@@ -45,9 +46,18 @@ def engine_moves(log: Path) -> list[tuple[str, float, float]]:
             go_at = asked_at = at
             asked = "pondering" if text.split()[-1] == "ponder" else "go"
         elif direction == ">" and text in ("ponderhit", "stop") and asked == "pondering":
-            asked, asked_at = ("ponderhit", at) if text == "ponderhit" else ("stopped", at)
-        elif direction == "<" and text.startswith("bestmove") and asked in ("go", "ponderhit"):
-            moves.append((asked, at - asked_at, at - go_at))
+            # The writer logs a command once written, the reader an answer once read: an engine
+            # that answers a ponderhit at once can have its bestmove logged first.
+            if early is not None and text == "ponderhit":
+                moves.append(("ponderhit", 0.0, early - go_at))
+                asked, early = "", None
+            else:
+                asked, asked_at, early = ("ponderhit" if text == "ponderhit" else "stopped"), at, None
+        elif direction == "<" and text.startswith("bestmove"):
+            if asked in ("go", "ponderhit"):
+                moves.append((asked, at - asked_at, at - go_at))
+            elif asked == "pondering":
+                early = at
     return moves
 
 
