@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,11 +27,13 @@ LOG_LINE = re.compile(r"^(\S+) \S+ ([<>#!]) (.*)$")
 def engine_moves(log: Path) -> list[tuple[str, float, float]]:
     """The first game's moves of the engine whose log this is: (how it was asked for: "go" or
     "ponderhit", seconds from that command to bestmove, seconds from its go to bestmove);
-    the answers to a ponder search's ``stop`` are left out (they are not played)."""
-    moves: list[tuple[str, float, float]] = []
-    asked = ""
-    go_at = asked_at = 0.0
-    early: float | None = None  # a bestmove logged before the ponderhit or stop that released it
+    the answers to a ponder search's ``stop`` are left out (they are not played).
+
+    Each ``go`` gets exactly one ``bestmove``, in order, so the k-th answer is the k-th
+    search's; the log's order alone would not do: the writer logs a command once written and
+    the reader an answer once read, so an answer can be logged after the next ``go``."""
+    searches: list[list[Any]] = []  # [kind, go at, asked at, in the first game]
+    answers: list[float] = []
     games = 0
     for line in log.read_text().splitlines():
         found = LOG_LINE.match(line)
@@ -40,25 +43,17 @@ def engine_moves(log: Path) -> list[tuple[str, float, float]]:
         direction, text = found.group(2), found.group(3)
         if direction == ">" and text == "ucinewgame":
             games += 1
-            if games == 2:
-                break
         elif direction == ">" and text.startswith("go "):
-            go_at = asked_at = at
-            asked = "pondering" if text.split()[-1] == "ponder" else "go"
-        elif direction == ">" and text in ("ponderhit", "stop") and asked == "pondering":
-            # The writer logs a command once written, the reader an answer once read: an engine
-            # that answers a ponderhit at once can have its bestmove logged first.
-            if early is not None and text == "ponderhit":
-                moves.append(("ponderhit", 0.0, early - go_at))
-                asked, early = "", None
-            else:
-                asked, asked_at, early = ("ponderhit" if text == "ponderhit" else "stopped"), at, None
+            searches.append(["pondering" if text.split()[-1] == "ponder" else "go", at, at, games == 1])
+        elif direction == ">" and text in ("ponderhit", "stop") and searches and searches[-1][0] == "pondering":
+            searches[-1][0], searches[-1][2] = ("ponderhit" if text == "ponderhit" else "stopped"), at
         elif direction == "<" and text.startswith("bestmove"):
-            if asked in ("go", "ponderhit"):
-                moves.append((asked, at - asked_at, at - go_at))
-            elif asked == "pondering":
-                early = at
-    return moves
+            answers.append(at)
+    return [
+        (kind, answer - asked_at, answer - go_at)
+        for (kind, go_at, asked_at, first), answer in zip(searches, answers)
+        if first and kind in ("go", "ponderhit")
+    ]
 
 
 @pytest.mark.slow
