@@ -29,6 +29,7 @@ that reads it, like a flood or a late answer.  The run then goes on and ends wit
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -63,6 +64,12 @@ __all__ = ["CheckResult", "CheckSettings", "check_engine", "summary"]
 Status = Literal["ok", "FAIL", "skip"]
 KNOWN_VARIANTS = [variant.name for variant in all_variants()]
 GO_LEGAL = "depth 1"  # the go parameters of the legal-move checks: any engine answers them fast
+GO_ANALYSIS = "depth 2"  # the go parameters of the MultiPV and searchmoves checks
+# A position of each game with a win in one move (and, in Dipole, other moves that do not win),
+# for "go mate 2"; the check proves the win with the rules before it asks.
+MATES = {"dipole": "W:W2d4:B1d6", "impasse": "W:W1a1:B2b2"}
+MATE_LIMIT = 2
+MATE_BUDGET = 50_000  # positions the rules may visit to judge one mate claim; beyond: not judged
 _R = TypeVar("_R", bound=Response)
 
 
@@ -212,15 +219,34 @@ class _Session:
     def go(self, parameters: str, timeout: float) -> tuple[str | None, float]:
         """``go <parameters>``: the bestmove and the seconds it took.
         Exactly one bestmove: ``isready`` after it must not bring another."""
+        bestmove, took = self.search(parameters, timeout)
+        return bestmove.move, took
+
+    def search(
+        self, parameters: str, timeout: float, watch: Callable[[Info], None] | None = None, optional: bool = False
+    ) -> tuple[BestMove, float]:
+        """:meth:`go`, with the whole ``bestmove``; ``watch`` sees each ``info`` line as it comes
+        (and keeps what it needs of it).  ``optional``: an error line before the bestmove means
+        the engine does not offer these parameters (_Skip), if no bestmove follows it."""
         line = f"go {parameters}".strip()
         self.send(line)
         started = time.monotonic()
         wait = _Wait(f"'bestmove' for {line!r}", timeout)
-        bestmove, arrival = self.until(BestMove, wait)
+        while True:
+            response, arrival = self.read(wait)
+            if isinstance(response, BestMove):
+                break
+            wait.count(response)
+            if isinstance(response, Info) and response.error is not None:
+                if optional:  # a bestmove before readyok still fails: refused and answered
+                    self.ready()
+                    raise _Skip(f"not offered ({response.error})")
+            elif isinstance(response, Info) and watch is not None:
+                watch(response)
         if wait.errors:
             raise _Fail(f"{line!r} was answered by an error line ({wait.first_error}) and then a bestmove")
         self.ready()
-        return bestmove.move, arrival - started
+        return response, arrival - started
 
     def handshake(self, word: str = "uci") -> list[Id | OptionSpec]:
         """``uci`` or ``ugi``: the id and option lines up to ``uciok``/``ugiok``, no more of them
@@ -350,6 +376,10 @@ class _Checker:
                 self.check_bad_input,
                 self.check_perft,
                 self.check_queries,
+                self.check_multipv,
+                self.check_searchmoves,
+                self.check_mate,
+                self.check_ponder,
                 self.check_quit,
             ):
                 check()
@@ -697,6 +727,157 @@ class _Checker:
                 session.ready()
                 note(response.value if len(response.value) < 40 else f"{len(response.words)} moves")
 
+    def one_per_game(self) -> list[str]:
+        """The first variant checked of each game (Dipole, Impasse)."""
+        first: dict[str, str] = {}
+        for variant in self.variants:
+            first.setdefault(new_board(variant).game, variant)
+        return list(first.values())
+
+    def check_multipv(self) -> None:
+        for variant in self.one_per_game():
+            name = f"MultiPV 3 ({variant}): distinct legal lines, best first, bestmove from line 1; MultiPV 1 as before"
+            with self.check(name) as note:
+                spec = self.options.get("MultiPV")
+                if spec is None or spec.type != "spin":
+                    raise _Skip("not offered (no MultiPV spin option)")
+                wanted = min(3, spec.max if spec.max is not None else 3)
+                if wanted < 2:
+                    raise _Skip(f"not offered (MultiPV goes up to {spec.max} only)")
+                note("lines " + " ".join(self.multipv_lines(variant, wanted)))
+
+    def multipv_lines(self, variant: str, wanted: int) -> list[str]:
+        """The MultiPV check in ``variant``'s start: the first moves of its lines."""
+        session = self.engine()
+        self.use_variant(session, variant)
+        board = new_board(variant)
+        claims = _MateClaims(board)
+        lines: dict[int, Info] = {}  # the last line of each number: at most ``wanted`` kept
+
+        def watch(info: Info) -> None:
+            claims.judge(info)
+            number = 1 if info.multipv is None else info.multipv
+            if not 1 <= number <= wanted:
+                raise _Fail(f"an 'info multipv {number}' line with MultiPV {wanted}")
+            if info.pv:
+                lines[number] = info
+
+        session.quiet(f"setoption name MultiPV value {wanted}")
+        session.quiet("position startpos")
+        bestmove, _ = session.search(GO_ANALYSIS, self.settings.timeout, watch)
+        session.quiet("setoption name MultiPV value 1")
+        firsts = _check_lines(board, lines, wanted)
+        if bestmove.move != firsts[0]:
+            raise _Fail(f"bestmove {bestmove.move!r} is not line 1's first move {firsts[0]!r}")
+
+        def single(info: Info) -> None:
+            claims.judge(info)
+            if info.multipv not in (None, 1):
+                raise _Fail(f"an 'info multipv {info.multipv}' line with MultiPV set back to 1")
+
+        session.quiet("position startpos")
+        move, _ = session.search(GO_ANALYSIS, self.settings.timeout, single)
+        self.legal(board, move.move, "with MultiPV set back to 1")
+        return firsts
+
+    def check_searchmoves(self) -> None:
+        rng = random.Random(self.settings.seed)
+        for variant in self.one_per_game():
+            with self.check(f"go searchmoves ({variant}): bestmove and pv among them, without the best move") as note:
+                note(self.searchmoves_in(variant, rng))
+
+    def searchmoves_in(self, variant: str, rng: random.Random) -> str:
+        """The searchmoves check in ``variant``'s start: two moves, not the engine's best."""
+        session = self.engine()
+        self.use_variant(session, variant)
+        board = new_board(variant)
+        session.quiet("position startpos")
+        best, _ = session.go(GO_ANALYSIS, self.settings.timeout)  # the move searchmoves leaves out
+        allowed = sorted(rng.sample([str(m) for m in board.legal_moves() if str(m) != best], 2))
+        shown = " ".join(allowed)
+        claims = _MateClaims(board)
+
+        def watch(info: Info) -> None:
+            if info.pv and info.pv[0] not in allowed:
+                raise _Fail(f"an info line's pv starts with {info.pv[0]!r}, not one of searchmoves {shown}")
+            claims.judge(info)
+
+        bestmove, _ = session.search(f"{GO_ANALYSIS} searchmoves {shown}", self.settings.timeout, watch, True)
+        if bestmove.move not in allowed:
+            why = " (the best move without searchmoves)" if bestmove.move == best else ""
+            raise _Fail(f"bestmove {bestmove.move!r}{why} is not one of searchmoves {shown}")
+        return f"searchmoves {shown} without {best}: {bestmove.move}"
+
+    def check_mate(self) -> None:
+        for variant in self.one_per_game():
+            name = f"go mate {MATE_LIMIT} ({variant}): a true 'score mate' claim and a winning bestmove"
+            with self.check(name) as note:
+                session = self.engine()
+                self.use_variant(session, variant)
+                fen = MATES[new_board(variant).game]
+                board = new_board(variant, fen)
+                winning = [str(m) for m in board.legal_moves() if _move_wins(board, str(m), 1, [MATE_BUDGET])]
+                assert winning, f"{fen} has no win in one move"  # the checker's own position
+                claims = _MateClaims(board)
+                session.quiet(f"position fen {fen}")
+                bestmove, _ = session.search(f"mate {MATE_LIMIT}", self.settings.timeout, claims.judge, True)
+                self.legal(board, bestmove.move, f"for 'go mate {MATE_LIMIT}'")
+                if claims.best is None or claims.best > MATE_LIMIT:
+                    raise _Fail(f"no 'score mate' claim of at most {MATE_LIMIT} ({fen} has a win in one: {winning[0]})")
+                if not _move_wins(board, bestmove.move or "", MATE_LIMIT, [MATE_BUDGET]):
+                    raise _Fail(
+                        f"bestmove {bestmove.move!r} does not win within {MATE_LIMIT} moves ({winning[0]} does)"
+                    )
+                note(f"score mate {claims.best}, bestmove {bestmove.move}")
+
+    def check_ponder(self) -> None:
+        for variant in self.one_per_game():
+            for how in ("ponderhit", "stop"):
+                name = f"go ponder, {how} ({variant}): no bestmove before {how}, then one" + (
+                    ", its ponder move legal" if how == "ponderhit" else " promptly"
+                )
+                with self.check(name) as note:
+                    spec = self.options.get("Ponder")
+                    if spec is None or spec.type != "check":
+                        raise _Skip("not offered (no Ponder check option)")
+                    session = self.engine()
+                    self.use_variant(session, variant)
+                    board = new_board(variant)
+                    predicted = str(board.legal_moves()[0])
+                    board.push_text(predicted)
+                    session.quiet("setoption name Ponder value true")
+                    session.quiet(f"position startpos moves {predicted}")
+                    # depth 2 ends the search soon: its bestmove must still wait for ponderhit
+                    line = "go ponder depth 2" if how == "ponderhit" else "go ponder wtime 60000 btime 60000"
+                    session.send(line)
+                    time.sleep(0.3)
+                    session.send("isready")
+                    during = _Wait(f"'readyok' during '{line}'", self.settings.timeout)
+                    session.until(ReadyOk, during)
+                    if during.bestmove is not None:
+                        raise _Fail(f"'bestmove {during.bestmove.move}' while pondering, before '{how}'")
+                    session.send(how)
+                    started = time.monotonic()
+                    limit = self.settings.timeout if how == "ponderhit" else 1.0
+                    after = _Wait(f"'bestmove' after '{how}'", limit)
+                    bestmove, arrival = session.until(BestMove, after)
+                    if after.errors:
+                        raise _Fail(f"'{how}' during '{line}' was refused: {after.first_error}")
+                    session.ready()
+                    self.legal(board, bestmove.move, f"after '{line}' and '{how}'")
+                    if bestmove.ponder is not None and bestmove.move is not None:
+                        board.push_text(bestmove.move)
+                        try:
+                            board.parse_move(bestmove.ponder)
+                        except RulesError as error:
+                            raise _Fail(
+                                f"'bestmove {bestmove.move} ponder {bestmove.ponder}': the ponder move is illegal "
+                                f"after {bestmove.move} ({board.fen()}): {error}"
+                            ) from None
+                    session.quiet("setoption name Ponder value false")
+                    ponder = f" ponder {bestmove.ponder}" if bestmove.ponder else ""
+                    note(f"bestmove {bestmove.move}{ponder} {(arrival - started) * 1000:.0f} ms after {how}")
+
     def check_quit(self) -> None:
         with self.check("quit ends the process promptly, with status 0") as note:
             session = self.engine()
@@ -709,6 +890,103 @@ class _Checker:
                 raise _Fail(f"exited with status {code}")
             note(f"exited after {(time.monotonic() - started) * 1000:.0f} ms")
             self.restart()
+
+
+def _score_key(info: Info) -> float:
+    """A score as a number that orders lines best first: any win beats any centipawns, a
+    quicker win a slower one, and a later loss a sooner one."""
+    if info.score_mate is not None:
+        return (1e9 if info.score_mate > 0 else -1e9) - info.score_mate
+    return float(info.score_cp if info.score_cp is not None else 0)
+
+
+def _check_lines(board: Board[Any], lines: dict[int, Info], wanted: int) -> list[str]:
+    """The first moves of the last ``multipv 1..wanted`` lines; _Fail unless every line is
+    there, of one depth, starting with distinct legal moves, scored best first."""
+    missing = [number for number in range(1, wanted + 1) if number not in lines]
+    if missing:
+        raise _Fail(f"no 'info multipv {missing[0]}' line with a pv (MultiPV {wanted})")
+    ordered = [lines[number] for number in range(1, wanted + 1)]
+    if len({info.depth for info in ordered}) > 1:
+        raise _Fail("the last lines 1.." + str(wanted) + " are of different depths: " + str([i.depth for i in ordered]))
+    firsts = [info.pv[0] for info in ordered]
+    for number, move in enumerate(firsts, start=1):
+        try:
+            board.parse_move(move)
+        except RulesError as error:
+            raise _Fail(f"line {number} starts with the illegal move {move!r}: {error}") from None
+        if move in firsts[: number - 1]:
+            raise _Fail(f"lines {firsts.index(move) + 1} and {number} both start with {move}")
+    unscored = [n for n, info in enumerate(ordered, start=1) if info.score_cp is None and info.score_mate is None]
+    if unscored:
+        raise _Fail(f"line {unscored[0]} has no score")
+    for number, (better, worse) in enumerate(itertools.pairwise(ordered), start=1):
+        if better.score_bound is None and worse.score_bound is None and _score_key(worse) > _score_key(better):
+            raise _Fail(f"line {number + 1} ({format_response(worse)[:80]}) scores better than line {number}")
+    return firsts
+
+
+class _MateClaims:
+    """Judges the ``score mate K`` claims (K > 0, a win for the side to move) of a search of
+    ``board`` by the rules: the pv's first move must win within K moves whatever the opponent
+    does.  Each claim is judged once, and only when cheap (at most MATE_BUDGET positions);
+    a false one is a _Fail.  ``best``: the shortest win claimed."""
+
+    def __init__(self, board: Board[Any]) -> None:
+        self.board = board
+        self.judged: set[tuple[str, int]] = set()  # bounded: legal moves x MATE_LIMIT + 1 values
+        self.best: int | None = None
+
+    def judge(self, info: Info) -> None:
+        mate = info.score_mate
+        if mate is None or mate <= 0 or not info.pv:
+            return
+        self.best = mate if self.best is None else min(self.best, mate)
+        claim = (info.pv[0], mate)
+        if mate > MATE_LIMIT + 1 or claim in self.judged:
+            return
+        self.judged.add(claim)
+        try:
+            wins = _move_wins(self.board, info.pv[0], mate, [MATE_BUDGET])
+        except _TooCostly:
+            return
+        if not wins:
+            raise _Fail(f"a false claim: 'score mate {mate}' with pv {info.pv[0]}, which does not win within {mate}")
+
+
+class _TooCostly(Exception):
+    """Judging a mate claim would visit more positions than its budget."""
+
+
+def _move_wins(board: Board[Any], move: str, moves: int, budget: list[int]) -> bool:
+    """Whether ``move`` (illegal: False) wins for the side to move within ``moves`` of its moves
+    whatever the opponent replies, by the rules; ``budget[0]`` positions at most (_TooCostly)."""
+    try:
+        board.push_text(move)
+    except RulesError:
+        return False
+    try:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _TooCostly
+        winner = board.winner()
+        if winner is not None or moves <= 1:
+            return winner == -board.turn
+        for reply in board.legal_moves():
+            board.push(reply)
+            try:
+                winner = board.winner()
+                lost = winner == board.turn or (
+                    winner is None
+                    and not any(_move_wins(board, str(m), moves - 1, budget) for m in board.legal_moves())
+                )
+            finally:
+                board.pop()
+            if lost:
+                return False
+        return True
+    finally:
+        board.pop()
 
 
 def _random_moves(board: Board[Any], rng: random.Random, plies: int, playing: bool = False) -> list[str]:

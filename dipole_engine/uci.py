@@ -85,6 +85,7 @@ def engine_loop(engine: Engine) -> EngineLoop[Board[Any]]:
         perft=lambda board, depth: divide(board.copy(), depth),
         new_game=engine.new_game,
         on_option=engine.set_option,
+        analysis=True,
     )
 
 

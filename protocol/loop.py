@@ -7,7 +7,8 @@ plays, ``MoveOverhead``, and the engine's own options), checking ``setoption`` v
 background thread with its time budget (:mod:`protocol.timeman`), ``isready`` and ``stop``
 answered during it, exactly one ``bestmove`` per ``go`` (held back until ``stop`` in ``go
 infinite``, and until ``ponderhit`` or ``stop`` in ``go ponder``), ``go searchmoves`` checked
-against the position, ``info string error`` for every bad line, and ``quit`` / end of input::
+against the position (or, with ``go mate``, refused unless the engine says it honours them),
+``info string error`` for every bad line, and ``quit`` / end of input::
 
     from protocol.loop import serve
 
@@ -41,6 +42,10 @@ The optional hooks, each None when the engine does not offer it:
 * ``on_option(name, value)`` is called for every valid ``setoption`` (the spec's name, the
   value parsed as in :attr:`SearchJob.options`), before the value is kept; a ``ValueError``
   refuses it.  Both may come while a search runs, on the loop's thread.
+
+``analysis=True`` says that the search honours ``limit.searchmoves`` and ``limit.mate``
+(optional in SPEC.md 10); without it a ``go`` with either is refused with an error line, as an
+engine that does not offer them must, rather than searched as if they were not there.
 
 The handshake lists ``UCI_Variant``, ``MoveOverhead`` and then the engine's ``options``; an
 engine that names either of the first two among its ``options`` puts it there instead
@@ -238,6 +243,7 @@ class EngineLoop(Generic[P]):
         perft: Callable[[P, int], Iterable[tuple[object, int]]] | None = None,
         new_game: Callable[[], object] | None = None,
         on_option: Callable[[str, OptionValue], object] | None = None,
+        analysis: bool = False,
     ) -> None:
         if not variants:
             raise ValueError("an engine plays at least one variant")
@@ -251,6 +257,7 @@ class EngineLoop(Generic[P]):
         self.perft = perft
         self.new_game = new_game
         self.on_option = on_option
+        self.analysis = analysis
         self.variants = list(variants)
         variant_spec = OptionSpec(VARIANT, "combo", self.variants[0], vars=tuple(self.variants))
         own = [variant_spec if spec.name == VARIANT else spec for spec in options]
@@ -430,6 +437,9 @@ class EngineLoop(Generic[P]):
         white = self.turn(self.position) if self.turn is not None else True
         if self._busy:
             raise ProtocolError("go: a search is already running; send stop first")
+        if not self.analysis and (command.limit.searchmoves or command.limit.mate is not None):
+            word = "searchmoves" if command.limit.searchmoves else "mate"
+            raise ProtocolError(f"go {word} is not supported by this engine")
         self._check_searchmoves(command.limit.searchmoves)
         with self._output:
             if self._busy:
@@ -505,6 +515,7 @@ def serve(
     perft: Callable[[P, int], Iterable[tuple[object, int]]] | None = None,
     new_game: Callable[[], object] | None = None,
     on_option: Callable[[str, OptionValue], object] | None = None,
+    analysis: bool = False,
 ) -> int:
     """Run an :class:`EngineLoop` on this process's stdin and stdout; the exit status."""
     loop = EngineLoop(
@@ -520,5 +531,6 @@ def serve(
         perft=perft,
         new_game=new_game,
         on_option=on_option,
+        analysis=analysis,
     )
     return loop.run(sys.stdin.buffer, sys.stdout)

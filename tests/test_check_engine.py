@@ -50,7 +50,27 @@ FAULTS = {
     "flood-perft": "more 'move: count' lines than the",
     "shouts": "UCI_Variant dipole",
     "go-restarts": "go infinite: isready answered during it, a second go refused",
+    "multipv-duplicates": "MultiPV 3 (dipole)",
+    "multipv-unordered": "MultiPV 3 (dipole)",
+    "ignore-searchmoves": "go searchmoves (dipole)",
+    "false-mate": "go mate 2 (dipole)",
+    "early-ponder": "go ponder, ponderhit (dipole)",
+    "silent-ponder-stop": "go ponder, stop (dipole)",
+    "illegal-ponder": "go ponder, ponderhit (dipole)",
 }
+
+# fault -> the checks it may fail (their names' start: the feature's checks, in both games) and
+# the words a FAIL line's detail must have: the fault is named, not just noticed
+VERSION_1_2_FAULTS = {
+    "multipv-duplicates": ("MultiPV 3 (", "lines 1 and 2 both start with"),
+    "multipv-unordered": ("MultiPV 3 (", "scores better than line 1"),
+    "ignore-searchmoves": ("go searchmoves (", "(the best move without searchmoves) is not one of searchmoves"),
+    "false-mate": ("go mate 2 (", "a false claim: 'score mate 1' with pv d4-e5, which does not win within 1"),
+    "early-ponder": ("go ponder, ", "while pondering, before 'ponderhit'"),
+    "silent-ponder-stop": ("go ponder, stop (", "no 'bestmove' after 'stop' within 1.0 s"),
+    "illegal-ponder": ("go ponder, ", "the ponder move is illegal after"),
+}
+FEATURE_CHECKS = ("MultiPV 3 (", "go searchmoves (", "go mate 2 (", "go ponder, ponderhit (", "go ponder, stop (")
 
 
 def settings(*command: str) -> CheckSettings:
@@ -79,7 +99,9 @@ def test_the_project_engine_passes_every_check_from_the_command_line() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert not [line for line in lines if line.startswith(("FAIL", "skip"))]
     checks = [line for line in lines if line.startswith("ok")]
-    assert len(checks) >= 35
+    assert len(checks) >= 45
+    for feature in FEATURE_CHECKS:  # the version 1.2 features, in both games
+        assert sum(line.startswith(f"ok    {feature}") for line in lines) == 2, feature
     for variant in ("dipole", "dipole-s", "dipole-10", "dipole-10s", "impasse", "impasse-singles"):
         assert any(f"random {variant} positions" in line for line in checks)
     assert lines[-1].endswith("ok, 0 failed, 0 skipped; the engine passed")
@@ -90,11 +112,28 @@ def test_the_example_engine_passes_and_its_missing_optional_features_are_skipped
     assert [r.line() for r in results if r.status == "FAIL"] == []
     skipped = {r.name for r in results if r.status == "skip"}
     assert "go perft 2 (optional)" in skipped and "query fen (optional)" in skipped
+    # It claims none of the version 1.2 features: no MultiPV or Ponder option, and the loop
+    # refuses its go searchmoves and go mate, so each of their checks is skipped in both games.
+    features = [r for r in results if r.name.startswith(FEATURE_CHECKS)]
+    assert len(features) == 10 and all(r.status == "skip" and r.detail.startswith("not offered (") for r in features)
 
 
 def test_the_broken_engine_without_a_fault_passes() -> None:
     results = check_engine(settings(sys.executable, str(BROKEN)))
     assert [r.line() for r in results if r.status != "ok"] == []
+    assert sum(r.name.startswith(FEATURE_CHECKS) for r in results) == 10
+
+
+@pytest.mark.parametrize("fault", sorted(VERSION_1_2_FAULTS))
+@pytest.mark.slow
+def test_each_version_1_2_fault_fails_only_the_checks_of_its_feature(fault: str) -> None:
+    """MultiPV, searchmoves, go mate, pondering: the broken feature's check fails with a
+    detail naming the fault, and every other check passes."""
+    results = check_engine(settings(sys.executable, str(BROKEN), "--fault", fault))
+    failed = [r for r in results if r.status != "ok"]
+    feature, detail = VERSION_1_2_FAULTS[fault]
+    assert failed and all(r.status == "FAIL" and r.name.startswith(feature) for r in failed), [r.line() for r in failed]
+    assert any(detail in r.detail for r in failed), [r.line() for r in failed]
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))

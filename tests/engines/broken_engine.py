@@ -1,7 +1,8 @@
 """An engine broken in exactly one way, for the tests of ``dipole-arbiter check-engine``.
 
 Without a fault it is a correct engine (protocol.loop and the rules, playing the first legal
-move, with the optional ``query`` and ``go perft`` answered).  ``--fault NAME`` breaks one
+move, with the optional ``query`` and ``go perft`` answered, and the version 1.2 features:
+``MultiPV`` lines, ``go searchmoves``, ``go mate`` finding a win in one, ``Ponder``).  ``--fault NAME`` breaks one
 thing; each fault is one sentence in FAULTS below.
 """
 
@@ -14,6 +15,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -30,7 +32,7 @@ from protocol import (
     UciNewGame,
     UciOk,
 )
-from protocol.loop import EngineLoop, SearchJob
+from protocol.loop import MULTI_PV, PONDER, EngineLoop, SearchJob
 
 FAULTS = {
     "no-id-name": "the handshake has no 'id name' line",
@@ -62,6 +64,13 @@ FAULTS = {
     "shouts": "moves are answered in upper case (E1-E3)",
     "go-restarts": "a 'go' during a search ends it (with its bestmove) and starts another, as some UCI engines do",
     "crlf-output": "every line it writes ends in CR LF (allowed: not a fault)",
+    "multipv-duplicates": "with MultiPV above 1 every line starts with the same move",
+    "multipv-unordered": "with MultiPV above 1 the lines come worst first",
+    "ignore-searchmoves": "'go searchmoves' is searched as if every move were listed",
+    "false-mate": "'go mate' claims 'score mate 1' for its first legal move, which need not win",
+    "early-ponder": "'go ponder' is answered at once, before 'ponderhit' or 'stop'",
+    "silent-ponder-stop": "'stop' during 'go ponder' is ignored: no bestmove",
+    "illegal-ponder": "'bestmove X ponder X': the predicted reply is the move itself",
 }
 
 
@@ -75,6 +84,8 @@ class BrokenLoop(EngineLoop[Board]):
             play=self.play_move,
             turn=lambda board: board.turn > 0,
             answer=self.answer_query,
+            options=(MULTI_PV, PONDER),
+            analysis=True,
         )
         self.fault = fault
         self.errors_sent = 0
@@ -114,7 +125,34 @@ class BrokenLoop(EngineLoop[Board]):
             return "pass"
         if fault == "shouts" and moves:
             return str(moves[0]).upper()
-        return str(moves[0]) if moves else None
+        if limit.searchmoves and fault != "ignore-searchmoves":
+            moves = [move for move in moves if str(move) in limit.searchmoves]
+        if not moves:
+            return None
+        board, first = job.position, str(moves[0])
+        if fault == "early-ponder" and limit.ponder:
+            self._send(BestMove(first))
+        if limit.mate is not None:
+            winning = next((move for move in moves if wins_at_once(board, move)), None)
+            if fault == "false-mate":
+                winning = moves[0]
+            if winning is not None:
+                job.info(depth=1, score_mate=1, pv=(str(winning),))
+                return str(winning)
+        if job.multipv > 1:
+            lines = moves[: job.multipv]
+            if fault == "multipv-duplicates":
+                lines = [moves[0]] * len(lines)
+            worst_first = fault == "multipv-unordered"
+            for number, move in enumerate(lines, start=1):
+                job.info(depth=1, multipv=number, score_cp=number if worst_first else -number, pv=(str(move),))
+        elif job.options.get(PONDER.name):
+            board.push(moves[0])
+            replies = board.legal_moves()
+            board.pop()
+            reply = first if fault == "illegal-ponder" else (str(replies[0]) if replies else None)
+            job.info(depth=1, score_cp=0, pv=(first, reply) if reply else (first,))
+        return first
 
     def handle(self, line: str) -> bool:
         fault, word = self.fault, (line.split() or [""])[0]
@@ -130,6 +168,8 @@ class BrokenLoop(EngineLoop[Board]):
             return True
         elif fault == "refuse-impasse" and word == "setoption" and line.split()[-1] == "impasse":
             line = "setoption name UCI_Variant value impasse-is-refused"
+        elif fault == "silent-ponder-stop" and word == "stop" and self._job is not None and self._job.pondering:
+            return True
         elif fault == "go-restarts" and word == "go" and self._busy:
             self.end_search()
         elif fault == "blocking-search" and word == "go":
@@ -167,6 +207,16 @@ class BrokenLoop(EngineLoop[Board]):
         extra = 1 if self.fault == "wrong-perft" else 0
         total = sum(count for _, count in counts) if command.depth else 1
         self._send(*(PerftMove(str(move), count) for move, count in counts), PerftTotal(total + extra))
+
+
+def wins_at_once(board: Board[Any], move: Any) -> bool:
+    """Whether ``move`` ends the game with a win for the side that plays it."""
+    mover = board.turn
+    board.push(move)
+    try:
+        return board.winner() == mover
+    finally:
+        board.pop()
 
 
 def main() -> int:
