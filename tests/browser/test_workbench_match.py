@@ -59,9 +59,9 @@ def test_a_match_from_the_form_is_listed_stopped_resumed_and_finished(browser: B
         page.click("#ev-start")
         expect(page.locator("#message")).to_have_text("a match is between two engines; 3 given", timeout=TIMEOUT)
         assert not db.exists()
-        page.uncheck('#ev-engines input[value="gamma"]')
         if SCREENSHOTS:
             page.screenshot(path=str(Path(SCREENSHOTS) / "workbench-new-event.png"), full_page=True)
+        page.uncheck('#ev-engines input[value="gamma"]')
         page.click("#ev-start")
         expect(row(page, "duel.db")).to_have_attribute("data-state", "running", timeout=TIMEOUT)
         expect(row(page, "duel.db").locator(".note")).to_have_text("match, dipole: alpha, beta")
