@@ -71,7 +71,9 @@ async def index_page(request: Request) -> FileResponse:
 
 async def engines_endpoint(request: Request) -> JSONResponse:
     config: GuiConfig = request.app.state.config
-    return JSONResponse({"engines": engine_list(config), "variants": variant_list()})
+    # ``manage``: the server serves the workbench (``--manage``), which the play page links to.
+    manage = getattr(request.app.state, "workbench", None) is not None
+    return JSONResponse({"engines": engine_list(config), "variants": variant_list(), "manage": manage})
 
 
 async def game_socket(websocket: WebSocket) -> None:

@@ -146,7 +146,7 @@ def tournament_command(**values: Any) -> int:
         report=_absolute(values["report_path"]),
         anchor=values["anchor"],
         sprt=options.sprt,
-        command_line=shlex.join(["dipole-arbiter", *sys.argv[1:]]),
+        command_line=event_command_line(),
         rating_interval=options.rating_interval,
         cluster=options.cluster,
         live_pgn=_absolute(options.live_pgn),
@@ -156,6 +156,11 @@ def tournament_command(**values: Any) -> int:
     schedule = make_schedule(format_, len(specs), rounds, games, len(openings))
     store = EventStore.create(db_path, config, schedule)
     return run_event(store, None, created=True)
+
+
+def event_command_line() -> str:
+    """The command that started the event, as stored in its database."""
+    return shlex.join(["dipole-arbiter", *sys.argv[1:]])
 
 
 def _check_size(format_: str, engines: int, rounds: int, games: int) -> None:

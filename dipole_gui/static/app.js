@@ -605,6 +605,17 @@ function wireDrag() {
   }, true);
 }
 
+// The workbench link, shown only when the server manages engines and events (dipole-gui --manage).
+async function showWorkbenchLink() {
+  try {
+    const answer = await fetch("/api/engines");
+    if (answer.ok) $("workbench-link").hidden = !(await answer.json()).manage;
+  } catch {
+    // no server: no link
+  }
+}
+
 wire();
 showTcFields();
 connect();
+showWorkbenchLink();

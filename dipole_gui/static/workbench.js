@@ -195,6 +195,14 @@ async function loadForm() {
   $("#ev-format").replaceChildren(...info.formats.map((f) => element("option", { value: f, textContent: f })));
   $("#ev-suites").replaceChildren(...info.suites.map((s) => element("option", { value: s })));
   $("#ev-cluster-label").hidden = !info.cluster;
+  showFormat();
+}
+
+// A match (dipole-arbiter match) has no rounds and counts its games in all.
+function showFormat() {
+  const match = $("#ev-format").value === "match";
+  $("#ev-rounds").disabled = match;
+  $("#ev-games-label").textContent = match ? "Games in all" : "Games per pairing";
 }
 
 function showEnginePicks() {
@@ -212,8 +220,12 @@ async function startEvent(event) {
   const value = (id) => $(id).value;
   const form = {
     name: value("#ev-name"), engines: [...document.querySelectorAll("#ev-engines input:checked")].map((i) => i.value),
-    variant: value("#ev-variant"), format: value("#ev-format"), games: value("#ev-games"), rounds: value("#ev-rounds"),
+    variant: value("#ev-variant"), format: value("#ev-format"), games: value("#ev-games"),
+    rounds: $("#ev-rounds").disabled ? "" : value("#ev-rounds"),
     tc: value("#ev-tc"), st: value("#ev-st"), depth: value("#ev-depth"), concurrency: value("#ev-concurrency"),
+    nodes: value("#ev-nodes"), timemargin: value("#ev-timemargin"), ponder: $("#ev-ponder").checked,
+    openings_order: value("#ev-openings-order"), recover: value("#ev-recover"), log: value("#ev-log"),
+    handshake_timeout: value("#ev-handshake-timeout"), stall_timeout: value("#ev-stall-timeout"),
     openings: value("#ev-openings"), openings_value: value("#ev-openings-value"), seed: value("#ev-seed"),
     resign_movecount: value("#ev-resign-movecount"), resign_score: value("#ev-resign-score"), sprt: value("#ev-sprt"),
     cluster: $("#ev-cluster-label").hidden ? "" : value("#ev-cluster"),
@@ -354,6 +366,7 @@ $("#connect").addEventListener("click", () => connect());
 $("#engine-form").addEventListener("submit", save);
 $("#cancel").addEventListener("click", resetForm);
 $("#event-form").addEventListener("submit", startEvent);
+$("#ev-format").addEventListener("change", showFormat);
 window.addEventListener("hashchange", showTab);
 setInterval(() => { if (location.hash === "#events") loadEvents(); }, 1000);
 loadForm().catch((error) => say(error.message));

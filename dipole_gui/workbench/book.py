@@ -1,5 +1,6 @@
 """The engines file: the list of engines the workbench and ``dipole-arbiter --config FILE``
-share, and the handshake that shows what an engine offers.
+share, and the handshake that shows what an engine offers and judges the option values an
+entry keeps (when it is saved).
 
 The file is the arbiter's config format (:func:`arbiter.play.engines.load_config` reads it,
 here as on the command line, so a hand edit works in both)::
@@ -139,6 +140,8 @@ class EngineBook:
 
     def save(self, entry: Entry, original: str | None) -> list[Entry]:
         """Add ``entry`` (``original`` None) or put it in place of the engine called ``original``."""
+        entry.check()
+        check_options(entry)
         entries, each = self.read()
         if original is None:
             entries.append(entry)
@@ -166,15 +169,21 @@ class EngineBook:
         raise ArbiterError(f"engine: no engine named {name!r} in {self.path}")
 
 
-def probe(cmd: str, directory: str) -> dict[str, Any]:
-    """Start the engine (its command split as the arbiter splits it, never through a shell), run
-    the handshake, and quit it: its ``id`` name and author and its options, as the page shows them."""
+def _started(cmd: str, directory: str, name: str = "") -> EngineClient:
+    """The engine started (its command split as the arbiter splits it, never through a shell)
+    and through its handshake; the caller quits it."""
     spec = build_spec({"cmd": cmd, "dir": directory, "st": "1"}, "engine")
-    client = EngineClient(spec.command, cwd=spec.cwd)
+    client = EngineClient(spec.command, cwd=spec.cwd, name=name)
     try:
         client.start(HANDSHAKE_TIMEOUT)
     except EngineError as error:
         raise ArbiterError(str(error)) from None
+    return client
+
+
+def probe(cmd: str, directory: str) -> dict[str, Any]:
+    """The engine's handshake, as the page shows it: its ``id`` name and author and its options."""
+    client = _started(cmd, directory)
     try:
         options = [
             {
@@ -188,5 +197,22 @@ def probe(cmd: str, directory: str) -> dict[str, Any]:
             for option in client.options.values()
         ]
         return {"name": client.id.get("name", ""), "author": client.id.get("author", ""), "options": options}
+    finally:
+        client.quit()
+
+
+def check_options(entry: Entry) -> None:
+    """The entry's option values against the options its engine declares in its handshake, by
+    the check the referee makes before every game (:meth:`EngineClient.set_option`): an unknown
+    option, a spin outside its bounds, a combo value not among its values or a check that is
+    not true/false is one line naming the option and what it takes."""
+    if not entry.options:
+        return
+    client = _started(entry.cmd, entry.dir, entry.name)
+    try:
+        for name, value in entry.options.items():
+            client.set_option(name, value)
+    except EngineError as error:
+        raise ArbiterError(str(error)) from None
     finally:
         client.quit()

@@ -2,7 +2,8 @@
 event database in the events directory, so ``resume``, ``export``, ``ratings`` and the watch
 page work on it as on one started by hand.
 
-:func:`tournament_command` turns the page's form into the arbiter's argument list (the engines
+:func:`event_command` turns the page's form into the arbiter's argument list (``match --db``
+or ``tournament``) (the engines
 by ``conf=`` from the engines file); :func:`launch` starts it detached, in its own session (no
 signal to the GUI's terminal or process group reaches it, and it goes on when the page or the
 GUI server goes away; the arbiter owns its engines and takes them with it), and waits until it
@@ -34,7 +35,27 @@ from ..watch import open_store
 ARBITER = (sys.executable, "-m", "arbiter")
 START_TIMEOUT = 60.0  # seconds for an arbiter to take its event's lock (it checks its engines first)
 LOG_SUFFIX = ".log"  # the arbiter's output, beside its database
-FORMATS = ("round-robin", "gauntlet", "knockout", "swiss")
+FORMATS = ("match", "round-robin", "gauntlet", "knockout", "swiss")  # match: ``dipole-arbiter match``
+# The form's fields passed as ``--name value`` (``_`` read as ``-``).  Deliberately not in the
+# form: --pgn, --live-pgn, --live, --report (the events list downloads and watches every event),
+# --each (the engines file holds each engine's settings), --rating-interval (standings printed
+# to a log no one reads), --anchor (the ratings page fits every event together).
+VALUE_OPTIONS = (
+    "games",
+    "rounds",
+    "tc",
+    "st",
+    "depth",
+    "nodes",
+    "timemargin",
+    "concurrency",
+    "sprt",
+    "cluster",
+    "seed",
+    "handshake_timeout",
+    "stall_timeout",
+    "log",
+)
 OPENINGS = ("start", "suite", "file", "plies")
 
 
@@ -55,37 +76,41 @@ def event_path(directory: str, name: str) -> str:
     return os.path.join(directory, name if name.endswith(".db") else f"{name}.db")
 
 
-def tournament_command(form: dict[str, Any], directory: str, engines_file: str) -> tuple[list[str], str]:
-    """The ``dipole-arbiter tournament`` argument list for the page's form, and the database."""
+def event_command(form: dict[str, Any], directory: str, engines_file: str) -> tuple[list[str], str]:
+    """The arbiter's argument list for the page's form, and the event's database: ``match --db``
+    for the format ``match``, else ``tournament``.  Only what the form fills in is passed (the
+    arbiter's defaults stand for the rest), each value as one argument, for the arbiter to judge."""
     engines = form.get("engines")
     if not isinstance(engines, list) or not all(isinstance(name, str) for name in engines):
         raise ArbiterError("engines: choose the engines from the engines file")
-    db = event_path(directory, _text(form, "name"))
-    args = [*ARBITER, "tournament", "--config", engines_file]
-    for name in engines:
-        args += ["--engine", f"conf={name}"]
     format_ = _text(form, "format") or "round-robin"
     if format_ not in FORMATS:
         raise ArbiterError(f"format {format_!r}: one of {', '.join(FORMATS)}")
-    args += [
-        "--format",
-        format_,
-        "--variant",
-        _text(form, "variant") or "dipole",
-        "--db",
-        db,
-        "--event",
-        _text(form, "name"),
-    ]
-    for key in ("games", "rounds", "tc", "st", "depth", "concurrency", "sprt", "cluster", "seed"):
+    db = event_path(directory, _text(form, "name"))
+    match = format_ == "match"
+    args = [*ARBITER, "match" if match else "tournament", "--config", engines_file]
+    for name in engines:
+        args += ["--engine", f"conf={name}"]
+    if not match:
+        args += ["--format", format_]
+    args += ["--variant", _text(form, "variant") or "dipole", "--db", db, "--event", _text(form, "name")]
+    for key in VALUE_OPTIONS:
         value = _text(form, key)
         if value:
-            args += [f"--{key}", value]
+            args += [f"--{key.replace('_', '-')}", value]
+    recover = _text(form, "recover")
+    if recover not in ("", "restart", "stop"):
+        raise ArbiterError(f"crashed engines {recover!r}: restart or stop")
+    if recover:
+        args.append("--recover" if recover == "restart" else "--no-recover")
+    if form.get("ponder") is True:
+        args.append("--ponder")
     kind, value = _text(form, "openings") or "start", _text(form, "openings_value")
     if kind not in OPENINGS:
         raise ArbiterError(f"openings {kind!r}: one of {', '.join(OPENINGS)}")
+    order = _text(form, "openings_order")
     if kind in ("suite", "file"):
-        args += ["--openings", value]
+        args += ["--openings", value, *([f"order={order}"] if order else [])]
     elif kind == "plies":
         args += ["--opening-plies", value]
     movecount, score = _text(form, "resign_movecount"), _text(form, "resign_score")
@@ -137,7 +162,7 @@ def launch(args: list[str], db: str, directory: str) -> int:
 
 def start_event(form: dict[str, Any], directory: str, engines_file: str) -> str:
     """Start the form's event; its database's name."""
-    args, db = tournament_command(form, directory, engines_file)
+    args, db = event_command(form, directory, engines_file)
     if os.path.exists(db):
         raise ArbiterError(f"an event called {os.path.basename(db)} exists already; choose another name")
     launch(args, db, directory)
@@ -201,7 +226,8 @@ def event_summary(path: str) -> dict[str, Any]:
         "state": state,
         "done": done,
         "total": total,
-        "format": config.format,
+        # A match kept by ``match --db`` is stored as a two-engine round-robin; its command says so.
+        "format": "match" if config.command_line.split()[1:2] == ["match"] else config.format,
         "variant": config.variant,
         "engines": [spec.name for spec in config.engines],
         "leader": leader,

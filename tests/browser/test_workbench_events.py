@@ -4,7 +4,8 @@ session; the page closed and opened again finds it running; stopped (SIGINT), re
 its PGN downloaded replays with ``dipole-arbiter replay``; an event started by hand in the same
 directory is listed too.
 
-``WORKBENCH_SCREENSHOTS=docs`` also saves docs/workbench-new-event.png and docs/workbench-events.png.
+``WORKBENCH_SCREENSHOTS=docs`` also saves docs/workbench-events.png (the new-event form's picture
+is test_workbench_match.py's).
 """
 
 from __future__ import annotations
@@ -80,8 +81,6 @@ def test_start_reopen_stop_resume_finish_and_export(browser: Browser, tmp_path: 
         )
         assert not db.exists()
         page.fill("#ev-sprt", "")
-        if SCREENSHOTS:
-            page.screenshot(path=str(Path(SCREENSHOTS) / "workbench-new-event.png"), full_page=True)
         page.click("#ev-start")
         expect(row(page, "cup.db")).to_have_attribute("data-state", "running", timeout=TIMEOUT)
         expect(row(page, "hand.db")).to_have_attribute("data-state", "finished")
