@@ -11,7 +11,6 @@ match stopped by its SPRT's decision has finished normally (status 0).
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
@@ -21,21 +20,17 @@ from dipole_engine import clikit
 
 from ..errors import ArbiterError
 from ..events.match import Match, MatchConfig
-from ..events.store import EventConfig, EventStore
-from ..events.tournament import check_config, make_schedule
 from ..files import check_log_directory, check_outputs
 from ..live.publisher import check_live_file
-from ..play.engines import EngineSpec
 from ..play.replay import check_games
-from ..records.game import Opening
 from ..records.pgn import read_pgn_file
 from .check import check_engine_command
 from .events import (
-    event_command_line,
+    check_event_outputs,
+    create_event,
     export_command,
     ratings_command,
     resume_command,
-    run_event,
     tournament_command,
 )
 from .openings import openings_command
@@ -128,8 +123,10 @@ def match_command(**values: Any) -> int:
     if db_path is not None:
         if live is not None:
             raise ArbiterError("give --live or --db, not both (an event database keeps its live file beside it)")
-        show_warnings(warnings)
-        return match_event(options, specs, games, openings, note, db_path)
+        # A round-robin of the two engines, one round of `games` games: its schedule is the
+        # match's (colour-reversed pairs, one opening each, the first engine White first).
+        check_event_outputs(options, db_path)
+        return create_event(options, "round-robin", specs, 1, games, (openings, note), db_path, warnings)
     match_config = MatchConfig(
         specs[0],
         specs[1],
@@ -150,42 +147,6 @@ def match_command(**values: Any) -> int:
     )
     show_warnings(warnings)
     return run_match(match_config)
-
-
-def match_event(
-    options: EventOptions, specs: list[EngineSpec], games: int, openings: list[Opening], note: str, db_path: str
-) -> int:
-    """The match kept in an event database: a round-robin of its two engines, one round of
-    ``games`` games, whose schedule is the match's (colour-reversed pairs, one opening each, the
-    first engine White first), so ``resume``, ``export`` and the watch page work on it."""
-    if not db_path.strip():
-        raise ArbiterError("--db: the file name is empty")
-    database = [("the event database", db_path)]
-    check_outputs([("--pgn", options.pgn_path)], database)
-    check_log_directory(options.log_dir, database)
-    check_live_file(options.live_pgn, "--live-pgn")
-    config = EventConfig(
-        format="round-robin",
-        variant=options.variant,
-        engines=tuple(specs),
-        rounds=1,
-        games_per_pairing=games,
-        openings=tuple(openings),
-        openings_note=note,
-        referee=options.referee(),
-        concurrency=options.concurrency,
-        recover=options.recover,
-        pgn=os.path.abspath(options.pgn_path) if options.pgn_path else None,
-        log_dir=os.path.abspath(options.log_dir) if options.log_dir else None,
-        sprt=options.sprt,
-        command_line=event_command_line(),
-        rating_interval=options.rating_interval,
-        cluster=options.cluster,
-        live_pgn=os.path.abspath(options.live_pgn) if options.live_pgn else None,
-    )
-    check_config(config)
-    store = EventStore.create(db_path, config, make_schedule("round-robin", 2, 1, games, len(openings)))
-    return run_event(store, None, created=True)
 
 
 def run_match(config: MatchConfig) -> int:

@@ -30,8 +30,9 @@ from ..events.store import FORMATS, EventConfig, EventStore, is_event_file
 from ..events.tournament import Tournament, check_config, make_schedule, openings_needed
 from ..files import check_log_directory, check_outputs, replace_text_chunks
 from ..live.publisher import LIVE_SUFFIX, check_live_file
+from ..play.engines import EngineSpec
 from ..play.referee import SetupError
-from ..records.game import GameOutcome
+from ..records.game import GameOutcome, Opening
 from ..records.pgn import format_game, read_pgn_file
 from ..report.event_report import write_report
 from ..stats.ratings import RatingError, fit_ratings
@@ -117,34 +118,69 @@ def tournament_command(**values: Any) -> int:
     if format_ == "knockout" and rounds == 1:
         rounds = knockout_rounds(len(specs))  # the bracket's rounds follow from the engines
     _check_size(format_, len(specs), rounds, games)
-    if values["db_path"] is not None and not values["db_path"].strip():
-        raise ArbiterError("--db: the file name is empty")
-    db_path = values["db_path"] or default_db_path()
-    database = [("the event database", db_path)]
-    check_outputs([("--pgn", options.pgn_path), ("--report", values["report_path"])], database)
-    check_log_directory(options.log_dir, database)
+    db_path = values["db_path"]
+    report = values["report_path"]
+    check_event_outputs(options, db_path, report)
     needed = (
         stage_openings_needed(format_, len(specs), rounds, games)
         if format_ in DYNAMIC_FORMATS
         else openings_needed(rounds, games)
     )
     openings, note = options.openings(needed, demo)
+    return create_event(
+        options,
+        format_,
+        specs,
+        rounds,
+        games,
+        (openings, note),
+        db_path or default_db_path(),
+        warnings,
+        report=report,
+        anchor=values["anchor"],
+    )
+
+
+def check_event_outputs(options: EventOptions, db_path: str | None, report: str | None = None) -> None:
+    """Refuse, before anything is played, an event whose files clash or cannot be written."""
+    if db_path is not None and not db_path.strip():
+        raise ArbiterError("--db: the file name is empty")
+    database = [("the event database", db_path or default_db_path())]
+    check_outputs([("--pgn", options.pgn_path), ("--report", report)], database)
+    check_log_directory(options.log_dir, database)
     check_live_file(options.live_pgn, "--live-pgn")
+
+
+def create_event(
+    options: EventOptions,
+    format_: str,
+    specs: list[EngineSpec],
+    rounds: int,
+    games: int,
+    openings: tuple[list[Opening], str],
+    db_path: str,
+    warnings: list[str],
+    report: str | None = None,
+    anchor: tuple[str, float] | None = None,
+) -> int:
+    """Create the event database of a new event (``format_``, its engines, ``rounds`` of
+    ``games`` games a pairing, the openings and their note) and play it: the one way a
+    tournament, or a match kept in a database, begins."""
     config = EventConfig(
         format=format_,
         variant=options.variant,
         engines=tuple(specs),
         rounds=rounds,
         games_per_pairing=games,
-        openings=tuple(openings),
-        openings_note=note,
+        openings=tuple(openings[0]),
+        openings_note=openings[1],
         referee=options.referee(),
         concurrency=options.concurrency,
         recover=options.recover,
         pgn=_absolute(options.pgn_path),
         log_dir=_absolute(options.log_dir),
-        report=_absolute(values["report_path"]),
-        anchor=values["anchor"],
+        report=_absolute(report),
+        anchor=anchor,
         sprt=options.sprt,
         command_line=event_command_line(),
         rating_interval=options.rating_interval,
@@ -153,7 +189,7 @@ def tournament_command(**values: Any) -> int:
     )
     check_config(config)
     show_warnings(warnings)
-    schedule = make_schedule(format_, len(specs), rounds, games, len(openings))
+    schedule = make_schedule(format_, len(specs), rounds, games, len(openings[0]))
     store = EventStore.create(db_path, config, schedule)
     return run_event(store, None, created=True)
 
