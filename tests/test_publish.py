@@ -273,3 +273,64 @@ def test_republish_reads_and_rewrites_only_what_changed(event: Path, tmp_path: P
     assert f'rel="next" href="{fifth}"' in (site / "games" / last).read_text()
     assert f'rel="prev" href="{last}"' in (site / "games" / fifth).read_text()
     assert "last game so far" in check_page(site / "games" / last.replace("-4.html", "-6.html"))
+
+
+PAGE_LIMIT = 150_000  # bytes: no page of a site of 130 engines may be larger
+
+
+def many_engines_pgn(path: Path, engines: int) -> list[str]:
+    """A PGN file of ``engines`` engines, the first (``e000``) playing each other one twice, by
+    adjudication before any move (the cheapest real games: the rating fit and every list count
+    them like any other); the engines' names."""
+    names = [f"e{index:03d}" for index in range(engines)]
+    games = []
+    for index, name in enumerate(names[1:], 1):
+        for white, black, result in (("e000", name, ("1-0", "0-1", "1/2-1/2")[index % 3]), (name, "e000", "1/2-1/2")):
+            games.append(
+                f'[Event "Many"]\n[Round "{len(games) + 1}"]\n[White "{white}"]\n[Black "{black}"]\n'
+                f'[Result "{result}"]\n[Termination "adjudication"]\n\n{result}\n'
+            )
+    path.write_text("\n".join(games))
+    return names
+
+
+def follow_pages(first: Path, cells: str) -> list[list[list[str]]]:
+    """The pages of a paginated list from ``first`` on, by their rel=next links (each page's
+    rel=prev leading back to the page before): per page, the texts of the cells of each row
+    that ``cells`` (an ElementPath to rows) finds."""
+    pages: list[list[list[str]]] = []
+    page: Path | None = first
+    previous: Path | None = None
+    while page is not None:
+        check_page(page)
+        assert page.stat().st_size < PAGE_LIMIT, (page.name, page.stat().st_size)
+        tree = html5lib.parse(page.read_text(encoding="utf-8"), namespaceHTMLElements=False)
+        links = {link.get("rel"): link.get("href") for link in tree.iter("a") if link.get("rel") in ("prev", "next")}
+        assert (page.parent / links["prev"] if "prev" in links else None) == previous, page.name
+        pages.append([["".join(cell.itertext()) for cell in row.iter("td")] for row in tree.findall(cells)])
+        previous, page = page, (page.parent / links["next"] if "next" in links else None)
+    return pages
+
+
+def test_long_lists_are_paginated(tmp_path: Path) -> None:
+    """130 engines: the rating list (the site's and the event's) comes in pages of 100 engines,
+    linked by next and previous, every engine once, ranks running on; the engine that met 129
+    others has its opponents in pages too; and no page of the site reaches PAGE_LIMIT."""
+    names = many_engines_pgn(tmp_path / "many.pgn", 130)
+    run = arbiter("publish", "many.pgn", "--output", "site", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    site = tmp_path / "site"
+    event = next(page for page in (site / "events").glob("many-*.html") if page.stem.count("-") == 1)
+    for first in (site / "index.html", event):
+        pages = follow_pages(first, ".//table[@class='standings']/tbody/tr")
+        assert [len(rows) for rows in pages] == [100, 30], first.name
+        rows = [row for rows in pages for row in rows]
+        assert sorted(row[1] for row in rows) == names  # every engine exactly once
+        assert [int(row[0]) for row in rows] == list(range(1, 131))  # page 2 goes on from 101
+    hub = next(page for page in (site / "engines").glob("e000-*.html") if page.stem.count("-") == 1)
+    pages = follow_pages(hub, ".//table[@class='opponents']/tbody/tr")
+    assert [len(rows) for rows in pages] == [100, 29]
+    assert sorted(row[0] for rows in pages for row in rows) == names[1:]
+    assert all(row[3] == "2" for rows in pages for row in rows)  # two games with each
+    largest = max(site.rglob("*.html"), key=lambda page: page.stat().st_size)
+    assert largest.stat().st_size < PAGE_LIMIT, (largest.name, largest.stat().st_size)
