@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -188,22 +189,69 @@ def test_bad_inputs_get_one_line(event: Path, tmp_path: Path) -> None:
         assert len(lines) == 1 and message in lines[0] and lines[0].startswith("dipole-arbiter: error:"), run.stderr
 
 
-def test_event_pages_show_bracket_and_sprt(tmp_path: Path) -> None:
+def table_cells(page: Path, name: str) -> list[list[str]]:
+    """The texts of the cells of each body row of the page's table of class ``name``."""
+    tree = html5lib.parse(page.read_text(encoding="utf-8"), namespaceHTMLElements=False)
+    (table,) = [table for table in tree.iter("table") if table.get("class") == name]
+    return [
+        ["".join(cell.itertext()) for cell in row.iter("td")] for row in table.iter("tr") if row.find("td") is not None
+    ]
+
+
+def played(db: Path) -> list[tuple[int, int, str, str, str]]:
+    """Every finished game of an event database: its round, pairing, White, Black and result."""
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute(
+            "SELECT s.round, s.pairing, g.white, g.black, g.result FROM games g JOIN schedule s USING (number)"
+        ).fetchall()
+    connection.close()
+    return rows
+
+
+def points(result: str) -> tuple[float, float]:
+    return {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}[result]
+
+
+ENCOUNTER = re.compile(r"^(\S+) (\d+(?:\.5)?)-(\d+(?:\.5)?) (\S+)(?: \((.*)\))?$")
+
+
+@pytest.mark.slow
+def test_event_pages_show_bracket_swiss_rounds_and_sprt(tmp_path: Path) -> None:
+    """The event pages of a real knockout, Swiss event and SPRT match: the bracket's encounters
+    and the Swiss pairings by round are the database's games with their scores, each round's
+    unpaired engine has a bye, the winner is the final's."""
     own = f"cmd={sys.executable} -m dipole_engine"
+    common = ("--opening-plies", "2", "--concurrency", "2")
     knockout = arbiter(
         "tournament",
         "--format",
         "knockout",
-        *(arg for name in "abcd" for arg in ("--engine", own, f"name={name}", "depth=1")),
+        *(arg for name, depth in zip("abcd", "2121") for arg in ("--engine", own, f"name={name}", f"depth={depth}")),
         "--games",
         "2",
-        "--opening-plies",
-        "2",
+        *common,
         "--db",
         "ko.db",
         cwd=tmp_path,
     )
     assert knockout.returncode == 0, knockout.stderr
+    swiss = arbiter(
+        "tournament",
+        "--format",
+        "swiss",
+        *(arg for name, depth in zip("abcde", "21211") for arg in ("--engine", own, f"name={name}", f"depth={depth}")),
+        "--rounds",
+        "3",
+        "--games",
+        "1",
+        "--seed",
+        "3",
+        *common,
+        "--db",
+        "swiss.db",
+        cwd=tmp_path,
+    )
+    assert swiss.returncode == 0, swiss.stderr
     sprt = arbiter(
         "tournament",
         "--engine",
@@ -218,21 +266,65 @@ def test_event_pages_show_bracket_and_sprt(tmp_path: Path) -> None:
         "4",
         "--sprt",
         "elo0=0 elo1=200 alpha=0.05 beta=0.05",
-        "--opening-plies",
-        "2",
+        *common,
         "--db",
         "sprt.db",
         cwd=tmp_path,
     )
     assert sprt.returncode == 0, sprt.stderr
-    run = arbiter("publish", "ko.db", "sprt.db", "--output", "site", cwd=tmp_path)
+    run = arbiter("publish", "ko.db", "swiss.db", "sprt.db", "--output", "site", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
-    events = {
-        page.name.split("-")[0]: check_page(page)
+    pages = {
+        page.name.split("-")[0]: page
         for page in (tmp_path / "site" / "events").glob("*.html")
         if "-games-" not in page.name
     }
-    assert "Knockout" in events["ko"] and "Round 2" in events["ko"]
+    events = {name: check_page(page) for name, page in pages.items()}
+
+    # the Swiss rounds: per round, each game's pairing and score, and the one engine left out has a bye
+    games = played(tmp_path / "swiss.db")
+    expected: dict[int, set[str]] = {}
+    for round_, _, white, black, result in games:
+        a, b = points(result)
+        expected.setdefault(round_, set()).add(f"{white} {a:g}-{b:g} {black}")
+    for shown in expected.values():
+        paired = {name for line in shown for name in line.split()[::2]}
+        shown.update(f"{name} bye" for name in "abcde" if name not in paired)
+    rows = table_cells(pages["swiss"], "pairings")
+    assert {int(round_) for round_, _, _ in rows} == {1, 2, 3} == set(expected)
+    for round_, lines in expected.items():
+        assert {text for number, _, text in rows if int(number) == round_} == lines
+    score = {name: 0.0 for name in "abcde"}
+    for _, _, text in rows:
+        if text.endswith(" bye"):
+            score[text.split()[0]] += 1
+        else:
+            white, a, b, black, _ = ENCOUNTER.match(text).groups()  # type: ignore[union-attr]
+            score[white] += float(a)
+            score[black] += float(b)
+    standings = table_cells(pages["swiss"], "swiss-standings")
+    assert {name: float(total) for _, name, total, _ in standings} == score
+
+    # the knockout bracket: each round's encounters with the points of their games
+    encounters: dict[tuple[int, frozenset[str]], dict[str, float]] = {}
+    for round_, _, white, black, result in played(tmp_path / "ko.db"):
+        tally = encounters.setdefault((round_, frozenset((white, black))), {white: 0.0, black: 0.0})
+        a, b = points(result)
+        tally[white] += a
+        tally[black] += b
+    bracket = table_cells(pages["ko"], "bracket")
+    shown_rounds: dict[tuple[int, frozenset[str]], dict[str, float]] = {}
+    through = {}
+    for row_index, row in enumerate(bracket):
+        for column, text in enumerate(row):
+            round_ = column + 1 if row_index == 0 else 1  # 4 engines: round 2's one cell spans both rows
+            first, a, b, second, note = ENCOUNTER.match(text).groups()  # type: ignore[union-attr]
+            shown_rounds[(round_, frozenset((first, second)))] = {first: float(a), second: float(b)}
+            through[round_, frozenset((first, second))] = note.rsplit(", ", 1)[-1].split()[0] if note else None
+    assert shown_rounds == encounters
+    final = next(key for key in encounters if key[0] == 2)
+    assert set(final[1]) == {through[key] for key in encounters if key[0] == 1}  # the winners meet
+    assert f"Winner: {through[final]}" in events["ko"]
     assert "SPRT (elo0=0 elo1=200 alpha=0.05 beta=0.05)" in events["sprt"] and "LLR" in events["sprt"]
 
 
