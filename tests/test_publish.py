@@ -426,3 +426,53 @@ def test_long_lists_are_paginated(tmp_path: Path) -> None:
     assert all(row[3] == "2" for rows in pages for row in rows)  # two games with each
     largest = max(site.rglob("*.html"), key=lambda page: page.stat().st_size)
     assert largest.stat().st_size < PAGE_LIMIT, (largest.name, largest.stat().st_size)
+
+
+def test_pgn_clocks_follow_its_time_control_tags(tmp_path: Path) -> None:
+    """A PGN file published alone: each move's clock on the game page is the mover's time
+    control from the PGN's tags (TimeControl, or WhiteTimeControl and BlackTimeControl), less
+    the times its comments give, plus the increments; a book move shows no clock.  The tags
+    are rewritten to other time controls than the games were played at, so the clocks can
+    come from nowhere else."""
+    own = f"cmd={sys.executable} -m dipole_engine"
+    run = arbiter(
+        "tournament",
+        *("--engine", own, "name=a", "depth=1", "tc=30+0.25"),
+        *("--engine", own, "name=b", "depth=1", "tc=20+0.5"),
+        *("--games", "2", "--opening-plies", "2", "--pgn", "played.pgn"),
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    games = (tmp_path / "played.pgn").read_text().split("\n\n[Event ")
+    assert len(games) == 2 and all('TimeControl "20+0.5"]' in game for game in games)
+    games[0] = re.sub(r'\[(White|Black)TimeControl "[^"]*"\]\n', "", games[0]).replace(
+        "[Result ", '[TimeControl "45+1"]\n[Result '
+    )
+    games[1] = games[1].replace('WhiteTimeControl "30+0.25"', 'WhiteTimeControl "50+2"')
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text("\n\n[Event ".join(games))
+    published = arbiter("publish", "games.pgn", "--output", "site", cwd=tmp_path)
+    assert published.returncode == 0, published.stderr
+    for number, game in enumerate(games, 1):
+        tags = dict(re.findall(r'^\[(\w+) "([^"]*)"\]$', game, flags=re.M))
+        white = tags.get("WhiteTimeControl", tags.get("TimeControl"))
+        black = tags.get("BlackTimeControl", tags.get("TimeControl"))
+        clocks = {side: [float(part) for part in tc.split("+")] for side, tc in (("w", white), ("b", black))}
+        remaining = {side: base for side, (base, _) in clocks.items()}
+        comments = re.findall(r"\{([^}]*)\}", game.split("\n\n", 1)[1])
+        (page,) = (tmp_path / "site" / "games").glob(f"games-*-{number}.html")
+        rows = table_cells(page, "moves")
+        comments = comments[:-1]  # the last one says why the game ended
+        assert len(rows) == len(comments) > 2 and [row[0] for row in rows] == [str(i) for i in range(1, len(rows) + 1)]
+        side = "w"
+        timed = 0
+        for row, comment in zip(rows, comments):
+            spent = re.search(r"(\d+\.\d+)s$", comment)
+            if comment == "book":
+                assert row[4] == "", (number, row)
+            else:
+                remaining[side] += clocks[side][1] - (float(spent.group(1)) if spent else 0.0)
+                assert row[4] == f"{remaining[side]:.3f}s", (number, row, comment)
+                timed += spent is not None
+            side = "b" if side == "w" else "w"
+        assert timed > 2
