@@ -472,7 +472,8 @@ def test_pgn_clocks_follow_its_time_control_tags(tmp_path: Path) -> None:
                 assert row[4] == "", (number, row)
             else:
                 remaining[side] += clocks[side][1] - (float(spent.group(1)) if spent else 0.0)
-                assert row[4] == f"{remaining[side]:.3f}s", (number, row, comment)
+                minutes, seconds = divmod(remaining[side], 60)
+                assert row[4] == (f"{minutes:.0f}:{seconds:06.3f}" if minutes else f"{seconds:.3f}s"), (number, row)
                 timed += spent is not None
             side = "b" if side == "w" else "w"
         assert timed > 2
