@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -188,22 +189,69 @@ def test_bad_inputs_get_one_line(event: Path, tmp_path: Path) -> None:
         assert len(lines) == 1 and message in lines[0] and lines[0].startswith("dipole-arbiter: error:"), run.stderr
 
 
-def test_event_pages_show_bracket_and_sprt(tmp_path: Path) -> None:
+def table_cells(page: Path, name: str) -> list[list[str]]:
+    """The texts of the cells of each body row of the page's table of class ``name``."""
+    tree = html5lib.parse(page.read_text(encoding="utf-8"), namespaceHTMLElements=False)
+    (table,) = [table for table in tree.iter("table") if table.get("class") == name]
+    return [
+        ["".join(cell.itertext()) for cell in row.iter("td")] for row in table.iter("tr") if row.find("td") is not None
+    ]
+
+
+def played(db: Path) -> list[tuple[int, int, str, str, str]]:
+    """Every finished game of an event database: its round, pairing, White, Black and result."""
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute(
+            "SELECT s.round, s.pairing, g.white, g.black, g.result FROM games g JOIN schedule s USING (number)"
+        ).fetchall()
+    connection.close()
+    return rows
+
+
+def points(result: str) -> tuple[float, float]:
+    return {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}[result]
+
+
+ENCOUNTER = re.compile(r"^(\S+) (\d+(?:\.5)?)-(\d+(?:\.5)?) (\S+)(?: \((.*)\))?$")
+
+
+@pytest.mark.slow
+def test_event_pages_show_bracket_swiss_rounds_and_sprt(tmp_path: Path) -> None:
+    """The event pages of a real knockout, Swiss event and SPRT match: the bracket's encounters
+    and the Swiss pairings by round are the database's games with their scores, each round's
+    unpaired engine has a bye, the winner is the final's."""
     own = f"cmd={sys.executable} -m dipole_engine"
+    common = ("--opening-plies", "2", "--concurrency", "2")
     knockout = arbiter(
         "tournament",
         "--format",
         "knockout",
-        *(arg for name in "abcd" for arg in ("--engine", own, f"name={name}", "depth=1")),
+        *(arg for name, depth in zip("abcd", "2121") for arg in ("--engine", own, f"name={name}", f"depth={depth}")),
         "--games",
         "2",
-        "--opening-plies",
-        "2",
+        *common,
         "--db",
         "ko.db",
         cwd=tmp_path,
     )
     assert knockout.returncode == 0, knockout.stderr
+    swiss = arbiter(
+        "tournament",
+        "--format",
+        "swiss",
+        *(arg for name, depth in zip("abcde", "21211") for arg in ("--engine", own, f"name={name}", f"depth={depth}")),
+        "--rounds",
+        "3",
+        "--games",
+        "1",
+        "--seed",
+        "3",
+        *common,
+        "--db",
+        "swiss.db",
+        cwd=tmp_path,
+    )
+    assert swiss.returncode == 0, swiss.stderr
     sprt = arbiter(
         "tournament",
         "--engine",
@@ -218,21 +266,65 @@ def test_event_pages_show_bracket_and_sprt(tmp_path: Path) -> None:
         "4",
         "--sprt",
         "elo0=0 elo1=200 alpha=0.05 beta=0.05",
-        "--opening-plies",
-        "2",
+        *common,
         "--db",
         "sprt.db",
         cwd=tmp_path,
     )
     assert sprt.returncode == 0, sprt.stderr
-    run = arbiter("publish", "ko.db", "sprt.db", "--output", "site", cwd=tmp_path)
+    run = arbiter("publish", "ko.db", "swiss.db", "sprt.db", "--output", "site", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
-    events = {
-        page.name.split("-")[0]: check_page(page)
+    pages = {
+        page.name.split("-")[0]: page
         for page in (tmp_path / "site" / "events").glob("*.html")
         if "-games-" not in page.name
     }
-    assert "Knockout" in events["ko"] and "Round 2" in events["ko"]
+    events = {name: check_page(page) for name, page in pages.items()}
+
+    # the Swiss rounds: per round, each game's pairing and score, and the one engine left out has a bye
+    games = played(tmp_path / "swiss.db")
+    expected: dict[int, set[str]] = {}
+    for round_, _, white, black, result in games:
+        a, b = points(result)
+        expected.setdefault(round_, set()).add(f"{white} {a:g}-{b:g} {black}")
+    for shown in expected.values():
+        paired = {name for line in shown for name in line.split()[::2]}
+        shown.update(f"{name} bye" for name in "abcde" if name not in paired)
+    rows = table_cells(pages["swiss"], "pairings")
+    assert {int(round_) for round_, _, _ in rows} == {1, 2, 3} == set(expected)
+    for round_, lines in expected.items():
+        assert {text for number, _, text in rows if int(number) == round_} == lines
+    score = {name: 0.0 for name in "abcde"}
+    for _, _, text in rows:
+        if text.endswith(" bye"):
+            score[text.split()[0]] += 1
+        else:
+            white, a, b, black, _ = ENCOUNTER.match(text).groups()  # type: ignore[union-attr]
+            score[white] += float(a)
+            score[black] += float(b)
+    standings = table_cells(pages["swiss"], "swiss-standings")
+    assert {name: float(total) for _, name, total, _ in standings} == score
+
+    # the knockout bracket: each round's encounters with the points of their games
+    encounters: dict[tuple[int, frozenset[str]], dict[str, float]] = {}
+    for round_, _, white, black, result in played(tmp_path / "ko.db"):
+        tally = encounters.setdefault((round_, frozenset((white, black))), {white: 0.0, black: 0.0})
+        a, b = points(result)
+        tally[white] += a
+        tally[black] += b
+    bracket = table_cells(pages["ko"], "bracket")
+    shown_rounds: dict[tuple[int, frozenset[str]], dict[str, float]] = {}
+    through = {}
+    for row_index, row in enumerate(bracket):
+        for column, text in enumerate(row):
+            round_ = column + 1 if row_index == 0 else 1  # 4 engines: round 2's one cell spans both rows
+            first, a, b, second, note = ENCOUNTER.match(text).groups()  # type: ignore[union-attr]
+            shown_rounds[(round_, frozenset((first, second)))] = {first: float(a), second: float(b)}
+            through[round_, frozenset((first, second))] = note.rsplit(", ", 1)[-1].split()[0] if note else None
+    assert shown_rounds == encounters
+    final = next(key for key in encounters if key[0] == 2)
+    assert set(final[1]) == {through[key] for key in encounters if key[0] == 1}  # the winners meet
+    assert f"Winner: {through[final]}" in events["ko"]
     assert "SPRT (elo0=0 elo1=200 alpha=0.05 beta=0.05)" in events["sprt"] and "LLR" in events["sprt"]
 
 
@@ -273,3 +365,115 @@ def test_republish_reads_and_rewrites_only_what_changed(event: Path, tmp_path: P
     assert f'rel="next" href="{fifth}"' in (site / "games" / last).read_text()
     assert f'rel="prev" href="{last}"' in (site / "games" / fifth).read_text()
     assert "last game so far" in check_page(site / "games" / last.replace("-4.html", "-6.html"))
+
+
+PAGE_LIMIT = 150_000  # bytes: no page of a site of 130 engines may be larger
+
+
+def many_engines_pgn(path: Path, engines: int) -> list[str]:
+    """A PGN file of ``engines`` engines, the first (``e000``) playing each other one twice, by
+    adjudication before any move (the cheapest real games: the rating fit and every list count
+    them like any other); the engines' names."""
+    names = [f"e{index:03d}" for index in range(engines)]
+    games = []
+    for index, name in enumerate(names[1:], 1):
+        for white, black, result in (("e000", name, ("1-0", "0-1", "1/2-1/2")[index % 3]), (name, "e000", "1/2-1/2")):
+            games.append(
+                f'[Event "Many"]\n[Round "{len(games) + 1}"]\n[White "{white}"]\n[Black "{black}"]\n'
+                f'[Result "{result}"]\n[Termination "adjudication"]\n\n{result}\n'
+            )
+    path.write_text("\n".join(games))
+    return names
+
+
+def follow_pages(first: Path, cells: str) -> list[list[list[str]]]:
+    """The pages of a paginated list from ``first`` on, by their rel=next links (each page's
+    rel=prev leading back to the page before): per page, the texts of the cells of each row
+    that ``cells`` (an ElementPath to rows) finds."""
+    pages: list[list[list[str]]] = []
+    page: Path | None = first
+    previous: Path | None = None
+    while page is not None:
+        check_page(page)
+        assert page.stat().st_size < PAGE_LIMIT, (page.name, page.stat().st_size)
+        tree = html5lib.parse(page.read_text(encoding="utf-8"), namespaceHTMLElements=False)
+        links = {link.get("rel"): link.get("href") for link in tree.iter("a") if link.get("rel") in ("prev", "next")}
+        assert (page.parent / links["prev"] if "prev" in links else None) == previous, page.name
+        pages.append([["".join(cell.itertext()) for cell in row.iter("td")] for row in tree.findall(cells)])
+        previous, page = page, (page.parent / links["next"] if "next" in links else None)
+    return pages
+
+
+def test_long_lists_are_paginated(tmp_path: Path) -> None:
+    """130 engines: the rating list (the site's and the event's) comes in pages of 100 engines,
+    linked by next and previous, every engine once, ranks running on; the engine that met 129
+    others has its opponents in pages too; and no page of the site reaches PAGE_LIMIT."""
+    names = many_engines_pgn(tmp_path / "many.pgn", 130)
+    run = arbiter("publish", "many.pgn", "--output", "site", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    site = tmp_path / "site"
+    event = next(page for page in (site / "events").glob("many-*.html") if page.stem.count("-") == 1)
+    for first in (site / "index.html", event):
+        pages = follow_pages(first, ".//table[@class='standings']/tbody/tr")
+        assert [len(rows) for rows in pages] == [100, 30], first.name
+        rows = [row for rows in pages for row in rows]
+        assert sorted(row[1] for row in rows) == names  # every engine exactly once
+        assert [int(row[0]) for row in rows] == list(range(1, 131))  # page 2 goes on from 101
+    hub = next(page for page in (site / "engines").glob("e000-*.html") if page.stem.count("-") == 1)
+    pages = follow_pages(hub, ".//table[@class='opponents']/tbody/tr")
+    assert [len(rows) for rows in pages] == [100, 29]
+    assert sorted(row[0] for rows in pages for row in rows) == names[1:]
+    assert all(row[3] == "2" for rows in pages for row in rows)  # two games with each
+    largest = max(site.rglob("*.html"), key=lambda page: page.stat().st_size)
+    assert largest.stat().st_size < PAGE_LIMIT, (largest.name, largest.stat().st_size)
+
+
+def test_pgn_clocks_follow_its_time_control_tags(tmp_path: Path) -> None:
+    """A PGN file published alone: each move's clock on the game page is the mover's time
+    control from the PGN's tags (TimeControl, or WhiteTimeControl and BlackTimeControl), less
+    the times its comments give, plus the increments; a book move shows no clock.  The tags
+    are rewritten to other time controls than the games were played at, so the clocks can
+    come from nowhere else."""
+    own = f"cmd={sys.executable} -m dipole_engine"
+    run = arbiter(
+        "tournament",
+        *("--engine", own, "name=a", "depth=1", "tc=30+0.25"),
+        *("--engine", own, "name=b", "depth=1", "tc=20+0.5"),
+        *("--games", "2", "--opening-plies", "2", "--pgn", "played.pgn"),
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    games = (tmp_path / "played.pgn").read_text().split("\n\n[Event ")
+    assert len(games) == 2 and all('TimeControl "20+0.5"]' in game for game in games)
+    games[0] = re.sub(r'\[(White|Black)TimeControl "[^"]*"\]\n', "", games[0]).replace(
+        "[Result ", '[TimeControl "45+1"]\n[Result '
+    )
+    games[1] = games[1].replace('WhiteTimeControl "30+0.25"', 'WhiteTimeControl "50+2"')
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text("\n\n[Event ".join(games))
+    published = arbiter("publish", "games.pgn", "--output", "site", cwd=tmp_path)
+    assert published.returncode == 0, published.stderr
+    for number, game in enumerate(games, 1):
+        tags = dict(re.findall(r'^\[(\w+) "([^"]*)"\]$', game, flags=re.M))
+        white = tags.get("WhiteTimeControl", tags.get("TimeControl"))
+        black = tags.get("BlackTimeControl", tags.get("TimeControl"))
+        clocks = {side: [float(part) for part in tc.split("+")] for side, tc in (("w", white), ("b", black))}
+        remaining = {side: base for side, (base, _) in clocks.items()}
+        comments = re.findall(r"\{([^}]*)\}", game.split("\n\n", 1)[1])
+        (page,) = (tmp_path / "site" / "games").glob(f"games-*-{number}.html")
+        rows = table_cells(page, "moves")
+        comments = comments[:-1]  # the last one says why the game ended
+        assert len(rows) == len(comments) > 2 and [row[0] for row in rows] == [str(i) for i in range(1, len(rows) + 1)]
+        side = "w"
+        timed = 0
+        for row, comment in zip(rows, comments):
+            spent = re.search(r"(\d+\.\d+)s$", comment)
+            if comment == "book":
+                assert row[4] == "", (number, row)
+            else:
+                remaining[side] += clocks[side][1] - (float(spent.group(1)) if spent else 0.0)
+                minutes, seconds = divmod(remaining[side], 60)
+                assert row[4] == (f"{minutes:.0f}:{seconds:06.3f}" if minutes else f"{seconds:.3f}s"), (number, row)
+                timed += spent is not None
+            side = "b" if side == "w" else "w"
+        assert timed > 2

@@ -8,6 +8,8 @@ and served by any web server; nothing is fetched from elsewhere.  It holds:
   (``report_body.html``), with the events and time controls it covers;
 - ``events/<event>.html``: one page per source (an event database or a PGN file): its
   settings, standings, crosstable, knockout bracket or Swiss rounds, terminations and SPRT;
+- over :data:`PAGE_SIZE` engines, a rating list (the site's, an event's) and an engine's
+  results by opponent come in pages of PAGE_SIZE, without the engines-squared matrices;
 - ``engines/<engine>.html``: score by colour and by opponent, performance per event;
 - ``games/<game>.html``: one page per game: the board (``board.js`` from :mod:`arbiter.board`,
   the GUI's drawing), stepped by the keyboard, the buttons or the move list; the evaluations as
@@ -34,7 +36,7 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -56,7 +58,7 @@ from ..stats.ratings import RatingError, RatingTable, fit_ratings
 from ..stats.sprt_monitor import SprtMonitor
 from .replay import replay
 
-PAGE_SIZE = 100  # games per list page
+PAGE_SIZE = 100  # games, engines or opponents per list page
 PAGER_REACH = 5  # a list page links the pages this far before and after it
 MANIFEST = ".publish.json"
 MANIFEST_FORMAT = 2  # the manifest's layout
@@ -609,30 +611,46 @@ def _time_controls(sources: list[Source]) -> list[str]:
     return sorted("no clock" if side == "-" else side for side in sides)
 
 
+def _rating_pages(
+    table: RatingTable,
+    terminations: Counter[str],
+    link: Callable[[str], str],
+    first: str,
+    stem: str,
+    sections: Sequence[Markup] = (),
+) -> list[tuple[str, dict[str, Any]]]:
+    """A rating list cut into pages of PAGE_SIZE engines: (file name, the report's context) a
+    page, ``first`` first, then ``stem-2.html``, ...  Each page has its engines' chart and
+    standings, ranks running on from the page before; over PAGE_SIZE engines the crosstable and
+    LOS matrices (engines squared) are left out (each engine's page has its results by
+    opponent, paginated too), and ``sections`` go on the first page only."""
+    chunks = [table.rows[start : start + PAGE_SIZE] for start in range(0, len(table.rows), PAGE_SIZE)] or [()]
+    names = [first, *(f"{stem}-{number}.html" for number in range(2, len(chunks) + 1))]
+    pages = []
+    for index, chunk in enumerate(chunks):
+        part = dataclasses.replace(table, rows=tuple(chunk)) if len(chunks) > 1 else table
+        context = report_context(part, terminations, sections if index == 0 else (), engine_link=link)
+        if len(chunks) > 1:
+            context["matrices"] = []
+        context.update(page=index + 1, pages=list(enumerate(names, 1)))
+        pages.append((names[index], context))
+    return pages
+
+
 def _index(site: Site, sources: list[Source], table: RatingTable, slugs: dict[str, str]) -> None:
     outcomes = [outcome for source in sources for outcome in source.outcomes]
     terminations = Counter(outcome.termination.label for outcome in outcomes)
-    # Many engines: PAGE_SIZE a page (index.html, then ratings-2.html, ...), each page with its
-    # engines' chart and standings; the crosstable and LOS matrices (engines squared) are left
-    # out, each engine's page has its results by opponent.
-    chunks = [table.rows[start : start + PAGE_SIZE] for start in range(0, len(table.rows), PAGE_SIZE)] or [()]
-    names = ["index.html", *(f"ratings-{number}.html" for number in range(2, len(chunks) + 1))]
-    for index, chunk in enumerate(chunks):
-        part = dataclasses.replace(table, rows=tuple(chunk)) if len(chunks) > 1 else table
-        context = report_context(part, terminations, engine_link=lambda name: f"engines/{slugs[name]}.html")
-        if len(chunks) > 1:
-            context["matrices"] = []
+    pages = _rating_pages(table, terminations, lambda name: f"engines/{slugs[name]}.html", "index.html", "ratings")
+    for name, context in pages:
         site.write(
-            names[index],
+            name,
             site.render(
                 "index.html",
                 "",
-                title="Rating list" if index == 0 else f"Rating list, page {index + 1}",
+                title="Rating list" if context["page"] == 1 else f"Rating list, page {context['page']}",
                 sources=sources,
                 games=len(outcomes),
                 time_controls=_time_controls(sources),
-                page=index + 1,
-                pages=list(enumerate(names, 1)),
                 **context,
             ),
         )
@@ -658,20 +676,28 @@ def _event(site: Site, source: Source, table: RatingTable, slugs: dict[str, str]
             for outcome in source.outcomes:
                 monitor.add(outcome)
             sprt = [monitor.progress(), *monitor.summary()]
-    context = report_context(table, terminations, sections, engine_link=lambda name: f"../engines/{slugs[name]}.html")
-    site.write(
-        f"events/{source.slug}.html",
-        site.render(
-            "event.html",
-            "../",
-            title=source.title,
-            details=details,
-            sprt=sprt,
-            source=source,
-            time_controls=_time_controls([source]),
-            **context,
-        ),
+    pages = _rating_pages(
+        table,
+        terminations,
+        lambda name: f"../engines/{slugs[name]}.html",
+        f"{source.slug}.html",
+        f"{source.slug}-ratings",
+        sections,
     )
+    for name, context in pages:
+        site.write(
+            f"events/{name}",
+            site.render(
+                "event.html",
+                "../",
+                title=source.title if context["page"] == 1 else f"{source.title}, page {context['page']}",
+                details=details,
+                sprt=sprt if context["page"] == 1 else [],
+                source=source,
+                time_controls=_time_controls([source]),
+                **context,
+            ),
+        )
 
 
 @dataclass
