@@ -232,6 +232,36 @@ def test_sigkill_mid_event_then_resume_plays_exactly_the_schedule(tmp_path: Path
     assert arbiter("replay", str(pgn)).returncode == 0
 
 
+def test_a_match_kept_in_a_database_has_the_matchs_schedule_and_resumes_after_sigkill(tmp_path: Path) -> None:
+    pids, db = tmp_path / "pids", tmp_path / "m.db"
+    plain = arbiter(
+        "match", *toy("a", pids), *toy("b", pids), "--depth", "1", "--games", "6", "--opening-plies", "2", "--seed", "5"
+    )
+    assert plain.returncode == 0, plain.stderr
+    expected = [m.group(1, 2, 3) for m in map(FINISHED.match, plain.stdout.splitlines()) if m]
+    command = [*toy("a", pids, "--think", "30"), *toy("b", pids, "--think", "30"), "--depth", "1", "--games", "6"]
+    command += ["--opening-plies", "2", "--seed", "5", "--db", str(db)]
+    process = subprocess.Popen([*ARBITER, "match", *command], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for_games(db, 2)
+    process.kill()
+    process.wait(timeout=10)
+    assert 2 <= len(games_table(db)) < 6
+    result = arbiter("resume", str(db))
+    assert result.returncode == 0, result.stderr
+    rows = games_table(db)
+    # every game once, in the plain match's order, with its pairs and colours
+    assert [(str(number), white, black) for number, white, black, _, _ in rows] == [e[:3] for e in expected]
+    assert arbiter("export", str(db), "--pgn", str(tmp_path / "m.pgn")).returncode == 0
+    assert arbiter("replay", str(tmp_path / "m.pgn")).returncode == 0
+    refused = arbiter("match", *command[:-1], str(tmp_path / "n.db"), "--live", str(tmp_path / "live.json"))
+    assert refused.returncode == 2
+    assert (
+        refused.stderr
+        == "dipole-arbiter: error: give --live or --db, not both (an event database keeps its live file beside it)\n"
+    )
+    assert not (tmp_path / "n.db").exists()
+
+
 def test_a_running_event_cannot_be_resumed_twice_but_can_be_read(tmp_path: Path) -> None:
     db = tmp_path / "busy.db"
     process = subprocess.Popen(
