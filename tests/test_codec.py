@@ -493,6 +493,7 @@ def test_random_commands_parse_or_raise_protocol_error(line: str) -> None:
     _check_round_trip(line, parse_command, format_command)
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(LINE)
 def test_random_responses_parse_or_raise_protocol_error(line: str) -> None:

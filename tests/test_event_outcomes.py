@@ -13,6 +13,7 @@ import sqlite3
 import tracemalloc
 from pathlib import Path
 
+import pytest
 from test_arbiter_records import random_game
 from test_tournament import config, create
 
@@ -270,6 +271,7 @@ def export_text_and_peak(db: Path, pgn: Path) -> tuple[str, int]:
     return printed.getvalue(), peak
 
 
+@pytest.mark.slow
 def test_export_writes_what_every_record_formatted_at_once_gives_in_bounded_memory(tmp_path: Path) -> None:
     peaks = {}
     for games in (200, 2000):

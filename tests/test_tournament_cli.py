@@ -232,6 +232,7 @@ def test_sigkill_mid_event_then_resume_plays_exactly_the_schedule(tmp_path: Path
     assert arbiter("replay", str(pgn)).returncode == 0
 
 
+@pytest.mark.slow
 def test_a_match_kept_in_a_database_has_the_matchs_schedule_and_resumes_after_sigkill(tmp_path: Path) -> None:
     pids, db = tmp_path / "pids", tmp_path / "m.db"
     plain = arbiter(

@@ -86,6 +86,7 @@ def open_page(browser: Browser, path: Path, width: int = 1200) -> tuple[Page, li
     return page, problems
 
 
+@pytest.mark.slow
 def test_rating_list_agrees_with_ratings(browser: Browser, site: tuple[Path, list[str]]) -> None:
     root, inputs = site
     run = subprocess.run([*ARBITER, "ratings", *inputs], capture_output=True, text=True, timeout=300)

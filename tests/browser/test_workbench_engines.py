@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from gui_support import TOY_ENGINE, gui_server
 from playwright.sync_api import Browser, expect
 
@@ -22,6 +23,7 @@ SCREENSHOTS = os.environ.get("WORKBENCH_SCREENSHOTS")
 COMMAND = f"{sys.executable} {TOY_ENGINE} --more-options"
 
 
+@pytest.mark.slow
 def test_add_set_duplicate_check_and_remove_an_engine(browser: Browser, tmp_path: Path) -> None:
     engines_file = tmp_path / "engines.json"
     with gui_server("--manage", "--events", str(tmp_path)) as server:

@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from gui_support import TOY_ENGINE, alive, gui_server
 from playwright.sync_api import Browser, Page, expect
 from watch_support import arbiter
@@ -46,6 +47,7 @@ def row(page: Page, name: str) -> object:
     return page.locator(f'#event-list tr[data-name="{name}"]')
 
 
+@pytest.mark.slow
 def test_start_reopen_stop_resume_finish_and_export(browser: Browser, tmp_path: Path) -> None:
     engines = [
         {"name": name, "cmd": f"{sys.executable} {TOY_ENGINE} --think {think} --seed {name}"}

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
 from gui_support import TOY_ENGINE, alive, gui_server
 from playwright.sync_api import Browser, Page, expect
 
@@ -30,6 +31,7 @@ def row(page: Page, name: str) -> object:
     return page.locator(f'#event-list tr[data-name="{name}"]')
 
 
+@pytest.mark.slow
 def test_a_match_from_the_form_is_listed_stopped_resumed_and_finished(browser: Browser, tmp_path: Path) -> None:
     engines = [
         {"name": name, "cmd": f"{sys.executable} {TOY_ENGINE} --think 150 --seed {name}"}
