@@ -671,7 +671,13 @@ def test_spec_example_session_works_verbatim(steps: list[tuple[str, list[str]]])
                 if got.startswith("id name "):  # the engine names its build; the examples do not
                     got = re.sub(r" \((mypyc|pure Python)\)$", "", got)
                 assert got == want, f"after {command!r}: expected {want!r}, got {got!r}"
-                if want.startswith("bestmove") and any(is_variable(line) for line in expected):
+                # The info lines shown must come, unless the search had a clock: a starved engine
+                # answers within its time even before its first iteration ends, with no info.
+                if (
+                    want.startswith("bestmove")
+                    and any(is_variable(line) for line in expected)
+                    and not re.search(r"\b(movetime|wtime|btime)\b", command)
+                ):
                     assert infos_since_go > 0, f"after {command!r}: no info line before {got!r}"
         process.ready()  # nothing unexpected is left
         process.child.sendeof()

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from arbiter.board import board_json
 from arbiter.events.store import EventStore
@@ -193,6 +193,7 @@ def test_hostile_name_shows_as_text(browser: Browser, site: tuple[Path, list[str
     assert HOSTILE in page.locator("h1").inner_text()
     quoted = HOSTILE.replace("\\", "\\\\").replace('"', '\\"')  # as a PGN tag quotes it
     assert f'[White "{quoted}"]' in page.locator("pre.pgn").inner_text()  # the PGN's tags: text too
-    assert page.locator("img").count() == 0 and page.locator("#board g.stack").count() > 0
+    expect(page.locator("#board g.stack").first).to_be_attached()  # the page's script has drawn the board
+    assert page.locator("img").count() == 0
     assert not problems
     page.close()

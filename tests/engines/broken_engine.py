@@ -48,7 +48,7 @@ FAULTS = {
     "ignore-depth": "'go depth N' with N > 1 searches until 'stop'",
     "ignore-stop": "'stop' is ignored",
     "slow-movetime": "'go movetime' answers 400 ms late",
-    "ignore-clock": "a clock is ignored: it thinks 300 ms whatever is left",
+    "ignore-clock": "a clock is ignored: it thinks 600 ms whatever is left",
     "early-infinite": "'go infinite' answers without waiting for 'stop'",
     "two-bestmoves": "every 'go' is answered twice",
     "illegal-moves": "after more than 6 moves it answers 'pass', which is illegal",
@@ -113,7 +113,8 @@ class BrokenLoop(EngineLoop[Board]):
         if fault == "slow-movetime" and limit.movetime is not None:
             time.sleep((limit.movetime + 400) / 1000)
         if fault == "ignore-clock" and limit.wtime is not None:
-            time.sleep(0.3)
+            # twice the tests' bound (150 ms + a margin of 150): a busy machine cannot hide it
+            time.sleep(0.6)
         if fault == "early-infinite" and limit.infinite:
             self._send(BestMove(str(moves[0]) if moves else None))
             job._stop.wait()
