@@ -46,7 +46,7 @@ from markupsafe import Markup
 
 from ..records.game import BLACK_WINS, WHITE_WINS
 from ..report.render import render
-from .store import EventStore, ScheduledGame
+from .store import EventConfig, EventStore, ScheduledGame
 
 DYNAMIC_FORMATS = ("knockout", "swiss")
 TIEBREAK_PAIRS = 3  # at most this many tie-break pairs per knockout encounter
@@ -63,6 +63,12 @@ class EventShape:
     rounds: int
     games_per_pairing: int
     openings: int
+
+    @classmethod
+    def of(cls, config: EventConfig) -> EventShape:
+        """The shape of the event ``config`` describes."""
+        names = tuple(spec.name for spec in config.engines)
+        return cls(config.format, names, config.rounds, config.games_per_pairing, len(config.openings))
 
 
 @dataclass
@@ -407,13 +413,7 @@ def event_file_plan(path: str) -> tuple[list[str], Markup | None]:
         config = store.config
         if config.format not in DYNAMIC_FORMATS:
             return [], None
-        shape = EventShape(
-            config.format,
-            tuple(spec.name for spec in config.engines),
-            config.rounds,
-            config.games_per_pairing,
-            len(config.openings),
-        )
+        shape = EventShape.of(config)
         results = {game.number: game.result for game in store.outcomes()}  # no move is read
         plan = plan_event(shape, store.schedule, results)
     finally:

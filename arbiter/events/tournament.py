@@ -150,14 +150,7 @@ def event_end(store: EventStore, outcomes: list[GameOutcome]) -> EventEnd:
     if len(done) < store.scheduled():
         return EventEnd(False, None)
     if config.format in DYNAMIC_FORMATS:
-        shape = EventShape(
-            config.format,
-            tuple(spec.name for spec in config.engines),
-            config.rounds,
-            config.games_per_pairing,
-            len(config.openings),
-        )
-        plan = plan_event(shape, schedule, {outcome.number: outcome.result for outcome in outcomes})
+        plan = plan_event(EventShape.of(config), schedule, {outcome.number: outcome.result for outcome in outcomes})
         return EventEnd(plan.complete or not plan.next_games, None)
     return EventEnd(True, None)
 
@@ -211,9 +204,7 @@ class Tournament(RecordedRun):
             self.stats.add(outcome)
         self.finished_before = len(earlier)
         self.results = {outcome.number: outcome.result for outcome in earlier}
-        self.shape = EventShape(
-            config.format, tuple(self.names), config.rounds, config.games_per_pairing, len(config.openings)
-        )
+        self.shape = EventShape.of(config)
         self._stage = threading.Condition()
         self.live_header.update(
             event=config.name, db=os.path.abspath(store.path), games_total=len(store.schedule), done_before=len(earlier)
