@@ -22,6 +22,11 @@ from .rules import Board, DipoleBoard, ImpasseBoard
 _BINDERS: dict[str, Callable[[Any], GameHooks]] = {DipoleBoard.game: bind_dipole, ImpasseBoard.game: bind_impasse}
 
 
+def evaluates(game: str) -> bool:
+    """Whether an evaluation is known for ``game`` (a :attr:`Variant.game`)."""
+    return game in _BINDERS
+
+
 def hooks_for(board: Board[Any]) -> GameHooks:
     """The hooks for ``board``'s game, bound to ``board``."""
     try:

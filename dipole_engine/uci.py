@@ -20,7 +20,7 @@ from protocol.timeman import MOVE_OVERHEAD
 
 from .build_info import build_name
 from .engine import HASH, Engine
-from .evaluate import hooks_for
+from .evaluate import evaluates
 from .rules import WHITE, Board, all_variants, divide, new_board
 
 ENGINE_NAME = "Dipole Engine"
@@ -37,15 +37,9 @@ def engine_version() -> str:
 
 
 def searchable_variants() -> list[str]:
-    """The variants whose game the search can evaluate, in registration order."""
-    names = []
-    for variant in all_variants():
-        try:
-            hooks_for(variant.new_board())
-        except ValueError:
-            continue
-        names.append(variant.name)
-    return names
+    """The variants whose game the search can evaluate, in registration order (no board is
+    built: an engine starts many times for each game it plays)."""
+    return [variant.name for variant in all_variants() if evaluates(variant.game)]
 
 
 def answer(board: Board[Any], item: str) -> str:

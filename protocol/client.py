@@ -347,11 +347,16 @@ class EngineClient:
         on_info: Callable[[Info], None] | None = None,
         *,
         position: tuple[str | None, Sequence[str]] | None = None,
+        stop_after: float | None = None,
     ) -> SearchResult:
         """Search under ``limit`` and wait at most ``timeout`` seconds (None: no limit) for
         ``bestmove``.  ``on_info`` sees each info line as it is read.  ``position`` (a FEN or
         None, and moves) is :meth:`set_position` written together with the ``go``, in one
-        write: one wake-up of the engine a move instead of two.  Raises EngineTimeout
+        write: one wake-up of the engine a move instead of two.  ``stop_after`` is the host's
+        own bound on a search that has none (``go infinite``): ``stop`` is written when that
+        many seconds have passed, and ``timeout`` then counts from when it was written (not
+        from ``go``: a host that is slow to send it takes nothing from the engine's grace).
+        Raises EngineTimeout
         (the engine keeps searching; the next command first stops it and collects that
         bestmove), UnreadableMove (the search ended with a ``bestmove`` line that cannot be
         read), EngineStalled or EngineCrashed."""
@@ -365,6 +370,8 @@ class EngineClient:
         self._state = _SEARCHING
         started = time.monotonic()
         self._go_written = started
+        if stop_after is not None:
+            return self._answer(line, None, started, started, timeout, on_info, started + stop_after)
         deadline = None if timeout is None else started + timeout
         # A position goes with its go: the engine has write_timeout to take it, as when it
         # comes alone (an engine that stops reading stalls the same way).
@@ -385,10 +392,16 @@ class EngineClient:
         self._ponder_written = time.monotonic()
         self._send(line)
 
-    def ponderhit(self, timeout: float | None = None, on_info: Callable[[Info], None] | None = None) -> SearchResult:
+    def ponderhit(
+        self,
+        timeout: float | None = None,
+        on_info: Callable[[Info], None] | None = None,
+        *,
+        stop_after: float | None = None,
+    ) -> SearchResult:
         """``ponderhit`` (the predicted reply was played): the ponder search goes on, on the
-        clock; as :meth:`go`, with ``elapsed`` counted from writing ``ponderhit`` and ``timeout``
-        from then.  A ``bestmove`` read before ``ponderhit`` was written is a
+        clock; as :meth:`go`, with ``elapsed``, ``timeout`` and ``stop_after`` counted from
+        writing ``ponderhit``.  A ``bestmove`` read before ``ponderhit`` was written is a
         :class:`ProtocolViolation` (a ponder search answers only after it).  The ``info`` lines
         of the whole search, pondering included, are kept."""
         if self._state != _PONDERING:
@@ -396,8 +409,11 @@ class EngineClient:
         self._state = _SEARCHING
         started = time.monotonic()
         self._go_written = started
+        line = format_command(PonderHit())
+        if stop_after is not None:
+            return self._answer(line, None, self._ponder_written, started, timeout, on_info, started + stop_after)
         deadline = None if timeout is None else started + timeout
-        return self._answer(format_command(PonderHit()), deadline, self._ponder_written, started, deadline, on_info)
+        return self._answer(line, deadline, self._ponder_written, started, deadline, on_info)
 
     def stop_pondering(self, timeout: float) -> None:
         """``stop`` the ponder search (the predicted reply was not played) and read and discard
@@ -429,18 +445,32 @@ class EngineClient:
         started: float,
         deadline: float | None,
         on_info: Callable[[Info], None] | None,
+        stop_at: float | None = None,
     ) -> SearchResult:
         """Write ``line`` (the command that puts the search on the clock) and wait for the
         search's ``bestmove`` by ``deadline``: its result, with the info lines that arrived
-        from ``since`` on and ``elapsed`` counted from ``started`` (the state is _SEARCHING)."""
+        from ``since`` on and ``elapsed`` counted from ``started`` (the state is _SEARCHING).
+        With ``stop_at`` (a time), ``stop`` is written then and ``deadline`` is instead a
+        number of seconds counted from that write."""
         infos: deque[Info] = deque(maxlen=MAX_INFOS)
         scored: Info | None = None
         depth: int | None = None
         answered = False
+        grace = deadline
         try:
             self._send(line, write_deadline)
             while True:
-                response, arrival = self._next(deadline, "bestmove", EngineTimeout)
+                if stop_at is None:
+                    response, arrival = self._next(deadline, "bestmove", EngineTimeout)
+                else:
+                    try:  # a line read late, after stop_at, still counts: only the wait is bounded
+                        response, arrival = self._next(stop_at, "bestmove", EngineTimeout, strict=False)
+                    except EngineTimeout:
+                        stopped = time.monotonic()
+                        deadline = None if grace is None else stopped + grace
+                        stop_at = None
+                        self._send_command(Stop(), deadline)
+                        continue
                 if type(response) is Info and arrival >= since:
                     infos.append(response)
                     if response.score_cp is not None or response.score_mate is not None:
@@ -554,7 +584,7 @@ class EngineClient:
         return self._next(deadline, awaited, timeout_error)[0]
 
     def _next(
-        self, deadline: float | None, awaited: str, timeout_error: type[EngineError]
+        self, deadline: float | None, awaited: str, timeout_error: type[EngineError], strict: bool = True
     ) -> tuple[Response | _UnreadableBestMove, float]:
         """The next response that belongs to the conversation, and its arrival time.
 
@@ -564,9 +594,10 @@ class EngineClient:
         HandshakeError during the handshake).  A ``bestmove`` that no search owes (it was
         read before the running search's ``go`` was written, or while none ran) is a
         :class:`ProtocolViolation`: it is never taken as the answer to a later ``go``.
+        Not ``strict``, a line that arrived after the deadline (read late) is still returned.
         """
         while True:
-            response, arrival = self._receive(deadline, awaited, timeout_error)
+            response, arrival = self._receive(deadline, awaited, timeout_error, strict)
             if response is None:
                 continue  # not a protocol line; it was logged on arrival
             if type(response) in _ANSWERS:
@@ -580,7 +611,7 @@ class EngineClient:
             return response, arrival
 
     def _receive(
-        self, deadline: float | None, awaited: str, timeout_error: type[EngineError]
+        self, deadline: float | None, awaited: str, timeout_error: type[EngineError], strict: bool = True
     ) -> tuple[Response | _UnreadableBestMove | None, float]:
         remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
@@ -589,7 +620,7 @@ class EngineClient:
             raise timeout_error(self.name, f"no {awaited!r} within the deadline") from None
         except LineTooLongError as error:
             raise self._violation(f"wrote {error} while the host waited for {awaited!r}") from None
-        if deadline is not None and arrival > deadline:  # however busy the output, the deadline holds
+        if strict and deadline is not None and arrival > deadline:  # however busy the output, the deadline holds
             raise timeout_error(self.name, f"no {awaited!r} within the deadline")
         if line is EndOfOutput:
             if self._stalled:  # killed by a write that another thread (stop) could not finish

@@ -7,6 +7,7 @@ request); each writes its pid into a directory so the tests can check every one 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import threading
@@ -27,7 +28,9 @@ from arbiter.records.pgn import format_game, read_pgn
 from dipole_engine.rules import BLACK, WHITE
 
 TOY = str(Path(__file__).parent / "engines" / "toy_engine.py")
-FAST = RefereeSettings(handshake_timeout=2.0, stall_timeout=5.0, stop_grace=1.5, quit_grace=0.3)
+# 8 s to start: Python starts slowly on a loaded machine (an engine that never answers the
+# handshake is tested with 2 s, below)
+FAST = RefereeSettings(handshake_timeout=8.0, stall_timeout=5.0, stop_grace=1.5, quit_grace=0.3)
 TIMED = SearchLimits(movetime=0.2, margin=0.3)  # a well-behaved engine never comes near 0.5 s
 
 
@@ -101,11 +104,11 @@ MISBEHAVIOURS = [
 def test_misbehaving_engine_loses_with_the_right_termination(
     tmp_path: Path, flags: tuple[str, ...], limits: SearchLimits, termination: Termination, reason: str
 ) -> None:
-    settings = (
-        FAST
-        if termination is not Termination.STALL or limits.movetime
-        else RefereeSettings(handshake_timeout=2.0, stall_timeout=0.5, stop_grace=1.5, quit_grace=0.3)
-    )
+    settings = FAST
+    if termination is Termination.HANDSHAKE:
+        settings = dataclasses.replace(FAST, handshake_timeout=2.0)
+    elif termination is Termination.STALL and not limits.movetime:
+        settings = dataclasses.replace(FAST, stall_timeout=0.5)
     bad = toy("bad", tmp_path, *flags, limits=limits)
     good = toy("good", tmp_path, limits=limits)
     records, pool = run_pool(bad, good, 2, settings=settings)

@@ -233,6 +233,33 @@ def test_stop_from_another_thread_ends_an_infinite_search() -> None:
     assert engine.transport.sent[-2:] == ["go infinite", "stop"]
 
 
+class StarvedTransport(MemoryTransport):
+    """A host that wakes late: each wait for a line that times out returns 0.5 s after its
+    timeout, as when the host's process gets no CPU."""
+
+    def receive(self, timeout: float | None) -> tuple[str | None, float]:
+        try:
+            return super().receive(timeout)
+        except TimeoutError:
+            time.sleep(0.5)
+            raise
+
+
+def test_a_host_bound_search_is_stopped_and_given_its_grace_from_the_stop_however_late() -> None:
+    engine = FakeEngine()
+    engine.answer = None
+    engine.transport = StarvedTransport(engine.handle, pid=4242)
+    client, _ = started(engine)
+    begin = time.monotonic()
+    result = client.go(Limit(infinite=True), timeout=0.3, stop_after=0.1)
+    assert result.bestmove == "d8-d6"  # stop written 0.6 s after go: past go + 0.1 + 0.3, yet in time
+    assert engine.transport.sent[-2:] == ["go infinite", "stop"]
+    assert time.monotonic() - begin >= 0.55
+    engine.transport.handler = None  # an engine that ignores stop is out of time all the same
+    with pytest.raises(EngineTimeout):
+        client.go(Limit(infinite=True), timeout=0.3, stop_after=0.1)
+
+
 def test_go_timeout_leaves_the_search_to_be_stopped_by_the_next_go() -> None:
     engine = FakeEngine()
     engine.answer = None

@@ -544,16 +544,15 @@ class _Game:
         if control is not None:
             on_info = _stopping_when_ended(control, client, on_info)
             control._think(client)
-        stopper = None
-        if limits.stopped_by_host:  # the move is what the engine found when stopped at the deadline
-            stopper = threading.Timer(deadline, client.stop)
-            deadline += self.settings.stop_grace
-            stopper.start()
+        # tc=inf alone: the move is what the engine found when stopped at the deadline, and it
+        # has stop_grace from that stop, however late the busy arbiter sent it.
+        stop_after, timeout = (deadline, self.settings.stop_grace) if limits.stopped_by_host else (None, deadline)
         try:
             if hit:
-                answer = client.ponderhit(timeout=deadline, on_info=on_info)
+                answer = client.ponderhit(timeout=timeout, on_info=on_info, stop_after=stop_after)
             else:
-                answer = client.go(limit, timeout=deadline, on_info=on_info, position=(self.start_fen, self.move_texts))
+                position = (self.start_fen, self.move_texts)
+                answer = client.go(limit, timeout=timeout, on_info=on_info, position=position, stop_after=stop_after)
         except EngineError as error:
             if control is not None:  # the host ended the game: its stop or kill ended the search
                 control._check()
@@ -561,9 +560,6 @@ class _Game:
         finally:
             if control is not None:
                 control._think(None)
-            if stopper is not None:
-                stopper.cancel()
-                stopper.join()  # a stop already on its way is sent before the next go
             self.pass_on_errors(side, slot)
         if control is not None:  # an answer to the host's stop is not played
             control._check()

@@ -74,8 +74,10 @@ class GuiServer:
 
     def descendants(self) -> set[int]:
         """The pids of the engine processes below the server (each runs under a guard process
-        of :mod:`protocol.guard` on Linux; the guards are not counted)."""
-        return {pid for pid in descendants(self.proc.pid) if not is_guard(pid)}
+        of :mod:`protocol.guard` on Linux; the guards are not counted, nor a child forked by
+        the server that has not yet become a guard: it still has the server's command line)."""
+        server = command_line(self.proc.pid)
+        return {pid for pid in descendants(self.proc.pid) if not is_guard(pid) and command_line(pid) != server}
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -102,12 +104,17 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
+def command_line(pid: int) -> bytes:
+    """The command line of ``pid`` (empty once it has gone)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def is_guard(pid: int) -> bool:
     """Whether ``pid`` is an engine's guard process (:mod:`protocol.guard`)."""
-    try:
-        return b"protocol/guard.py" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
+    return b"protocol/guard.py" in command_line(pid)
 
 
 def alive(pid: int) -> bool:

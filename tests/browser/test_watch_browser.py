@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from gui_support import gui_server
+from gui_support import TOY_ENGINE, gui_server
 from playwright.sync_api import Browser, Page, expect
 from watch_support import ARBITER
 
-ENGINE = f"cmd={sys.executable} -m dipole_engine"
+ENGINE = f"cmd={sys.executable} {TOY_ENGINE}"
 SCREENSHOT = os.environ.get("WATCH_SCREENSHOT")
 # An engine name that would be markup if put in as HTML (a plain one for the README's picture).
 HOSTILE = "gamma" if SCREENSHOT else "<img_src=x_onerror=alert(1)>"
@@ -27,13 +27,14 @@ TIMEOUT = 120_000  # ms: the shared 2-core machine is slow, and an event takes a
 
 
 def tournament(db: Path, *extra: str) -> list[str]:
-    # A time per move, not a depth: at depth 3 the compiled engine plays all 12 games in about
-    # 2 s, and the event must still be running when the test kills it (after the page has shown
-    # live moves, a second viewer and a finished game: slow on a busy machine, so slow moves).
+    # Engines that take their time over every move without using the CPU (toy engines that
+    # sleep): the event, about a minute, must still be running when the test kills it (after the
+    # page has shown live moves, a second viewer and a finished game: slow on a busy machine),
+    # and engines that searched all that time would slow the rest of the suite.
     engines = [
         arg
-        for name, seconds in (("alpha", 0.3), ("beta", 0.2), (HOSTILE, 0.1))
-        for arg in ("--engine", ENGINE, f"name={name}", f"st={seconds}", "tc=120+1")
+        for name, think in (("alpha", 200), ("beta", 150), (HOSTILE, 100))
+        for arg in ("--engine", f"{ENGINE} --seed {think} --think {think} --pv 3", f"name={name}", "tc=120+1")
     ]
     return [
         *ARBITER,
