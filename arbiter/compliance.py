@@ -92,7 +92,8 @@ class CheckSettings:
     ``variants``: the variants to check (empty: every variant the engine offers that the rules
     know); ``positions``: random positions for the legal-move check, shared out among them;
     ``timeout``: seconds for the handshake and for any answer without a time limit;
-    ``margin``: milliseconds an answer may arrive after its time limit (pipe and scheduling).
+    ``margin``: milliseconds an answer may arrive after its time limit (pipe and scheduling),
+    and an engine may take to exit after ``quit`` beyond a second.
     """
 
     command: tuple[str, ...]
@@ -883,9 +884,10 @@ class _Checker:
             session = self.engine()
             session.send("quit")
             started = time.monotonic()
-            code = session.transport.wait(1.0)
+            bound = 1000 + self.settings.margin  # ms: a second to exit, and the scheduling margin
+            code = session.transport.wait(bound / 1000)
             if code is None:
-                raise _Fail("still running 1 s after 'quit'")
+                raise _Fail(f"still running {bound} ms after 'quit'")
             if code != 0:
                 raise _Fail(f"exited with status {code}")
             note(f"exited after {(time.monotonic() - started) * 1000:.0f} ms")

@@ -88,7 +88,7 @@ def test_the_project_engine_passes_every_check_from_the_command_line() -> None:
             "--positions",
             "60",
             "--margin",
-            "250",
+            "500",  # the whole suite runs at once on two cores: processes wait for a core
         ],
         capture_output=True,
         text=True,

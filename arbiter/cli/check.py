@@ -60,7 +60,7 @@ ENGINE_KEYS = ("cmd", "name", "dir")
     default=100,
     show_default=True,
     metavar="MS",
-    help="Milliseconds an answer may arrive after its movetime or clock (the pipe and the machine).",
+    help="Milliseconds an answer may arrive after its movetime or clock, and an engine may take beyond a second to exit after quit (the pipe and the machine).",
 )
 @click.option("--log", "log_path", metavar="FILE", help="Write the whole conversation to FILE.")
 def check_engine_command(

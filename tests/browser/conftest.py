@@ -17,10 +17,12 @@ start or a page's answer can take far longer than Playwright's default 30 s allo
 expect.set_options(timeout=WAIT_MS)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
-    """Headless Chromium (Debian's ``chromium``; Playwright downloads nothing), one per module;
-    its pages and contexts wait up to :data:`WAIT_MS`."""
+    """Headless Chromium (Debian's ``chromium``; Playwright downloads nothing), one per test
+    process (a launch costs Chromium and Playwright's driver about 2 s of CPU; each test takes a
+    fresh context or page, whose cookies and storage are its own); its pages and contexts wait
+    up to :data:`WAIT_MS`."""
     executable = chromium_path()
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=executable)

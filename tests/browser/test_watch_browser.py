@@ -28,12 +28,12 @@ TIMEOUT = 120_000  # ms: the shared 2-core machine is slow, and an event takes a
 
 def tournament(db: Path, *extra: str) -> list[str]:
     # Engines that take their time over every move without using the CPU (toy engines that
-    # sleep): the event, about a minute, must still be running when the test kills it (after the
+    # sleep): the event, about 35 s, must still be running when the test kills it (after the
     # page has shown live moves, a second viewer and a finished game: slow on a busy machine),
     # and engines that searched all that time would slow the rest of the suite.
     engines = [
         arg
-        for name, think in (("alpha", 200), ("beta", 150), (HOSTILE, 100))
+        for name, think in (("alpha", 130), ("beta", 100), (HOSTILE, 70))
         for arg in ("--engine", f"{ENGINE} --seed {think} --think {think} --pv 3", f"name={name}", "tc=120+1")
     ]
     return [
