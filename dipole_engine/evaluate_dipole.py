@@ -6,7 +6,7 @@ Scores are in centipawn-like units (one checker = ``CHECKER`` = 100) from the si
 move's point of view and always lie strictly inside ``+-MATE_BOUND``.  The terms:
 
 * material: each checker on the board, since a side without checkers has lost;
-* advancement: each checker is worth ``ADVANCE`` more per row still ahead of it.  Non-captures
+* advancement: each checker is worth ``advance`` more per row still ahead of it.  Non-captures
   only go forward, so a checker near the far edge has few moves left and will soon have to
   leave the board, while one far back still has many moves (tempo, which decides races once
   the armies have passed each other) and capture reach over the enemy stacks coming at it;
@@ -22,7 +22,7 @@ Captures available to the side to move are not scored here: quiescence search pl
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from operator import itemgetter
 from typing import Any, Final
@@ -34,13 +34,27 @@ from .tt import INFINITE, MATE_BOUND
 
 Move = Any
 
-CHECKER: Final = 100
-ADVANCE: Final = 10
-TEMPO: Final = 10
-THREAT_FIRST: Final = 3  # the biggest threatened gain costs 1/THREAT_FIRST (we move first, can react)
-THREAT_SECOND: Final = 2  # a second threat costs 1/THREAT_SECOND (one reply rarely saves both)
+CHECKER: Final = 100  # the unit: the other weights are in hundredths of a checker
 MVV_SCALE: Final = 64  # order value of a capture: MVV_SCALE * victim height - checkers moved
 _NO_CAPTURE: Final = 1 << 30
+
+
+@dataclass(frozen=True)
+class DipoleWeights:
+    """The evaluation's weights (``python -m dipole_tuner`` fits them to games' results; a
+    field's ``min`` metadata is the least value it may take)."""
+
+    advance: int = 10
+    """What a checker is worth per row still ahead of it."""
+    tempo: int = 10
+    """The bonus for having the move."""
+    threat_first: int = field(default=3, metadata={"min": 1})
+    """The biggest threatened gain costs 1/threat_first of it (we move first and can react)."""
+    threat_second: int = field(default=2, metadata={"min": 1})
+    """A second threat costs 1/threat_second of its gain (one reply rarely saves both)."""
+
+
+DIPOLE_WEIGHTS: Final = DipoleWeights()
 
 
 @dataclass(frozen=True)
@@ -60,12 +74,12 @@ def _rows_ahead(geom: Geometry, square: int, white: bool) -> int:
 
 
 @cache
-def _dipole_tables(width: int, height: int, max_height: int) -> _DipoleTables:
+def _dipole_tables(width: int, height: int, max_height: int, advance: int) -> _DipoleTables:
     geom = geometry(width, height)
     heights = range(max_height + 1)
     worth_for: tuple[tuple[tuple[int, ...], ...], ...] = ((),) + tuple(
         tuple(
-            tuple(h * (CHECKER + ADVANCE * _rows_ahead(geom, sq, white)) if geom.is_dark(sq) else 0 for h in heights)
+            tuple(h * (CHECKER + advance * _rows_ahead(geom, sq, white)) if geom.is_dark(sq) else 0 for h in heights)
             for sq in range(geom.size)
         )
         for white in (True, False)
@@ -83,10 +97,14 @@ def _dipole_tables(width: int, height: int, max_height: int) -> _DipoleTables:
     return _DipoleTables(worth_for, tuple(distance))
 
 
-def bind_dipole(board: DipoleBoard) -> GameHooks:
-    """The Dipole hooks for ``board`` (tables shared per board size)."""
+def bind_dipole(board: DipoleBoard, weights: DipoleWeights = DIPOLE_WEIGHTS) -> GameHooks:
+    """The Dipole hooks for ``board`` (tables shared per board size and weights)."""
     variant = board.variant
-    tables = _dipole_tables(variant.width, variant.height, variant.checkers_per_side)
+    advance = weights.advance
+    tempo = weights.tempo
+    threat_first = weights.threat_first
+    threat_second = weights.threat_second
+    tables = _dipole_tables(variant.width, variant.height, variant.checkers_per_side, advance)
     distance = tables.distance
     worth_for = tables.worth_for
     capture_table = board.capture_table
@@ -100,15 +118,15 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
         # other way round; ours and theirs, the squares of each side's stacks.
         _, white, black = board.material
         _, white_ranks, black_ranks = board.rank_sum
-        score = CHECKER * (white - black) + ADVANCE * (top_rank * white - white_ranks - black_ranks)
+        score = CHECKER * (white - black) + advance * (top_rank * white - white_ranks - black_ranks)
         if board.turn > 0:
             mine, yours, ours, theirs = board.white_view
             _, our_worth, their_worth = worth_for
-            score += TEMPO
+            score += tempo
         else:
             mine, yours, ours, theirs = board.black_view
             _, their_worth, our_worth = worth_for
-            score = TEMPO - score
+            score = tempo - score
         if score > alpha:
             # Their threats, which only lower the score: pairs of our stack and theirs on a
             # line at a distance d with ours <= d <= theirs (d is 0 off a line, and no
@@ -131,7 +149,7 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
                             first = worth
                         else:
                             second = worth
-            most = first // THREAT_FIRST + second // THREAT_SECOND
+            most = first // threat_first + second // threat_second
             if score - most >= beta:
                 score -= most
                 return (score if score <= limit else limit), NO_TACTICAL  # hot path: cheaper than min()
@@ -159,10 +177,10 @@ def bind_dipole(board: DipoleBoard) -> GameHooks:
                         gains.append(worth)
             if gains:
                 if len(gains) == 1:
-                    score -= gains[0] // THREAT_FIRST
+                    score -= gains[0] // threat_first
                 else:
                     gains.sort(reverse=True)
-                    score -= gains[0] // THREAT_FIRST + gains[1] // THREAT_SECOND
+                    score -= gains[0] // threat_first + gains[1] // threat_second
         if score > limit:
             score = limit
         elif score < -limit:

@@ -15,32 +15,32 @@ and ``d`` doubles (``n = s + 2d`` checkers) when no impasse helps: ``n - 1`` bea
 needed, so ``n - 1`` double *trips* (to the nearest row), each crowned double having to be
 made first by a single's trip to the furthest row, the other single of the crown coming from
 anywhere for free.  That is ``s + d`` single trips and ``s + 2d - 1`` double trips: a single
-costs about 2 trips, a double 3 (``SINGLE_TRIPS``/``DOUBLE_TRIPS``; measured: both 1/3 and 2/2
-or 2/4 play clearly worse).  Each trip is worth ``TRIP``; each row still to travel is worth
-``ROW``: a single has its distance to the furthest row plus a later double's full trip back, a
+costs about 2 trips, a double 3 (``single_trips``/``double_trips``; measured: both 1/3 and 2/2
+or 2/4 play clearly worse).  Each trip is worth ``trip``; each row still to travel is worth
+``row``: a single has its distance to the furthest row plus a later double's full trip back, a
 double its distance to the nearest row plus the single's full trip it leaves behind.
 
-Summed over a side with ``n`` checkers, ``d`` of them in doubles, that is ``(SINGLE_TRIPS * TRIP
-+ ROW * last) * n - PAIR * d + ROW * r``, ``last`` being the top row's index and ``r`` the rows
+Summed over a side with ``n`` checkers, ``d`` of them in doubles, that is ``(single_trips * trip
++ row * last) * n - pair * d + row * r``, ``last`` being the top row's index and ``r`` the rows
 its stacks have still to travel (the furthest row for a single, the nearest for a double): the
 board keeps ``n`` (``material``), the doubles' mask and ``r`` (see :class:`ImpasseBoard`), so the
 evaluation visits no stack.
 
 On top of that:
 
-* ``CLEAR``: a stack whose diagonal to its goal row (the furthest for a single, the nearest for
+* ``clear``: a stack whose diagonal to its goal row (the furthest for a single, the nearest for
   a double) is empty all the way finishes its trip in one move; a blocked one needs more.
-* ``IMPASSE``: the side not to move with no slide and no transpose will remove a checker on
+* ``impasse``: the side not to move with no slide and no transpose will remove a checker on
   its turn, a free step of progress (a checker gone in one move, no trip).
 
 Measured in engine-vs-engine games at depth 3 (random 4-ply openings of both variants, each
-played with both colours): without ``CLEAR`` the engine scored 54/160 against ``CLEAR`` = 10;
-15 scored 215/400 against 10, while 20 and 25 scored less.  ``IMPASSE`` is about neutral
+played with both colours): without ``clear`` the engine scored 54/160 against ``clear`` = 10;
+15 scored 215/400 against 10, while 20 and 25 scored less.  ``impasse`` is about neutral
 (79/160 without it, 81/160 at 100, against 50); removals that are due are found by the
 quiescence search anyway.  There is no tempo term: a bonus for the side to move scored worse
 than none (74/160 at 40, and 0 scored 95/160, against 15).
 
-The evaluation pass (``bind_scan``) finds ``CLEAR``, mobility and bear-offs for every stack at
+The evaluation pass (``bind_scan``) finds ``clear``, mobility and bear-offs for every stack at
 once, with shifts and ANDs of occupancy masks: a diagonal step is one shift in their layout.
 
 Tactical moves (quiescence) are the moves that take a checker off: bear-offs, and the removals
@@ -66,12 +66,33 @@ from .hooks import NO_TACTICAL, GameHooks
 from .rules import ImpasseBoard, ImpasseMove
 from .tt import INFINITE, MATE_BOUND
 
-TRIP: Final = 30
-ROW: Final = 6
-SINGLE_TRIPS: Final = 2
-DOUBLE_TRIPS: Final = 3
-CLEAR: Final = 15
-IMPASSE: Final = 50
+
+@dataclass(frozen=True)
+class ImpasseWeights:
+    """The evaluation's weights (see the module docstring; ``python -m dipole_tuner`` fits
+    them to games' results)."""
+
+    trip: int = 30
+    """What one trip of a stack to its goal row is worth."""
+    row: int = 6
+    """What one row still to travel is worth."""
+    single_trips: int = 2
+    """The trips a single still costs."""
+    double_trips: int = 3
+    """The trips a double still costs."""
+    clear: int = 15
+    """A stack whose way to its goal row is empty all the way."""
+    impasse: int = 50
+    """The side not to move is at an impasse: its removal is a free step."""
+
+    @property
+    def pair(self) -> int:
+        """What a double's work saves over two singles' on the same square (see
+        :func:`_stack_work` and the module docstring)."""
+        return (2 * self.single_trips - self.double_trips) * self.trip
+
+
+IMPASSE_WEIGHTS: Final = ImpasseWeights()
 
 _first = itemgetter(0)
 
@@ -86,7 +107,7 @@ class _ImpasseTables:
       index), for the gains of tactical moves;
     * ``dark``, ``top``, ``bottom``: the occupancy masks (see :class:`ImpasseBoard`) of every
       square, of the top row and of the bottom row;
-    * ``checker``: a checker's work beyond its stack's rows to go (see ``PAIR``).
+    * ``checker``: a checker's work beyond its stack's rows to go (see :attr:`ImpasseWeights.pair`).
     """
 
     value: tuple[tuple[int, ...], ...]
@@ -96,20 +117,17 @@ class _ImpasseTables:
     checker: int
 
 
-def _stack_work(height: int, rows_to_goal: int, last_row: int) -> int:
+def _stack_work(height: int, rows_to_goal: int, last_row: int, weights: ImpasseWeights = IMPASSE_WEIGHTS) -> int:
     """A stack's remaining work: its trips and rows (see the module docstring)."""
     if height == 1:
-        return SINGLE_TRIPS * TRIP + ROW * (rows_to_goal + last_row)
-    return DOUBLE_TRIPS * TRIP + ROW * (rows_to_goal + 2 * last_row)
-
-
-# What a double's work saves over two singles' on the same square (see ``_stack_work`` and
-# the module docstring).
-PAIR: Final = (2 * SINGLE_TRIPS - DOUBLE_TRIPS) * TRIP
+        return weights.single_trips * weights.trip + weights.row * (rows_to_goal + last_row)
+    return weights.double_trips * weights.trip + weights.row * (rows_to_goal + 2 * last_row)
 
 
 @cache
-def _impasse_tables(width: int, height: int, square_bit: tuple[int, ...]) -> _ImpasseTables:
+def _impasse_tables(
+    width: int, height: int, square_bit: tuple[int, ...], weights: ImpasseWeights = IMPASSE_WEIGHTS
+) -> _ImpasseTables:
     if height > 9:
         raise ValueError("the Impasse evaluation's diagonal fills reach at most 9 ranks")
     last = height - 1
@@ -128,14 +146,14 @@ def _impasse_tables(width: int, height: int, square_bit: tuple[int, ...]) -> _Im
                 for size in (1, 2):
                     up = color if size == 1 else -color  # rank direction of travel
                     goal = last if up > 0 else 0
-                    by_h_value[size * color + 2] = -_stack_work(size, abs(goal - rank), last) * color
+                    by_h_value[size * color + 2] = -_stack_work(size, abs(goal - rank), last, weights) * color
         value.append(tuple(by_h_value))
-    checker = SINGLE_TRIPS * TRIP + ROW * last
+    checker = weights.single_trips * weights.trip + weights.row * last
     return _ImpasseTables(tuple(value), dark, top, bottom, checker)
 
 
 def bind_scan(
-    board: ImpasseBoard, tactical: Callable[[], list[tuple[int, Any]]]
+    board: ImpasseBoard, tactical: Callable[[], list[tuple[int, Any]]], weights: ImpasseWeights = IMPASSE_WEIGHTS
 ) -> Callable[[int, int], tuple[int, Sequence[tuple[int, Any]]]]:
     """The evaluation pass over ``board``'s current position, as the ``quiesce`` hook:
     ``scan(alpha, beta)`` is (the score for the side to move, ``tactical()`` when the score is
@@ -144,7 +162,11 @@ def bind_scan(
     :func:`bind_impasse`); whether there are any is found here from the masks, so it is called
     only when there are."""
     variant = board.variant
-    tables = _impasse_tables(variant.width, variant.height, tuple(board.square_bit))
+    tables = _impasse_tables(variant.width, variant.height, tuple(board.square_bit), weights)
+    row = weights.row
+    pair = weights.pair
+    clear_worth = weights.clear
+    impasse = weights.impasse
     dark = tables.dark
     top = tables.top
     bottom = tables.bottom
@@ -174,13 +196,13 @@ def bind_scan(
         score = (
             checker * black_checkers
             - checker * white_checkers
-            + PAIR * white_doubles.bit_count()
-            - PAIR * black_doubles.bit_count()
-            + ROW * (black_side >> rows_shift)
-            - ROW * (white_side >> rows_shift)
+            + pair * white_doubles.bit_count()
+            - pair * black_doubles.bit_count()
+            + row * (black_side >> rows_shift)
+            - row * (white_side >> rows_shift)
         )
 
-        # CLEAR.  Per direction, the empty squares from which steps that way over empty squares
+        # clear.  Per direction, the empty squares from which steps that way over empty squares
         # reach the goal row: occluded fills from that row's empty squares, each round doubling
         # the reach (1 + 2 + 4 rows), then one step back onto the stacks they free.  (Most
         # positions have no empty square on the top or bottom row, so no fills from it.)
@@ -215,7 +237,7 @@ def bind_scan(
             down_clear = (white_doubles | black_singles) & (down_clear | fill << right)
         clear = up_clear | down_clear
         if clear:
-            score += CLEAR * (clear & white).bit_count() - CLEAR * (clear & black).bit_count()
+            score += clear_worth * (clear & white).bit_count() - clear_worth * (clear & black).bit_count()
 
         # Mobility (nonzero when mobile): a single with an empty square diagonally forward, a
         # double with one diagonally backward or an own single there (a transpose).
@@ -226,16 +248,16 @@ def bind_scan(
             (empty | black_singles) >> left | (empty | black_singles) >> right
         )
 
-        # IMPASSE: the other side's removal is a free step for it.  A bear-off: a double of
+        # impasse: the other side's removal is a free step for it.  A bear-off: a double of
         # the side to move with a clear way to its nearest row, or a transpose onto an own
         # single there.
         white_moves = board.turn > 0
         if white_moves:
             if not black_mobile:
-                score -= IMPASSE
+                score -= impasse
         else:
             if not white_mobile:
-                score += IMPASSE
+                score += impasse
             score = -score
         if score > limit:
             score = limit
@@ -260,10 +282,10 @@ def bind_scan(
     return scan
 
 
-def bind_impasse(board: ImpasseBoard) -> GameHooks:
-    """The Impasse hooks for ``board`` (tables shared per board size)."""
+def bind_impasse(board: ImpasseBoard, weights: ImpasseWeights = IMPASSE_WEIGHTS) -> GameHooks:
+    """The Impasse hooks for ``board`` (tables shared per board size and weights)."""
     variant = board.variant
-    value = _impasse_tables(variant.width, variant.height, tuple(board.square_bit)).value
+    value = _impasse_tables(variant.width, variant.height, tuple(board.square_bit), weights).value
 
     def gain(move: ImpasseMove, sign: int) -> int:
         """The change of the material and distance terms a move makes, for its mover."""
@@ -292,7 +314,7 @@ def bind_impasse(board: ImpasseBoard) -> GameHooks:
             moves.sort(key=_first, reverse=True)
         return moves
 
-    quiesce = bind_scan(board, ranked)
+    quiesce = bind_scan(board, ranked, weights)
 
     def evaluate() -> int:
         return quiesce(-INFINITE, -INFINITE)[0]  # (beta -INFINITE: stands pat, no moves)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dipole_engine.evaluate_impasse import CLEAR, IMPASSE, bind_scan
+from dipole_engine.evaluate_impasse import IMPASSE_WEIGHTS, ImpasseWeights, bind_scan
 from dipole_engine.evaluate_impasse import _stack_work as stack_work
 from dipole_engine.hooks import NO_TACTICAL
 from dipole_engine.rules import BLACK, WHITE, ImpasseBoard
@@ -29,7 +29,11 @@ def probe() -> list[tuple[int, str]]:
     return ASKED
 
 
-def reference_scan(board: ImpasseBoard) -> tuple[int, bool, bool]:
+# Weights unlike the engine's, each a different prime: a weight used in the wrong place shows.
+ODD_WEIGHTS = ImpasseWeights(trip=37, row=5, single_trips=3, double_trips=4, clear=11, impasse=29)
+
+
+def reference_scan(board: ImpasseBoard, weights: ImpasseWeights = IMPASSE_WEIGHTS) -> tuple[int, bool, bool]:
     """(score for the side to move, at an impasse, has a bear-off), stack by stack, walking the
     diagonals square by square (the evaluation as it was written before it went bit-parallel)."""
     geom = board.geometry
@@ -45,7 +49,7 @@ def reference_scan(board: ImpasseBoard) -> tuple[int, bool, bool]:
             file, rank = geom.file_of(sq), geom.rank_of(sq)
             up = color if size == 1 else -color  # the rank direction of travel
             goal = last if up > 0 else 0
-            score -= stack_work(size, abs(goal - rank), last) * color
+            score -= stack_work(size, abs(goal - rank), last, weights) * color
             clear = False
             for df in (-1, 1):
                 f, r = file + df, rank + up
@@ -62,11 +66,11 @@ def reference_scan(board: ImpasseBoard) -> tuple[int, bool, bool]:
                         break
                     f, r = f + df, r + up
             if clear:
-                score += CLEAR * color
+                score += weights.clear * color
                 if size == 2 and color == sign:
                     bear = True
     if not mobile[-sign]:
-        score -= IMPASSE * sign
+        score -= weights.impasse * sign
     score *= sign
     limit = MATE_BOUND - 1
     return max(-limit, min(limit, score)), not mobile[sign], bear
@@ -93,15 +97,19 @@ def fresh_state(board: ImpasseBoard) -> tuple[list[int], int]:
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), variant=st.sampled_from(["impasse", "impasse-singles"]))
-def test_scan_matches_the_stack_by_stack_reference(seed: int, variant: str) -> None:
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    variant=st.sampled_from(["impasse", "impasse-singles"]),
+    weights=st.sampled_from([IMPASSE_WEIGHTS, ODD_WEIGHTS]),
+)
+def test_scan_matches_the_stack_by_stack_reference(seed: int, variant: str, weights: ImpasseWeights) -> None:
     rng = random.Random(seed)
     board = ImpasseBoard(variant)
-    scan = bind_scan(board, probe)
+    scan = bind_scan(board, probe, weights)
     snapshots = []
     for _ in range(300):
         fen = board.fen()
-        score, at_impasse, bear = reference_scan(board)
+        score, at_impasse, bear = reference_scan(board, weights)
         expected = (score, ASKED if at_impasse or bear else NO_TACTICAL)
         assert scan(-INFINITE, INFINITE) == expected, fen
         # The rules agree: there are moves that take checkers off exactly then (while the game
@@ -123,7 +131,7 @@ def test_scan_matches_the_stack_by_stack_reference(seed: int, variant: str) -> N
         board.pop()
         fen, sides, doubles = snapshots.pop()
         assert (board.fen(), board.sides, board.doubles) == (fen, sides, doubles)
-        score, at_impasse, bear = reference_scan(board)
+        score, at_impasse, bear = reference_scan(board, weights)
         assert scan(-INFINITE, INFINITE) == (score, ASKED if at_impasse or bear else NO_TACTICAL), fen
 
 

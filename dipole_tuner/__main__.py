@@ -1,0 +1,5 @@
+"""``python -m dipole_tuner``: see :mod:`dipole_tuner.cli`."""
+
+from .cli import main
+
+main()
