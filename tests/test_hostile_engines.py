@@ -296,6 +296,8 @@ def test_an_engine_that_stops_taking_its_input_stalls_and_the_match_goes_on(tmp_
         "4",
         "--st",
         "0.3",
+        "--timemargin",  # the good engine answers at once, but may wait for a core on a loaded machine
+        "5000",
         "--recover",
         "--handshake-timeout",
         "2",
