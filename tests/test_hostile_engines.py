@@ -98,7 +98,9 @@ def test_an_info_flood_cannot_push_the_deadline_back() -> None:
 
 def test_an_endless_line_is_a_protocol_violation() -> None:
     begin = time.monotonic()
-    records = play(hostile("bad", "--endless-line"), toy("good"))
+    # Seconds for the move: the 1 MB line must be written before the move's time is up, even
+    # when the engine waits for a core (a CI run saw it stall at 0.3 s).
+    records = play(hostile("bad", "--endless-line", limits=SearchLimits(movetime=3.0, margin=1.0)), toy("good"))
     assert time.monotonic() - begin < 20
     assert_bad_side_lost(records, Termination.PROTOCOL_VIOLATION)
     assert all(record.reason.endswith("violates the protocol") for record in records)
