@@ -18,7 +18,7 @@ from dipole_engine import clikit
 from dipole_engine.evaluate import Weights, engine_weights
 
 from .positions import harvest
-from .texel import fit_k, scores, tune, weight_error
+from .texel import fit_k, mean_error, scores, tune
 
 PROG = "python -m dipole_tuner"
 
@@ -72,8 +72,9 @@ def tune_command(pgn_files: tuple[str, ...], game: str, skip_plies: int, most: i
     if not positions:
         raise TunerError("no position to tune on")
     start = engine_weights(game)
-    k = fit_k(positions, scores(positions, start))
-    start_error = weight_error(positions, start, k)
+    start_scores = scores(positions, start)
+    k = fit_k(positions, start_scores)
+    start_error = mean_error(positions, start_scores, k)
     click.echo(f"k = {k:.4f}; the engine's weights: error {start_error:.6f}  {shown(start)}")
 
     def report(weights: Weights, error: float) -> None:
