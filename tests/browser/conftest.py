@@ -19,7 +19,7 @@ expect.set_options(timeout=WAIT_MS)
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
-    """Headless Chromium (Debian's ``chromium``; Playwright downloads nothing), one per test
+    """Headless Chromium (Debian's, :func:`chromium_path`; Playwright downloads nothing), one per test
     process (a launch costs Chromium and Playwright's driver about 2 s of CPU; each test takes a
     fresh context or page, whose cookies and storage are its own); its pages and contexts wait
     up to :data:`WAIT_MS`."""
