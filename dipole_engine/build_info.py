@@ -14,17 +14,18 @@ that says how to rebuild.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
-import json
 import os
 import sys
 import warnings
 from collections.abc import Sequence
-from pathlib import Path
 from types import ModuleType
+
+VERSION = "0.1.0"
+"""The package's version (``pyproject.toml`` reads it from here): a constant, so that an engine
+answers ``uci`` without reading the installed metadata (``importlib.metadata`` costs more to
+import than the rest of the engine's start)."""
 
 COMPILED_MODULES = (
     "dipole_engine.rules.common",
@@ -47,15 +48,18 @@ PURE_VARIABLE = "DIPOLE_ENGINE_PURE"
 """Set to ``1`` to run the pure-Python modules even where compiled ones are installed."""
 
 MANIFEST_NAME = "_compiled.json"
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+"""The folder that holds the package (plain strings: every engine process starts here, and
+``pathlib`` and ``importlib.abc`` cost more to import than the whole check takes)."""
 
 
 class StaleBuildWarning(RuntimeWarning):
     """A compiled module's source was edited after the build; the pure modules run instead."""
 
 
-class _SourceFinder(importlib.abc.MetaPathFinder):
-    """Finds each of ``names`` as its ``.py`` file, never as a compiled extension."""
+class _SourceFinder:
+    """Finds each of ``names`` as its ``.py`` file, never as a compiled extension (a finder
+    of ``sys.meta_path``: ``find_spec`` is all that asks of it)."""
 
     def __init__(self, names: Sequence[str]) -> None:
         self.names = frozenset(names)
@@ -65,19 +69,22 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
     ) -> importlib.machinery.ModuleSpec | None:
         if fullname not in self.names:
             return None
-        return importlib.util.spec_from_file_location(fullname, source_file(fullname))
+        return importlib.util.spec_from_file_location(fullname, source_path(fullname))
 
 
-def source_file(module: str) -> Path:
-    return PACKAGE_ROOT.joinpath(*module.split(".")).with_suffix(".py")
+def source_path(module: str) -> str:
+    return os.path.join(PACKAGE_ROOT, *module.split(".")) + ".py"
 
 
 def stale_sources(manifest: dict[str, str]) -> list[str]:
     """The compiled modules whose source no longer has the hash recorded at build time."""
+    import hashlib  # only a compiled build has hashes to check
+
     stale = []
     for module in COMPILED_MODULES:
         try:
-            digest = hashlib.sha256(source_file(module).read_bytes()).hexdigest()
+            with open(source_path(module), "rb") as source:
+                digest = hashlib.sha256(source.read()).hexdigest()
         except OSError:
             digest = ""
         if manifest.get(module) != digest:
@@ -87,10 +94,16 @@ def stale_sources(manifest: dict[str, str]) -> list[str]:
 
 def read_manifest() -> dict[str, str] | None:
     """The hashes recorded by the compiled build, or None where nothing was compiled."""
-    path = Path(__file__).resolve().parent / MANIFEST_NAME
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), MANIFEST_NAME), encoding="utf-8") as file:
+            text = file.read()
+    except OSError:
+        return None
+    import json  # only a compiled build has a manifest
+
+    try:
+        data = json.loads(text)
+    except ValueError:
         return None
     return data if isinstance(data, dict) else None
 
@@ -107,7 +120,7 @@ def select_build() -> None:
         return
     stale = stale_sources(manifest)
     if stale:
-        names = ", ".join(str(source_file(module).relative_to(PACKAGE_ROOT)) for module in stale)
+        names = ", ".join(os.path.relpath(source_path(module), PACKAGE_ROOT) for module in stale)
         warnings.warn(
             f"dipole-engine: {names} changed after the compiled build; running the pure-Python "
             f"build (rebuild with: pip install -e .)",

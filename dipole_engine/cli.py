@@ -1,15 +1,18 @@
-"""The ``dipole-engine`` command: perft and, with no subcommand, the protocol loop."""
+"""The ``dipole-engine`` command line: perft, bench, ``--version`` and, with no subcommand, the
+protocol loop (``__main__`` starts that loop without this parser when there are no arguments)."""
 
 from __future__ import annotations
+
+from typing import NoReturn
 
 import click
 
 from . import clikit
 from .bench import DEFAULT_DEPTH as DEFAULT_BENCH_DEPTH
 from .bench import run_bench
-from .build_info import build_name
+from .build_info import VERSION, build_name
 from .rules import all_variants, divide, new_board, perft
-from .uci import engine_version, run_loop
+from .uci import run_loop
 
 VARIANT_NAMES = [variant.name for variant in all_variants()]
 
@@ -17,7 +20,7 @@ VARIANT_NAMES = [variant.name for variant in all_variants()]
 def print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     """``--version``: ``dipole-engine <version> (<build>)``, the build ``mypyc`` or ``pure Python``."""
     if value and not ctx.resilient_parsing:
-        click.echo(f"dipole-engine {engine_version()} ({build_name()})")
+        click.echo(f"dipole-engine {VERSION} ({build_name()})")
         ctx.exit()
 
 
@@ -69,5 +72,5 @@ def bench_command(depth: int) -> None:
     run_bench(depth, out=click.echo)
 
 
-def main() -> None:
+def main() -> NoReturn:
     clikit.run(cli, "dipole-engine")

@@ -10,7 +10,6 @@ the ``query`` answers from the rules.
 
 from __future__ import annotations
 
-import importlib.metadata
 import sys
 from typing import Any
 
@@ -18,7 +17,7 @@ from protocol import OptionSpec
 from protocol.loop import MULTI_PV, PONDER, EngineLoop
 from protocol.timeman import MOVE_OVERHEAD
 
-from .build_info import build_name
+from .build_info import VERSION, build_name
 from .engine import HASH, Engine
 from .evaluate import evaluates
 from .rules import WHITE, Board, all_variants, divide, new_board
@@ -27,13 +26,6 @@ ENGINE_NAME = "Dipole Engine"
 ENGINE_AUTHOR = "the dipole-engine authors"
 VARIANT_PLACE = OptionSpec("UCI_Variant", "combo")
 """Where the loop's ``UCI_Variant`` goes in the handshake: after ``Hash`` and ``MoveOverhead``."""
-
-
-def engine_version() -> str:
-    try:
-        return importlib.metadata.version("dipole-engine")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def searchable_variants() -> list[str]:
@@ -68,7 +60,7 @@ def engine_loop(engine: Engine) -> EngineLoop[Board[Any]]:
     """A protocol session of ``engine`` (``run`` it, or drive it in process with ``handle``)."""
     return EngineLoop(
         engine.search,
-        name=f"{ENGINE_NAME} {engine_version()} ({build_name()})",
+        name=f"{ENGINE_NAME} {VERSION} ({build_name()})",
         author=ENGINE_AUTHOR,
         variants=searchable_variants(),
         options=(HASH, MOVE_OVERHEAD, MULTI_PV, PONDER, VARIANT_PLACE),

@@ -80,7 +80,7 @@ def copy_of_the_package(tmp_path: Path) -> Path:
     if not compiled:
         copy = tmp_path / "dipole_engine" / MANIFEST_NAME
         hashes = {
-            module: hashlib.sha256(build_info.source_file(module).read_bytes()).hexdigest()
+            module: hashlib.sha256(Path(build_info.source_path(module)).read_bytes()).hexdigest()
             for module in COMPILED_MODULES
         }
         copy.write_text(json.dumps(hashes))
