@@ -286,6 +286,35 @@ def test_a_games_end_does_not_wait_for_the_disk_but_close_does(tmp_path: Path, m
     assert len(synced) < 5  # games that ended during an fsync share the next one
 
 
+def test_close_waits_for_a_slow_disk_and_says_so_when_it_waits_too_long(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An fsync may take seconds on a busy disk: close() waits for it (a bounded interrupt's
+    seal() does not), and past its own bound raises one line, the games being in the file."""
+    import os
+
+    real_fsync = os.fsync
+
+    def slow_fsync(fd: int) -> None:
+        time.sleep(0.6)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", slow_fsync)
+    patient = PgnWriter(str(tmp_path / "patient.pgn"))
+    assert patient.write(random_game(1))
+    started = time.monotonic()
+    patient.close(timeout=30)
+    assert time.monotonic() - started >= 0.5
+    hasty = PgnWriter(str(tmp_path / "hasty.pgn"))
+    assert hasty.write(random_game(2))
+    with pytest.raises(
+        ArbiterError,
+        match=r"hasty\.pgn: every game is in the file, but the disk had not confirmed them \(fsync\) after 0\.1 s$",
+    ):
+        hasty.close(timeout=0.1)
+    assert [game.to_record().number for game in read_pgn_file(str(tmp_path / "hasty.pgn"))] == [2]
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_a_failed_write_is_one_clear_error() -> None:
     writer = PgnWriter("/dev/full")

@@ -117,10 +117,10 @@ class RecordedRun:
             if publisher is not None:
                 publisher.close("stopped" if self.pool.interrupted else "finished")
             self.progress.close()
-            if self.writer is not None:
-                self.writer.close()
             if self.logs is not None:
                 self.logs.close()
+            if self.writer is not None:
+                self.writer.close()  # last: a disk that does not confirm the games is an error
 
     def interrupt(self) -> None:
         """From a signal handler: no more records, no engine left running."""

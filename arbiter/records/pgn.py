@@ -165,9 +165,9 @@ class PgnWriter:
                     self._sync_error = error
         os.close(self._sync_fd)
 
-    def seal(self, timeout: float = 5.0) -> None:
+    def seal(self, timeout: float = 5.0) -> bool:
         """Let a write in progress finish, then refuse every later one, close the file, and wait
-        (at most ``timeout`` seconds in all) until what was written is on disk."""
+        (at most ``timeout`` seconds in all) until what was written is on disk; whether it is."""
         deadline = time.monotonic() + timeout
         acquired = self._lock.acquire(timeout=timeout)
         try:
@@ -181,10 +181,16 @@ class PgnWriter:
             if acquired:
                 self._lock.release()
         self._flusher.join(timeout=max(0.0, deadline - time.monotonic()))
+        return acquired and not self._flusher.is_alive()
 
-    def close(self) -> None:
-        """:meth:`seal`, then raise an fsync that failed."""
-        self.seal()
+    def close(self, timeout: float = 120.0) -> None:
+        """:meth:`seal`, waiting up to ``timeout`` seconds for the disk (an fsync can take
+        seconds on a busy one), then raise an fsync that failed, or one still not done."""
+        if not self.seal(timeout):
+            raise ArbiterError(
+                f"PGN file {self.path}: every game is in the file, but the disk had not confirmed "
+                f"them (fsync) after {timeout:g} s"
+            )
         self._raise_sync_error()
 
 
