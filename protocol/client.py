@@ -177,7 +177,7 @@ class EngineClient:
     """One engine process and the conversation with it (see the module docstring).
 
     ``log(direction, line)`` sees every line: ">" sent, "<" read, "!" the engine's stderr;
-    calls are serialised, but may come from the client's reader threads.  ``transport``
+    calls are serialised, but may come from the thread that reads the engine's stderr.  ``transport``
     replaces the process by another :class:`~protocol.transport.Transport` (tests use
     :class:`~protocol.transport.MemoryTransport`); ``command`` then only names the engine.
     """
@@ -367,6 +367,7 @@ class EngineClient:
         line = format_command(Go(limit))
         if position is not None:
             line = self._position_line(*position) + "\n" + line
+        self._transport.collect()  # what was written before the go is not its answer
         self._state = _SEARCHING
         started = time.monotonic()
         self._go_written = started
@@ -406,6 +407,7 @@ class EngineClient:
         of the whole search, pondering included, are kept."""
         if self._state != _PONDERING:
             raise EngineError(self.name, "ponderhit() without a ponder search")
+        self._transport.collect()  # the ponder search's output so far: before the ponderhit
         self._state = _SEARCHING
         started = time.monotonic()
         self._go_written = started

@@ -1,19 +1,22 @@
 """How an engine client reaches an engine: a real process, or an engine held in memory.
 
-A :class:`Transport` carries lines both ways.  Output lines wait in a queue with the
-``time.monotonic()`` at which they arrived, so a reader can block on the queue (no polling)
-and still time an answer from the moment it came in.
+A :class:`Transport` carries lines both ways.  Each output line comes with the
+``time.monotonic()`` at which it was read, so that a host times an answer from the moment it
+came in; :meth:`Transport.collect` reads what is waiting before a command that starts a clock,
+so a line written before it is never taken for one written after.
 
-:class:`ProcessTransport` runs the engine in its own process group (session), with one reader
-thread per output stream.  Output is read in lines of at most :data:`MAX_LINE` bytes (a longer
-stdout line is a protocol fault, :class:`LineTooLongError`), and at most :data:`QUEUE_BYTES`
-of it waits unread, so no engine can make its host's memory grow without bound.  An engine that
-writes faster than it is read is read in paced batches (:class:`_Pump`), so that the work its
-output makes never holds the interpreter for long: the host's other threads (other engines'
-readers, other games) run, and time the answers of their engines, as if it were quiet.  Input
-is written by the sending thread itself to a non-blocking pipe, waiting for room (``poll``) at
-most until the write's deadline, so an engine that stops reading its input cannot block its
-host: the write fails with TimeoutError instead.
+:class:`ProcessTransport` runs the engine in its own process group (session).  Its output is
+read by the thread that waits for it (no reader thread, no hand-off between threads: a move
+costs the host one ``poll`` and one ``read``), in lines of at most :data:`MAX_LINE` bytes (a
+longer stdout line is a protocol fault, :class:`LineTooLongError`).  Nothing is read ahead of
+the reader's need: an engine that writes more than is read blocks on its own full pipe, so no
+engine can make its host's memory grow without bound.  An engine that writes faster than it is
+read is read in paced batches (:class:`_LineReader`), so that the work its output makes never
+holds the interpreter for long: the host's other threads (other games) run, and time the
+answers of their engines, as if it were quiet.  Its stderr has a thread of its own, which logs
+it and keeps its last line.  Input is written by the sending thread itself to a non-blocking
+pipe, waiting for room (``poll``) at most until the write's deadline, so an engine that stops
+reading its input cannot block its host: the write fails with TimeoutError instead.
 
 On Linux each engine runs under a guard process (:mod:`protocol.guard`): a child subreaper that
 kills every process of the engine's tree (helpers in new sessions or process groups, children
@@ -65,14 +68,13 @@ MAX_LINE = 1 << 20
 """The longest line (bytes, without its line ending) an engine may write on stdout: a longer
 one is a protocol fault (:class:`LineTooLongError`); a longer stderr line is cut there."""
 
-QUEUE_BYTES = 4 << 20
-QUEUE_LINES = 10_000
-"""How much of an engine's output may wait unread.  Beyond that the reader stops reading, so
-the engine blocks on its own full pipe: whatever it writes, the host's memory stays bounded."""
-
 CHUNK = 4096
 """The most bytes of an engine's output read at once.  A read that fills it means the engine
-writes faster than it is read: its reader then paces itself (see :class:`_Pump`)."""
+writes faster than it is read: its reader then paces itself (see :class:`_LineReader`)."""
+
+COLLECT = 1 << 20
+"""The most bytes :meth:`Transport.collect` reads at once (an engine that writes without end
+cannot keep it reading)."""
 
 BATCH = 64
 """The most lines of an engine's output handed on at once: more, and the reader paces itself."""
@@ -128,8 +130,9 @@ class Transport(ABC):
 
     @abstractmethod
     def start(self, log: LogFunction) -> None:
-        """Start the engine; ``log`` gets every line read ("<") and every stderr line ("!") as it
-        arrives, from a reader thread.  Raises OSError when the engine cannot be started."""
+        """Start the engine; ``log`` gets every line read ("<") as it is read, and every stderr
+        line ("!") as it arrives, from a thread of its own.  Raises OSError when the engine
+        cannot be started."""
 
     @abstractmethod
     def send(self, line: str, timeout: float | None = None) -> None:
@@ -146,6 +149,11 @@ class Transport(ABC):
         LineTooLongError (then on every call) once the engine wrote a line longer than
         :data:`MAX_LINE`.  Once the output has ended, returns ``(EndOfOutput, arrival)`` on
         every call."""
+
+    @abstractmethod
+    def collect(self) -> None:
+        """Read the output that is waiting now, without waiting for more: before a command that
+        starts a clock, so that what the engine wrote before it has an earlier arrival time."""
 
     @abstractmethod
     def poll(self) -> int | None:
@@ -168,58 +176,26 @@ class Transport(ABC):
         return None
 
 
-_OVERLONG = object()  # queued in place of a line longer than MAX_LINE
+_OVERLONG = object()  # ends a stream at a stdout line longer than MAX_LINE
 
 
 class _LineQueue:
-    """Output lines with arrival times; sticky end of output.
+    """Output lines with arrival times, put by one thread and taken by another; sticky end of
+    output (:class:`MemoryTransport`'s queue)."""
 
-    ``bounded``: a :meth:`put` that would make more than :data:`QUEUE_LINES` lines or
-    :data:`QUEUE_BYTES` characters wait blocks until every waiting line has been taken (the end
-    of output always goes in); after :meth:`close` every later line is dropped.
-    """
+    def __init__(self) -> None:
+        self._items: deque[tuple[str | None, float]] = deque()
+        self._arrived = threading.Condition(threading.Lock())  # a line is waiting
+        self._end: tuple[str | None, float] | None = None
 
-    def __init__(self, bounded: bool = False) -> None:
-        self._items: deque[tuple[object, float]] = deque()
-        self._bounded = bounded
-        self._size = 0  # characters waiting, when bounded
-        self._closed = False
-        lock = threading.Lock()
-        self._arrived = threading.Condition(lock)  # a line is waiting
-        self._emptied = threading.Condition(lock)  # every line was taken, or the queue was closed
-        self._end: tuple[object, float] | None = None
-
-    def put(self, lines: Sequence[object], arrival: float | None = None) -> None:
-        """Queue ``lines``, which arrived at ``arrival`` (``time.monotonic()``; None: now)."""
+    def put(self, lines: Sequence[str | None]) -> None:
+        """Queue ``lines``, arrived now."""
         if not lines:
             return
         with self._arrived:
-            if self._bounded and lines[-1] is not EndOfOutput:
-                cost = sum(len(line) for line in lines if isinstance(line, str))
-                self._emptied.wait_for(
-                    lambda: (
-                        self._closed
-                        or not self._items
-                        or (len(self._items) + len(lines) <= QUEUE_LINES and self._size + cost <= QUEUE_BYTES)
-                    )
-                )
-                if self._closed:
-                    return
-                self._size += cost
-            stamp = time.monotonic() if arrival is None else arrival
+            stamp = time.monotonic()
             self._items.extend((line, stamp) for line in lines)
             self._arrived.notify()
-
-    def drained(self) -> None:
-        """Wait until every queued line has been taken (or the queue was closed)."""
-        with self._emptied:
-            self._emptied.wait_for(lambda: self._closed or not self._items)
-
-    def close(self) -> None:
-        """Take no more lines; wake a blocked :meth:`put` or :meth:`drained`."""
-        with self._emptied:
-            self._closed = True
-            self._emptied.notify_all()
 
     def get(self, timeout: float | None) -> tuple[str | None, float]:
         if self._end is None:
@@ -227,16 +203,10 @@ class _LineQueue:
                 if not self._items and not self._arrived.wait_for(lambda: self._items, timeout):
                     raise TimeoutError
                 item = self._items.popleft()
-                if self._bounded and isinstance(item[0], str):
-                    self._size -= len(item[0])
-                if not self._items:
-                    self._emptied.notify()
-            if item[0] is not EndOfOutput and item[0] is not _OVERLONG:
-                return item  # type: ignore[return-value]
+            if item[0] is not EndOfOutput:
+                return item
             self._end = item
-        if self._end[0] is _OVERLONG:
-            raise LineTooLongError(f"a line longer than {MAX_LINE} bytes")
-        return self._end  # type: ignore[return-value]
+        return self._end
 
 
 def _decode(data: bytes | bytearray) -> list[str]:
@@ -246,98 +216,141 @@ def _decode(data: bytes | bytearray) -> list[str]:
     return [line.rstrip("\r") for line in lines] if "\r" in text else lines
 
 
-class _Pump:
-    """Reads one output stream of an engine (``fd``) until it ends, and hands its lines (decoded,
-    without line endings) to ``take``, the lines of one read at a time (at most :data:`BATCH`)
-    with the time that read returned.
+class _LineReader:
+    """One output stream of an engine (``fd``, blocking), read by whoever calls :meth:`next`:
+    its lines one at a time, decoded and without line endings, each with the time at which the
+    read that brought it returned.  Every read's complete lines go to ``on_read`` at once (the
+    log), in order.
 
-    A line longer than :data:`MAX_LINE` goes, cut there, to ``overlong`` instead; it returns
-    whether to go on reading (the rest of that line is then skipped).
+    Nothing is read before it is asked for (or :meth:`collect` ed): at most the lines of one
+    read (:data:`CHUNK` bytes) and the start of an unfinished line (:data:`MAX_LINE` bytes) are
+    held here; whatever else the engine writes waits in its pipe, where it blocks once the pipe
+    is full.  A line longer than :data:`MAX_LINE` goes, cut there, to ``overlong``, which
+    returns whether to go on reading (the rest of that line is then skipped); if not, the
+    stream ends there with :class:`LineTooLongError`.  Once the stream has ended, :meth:`next`
+    returns ``EndOfOutput`` (or raises that error) on every call.
 
-    An engine that writes faster than it is read (a read fills :data:`CHUNK`, or completes more
-    than :data:`BATCH` lines) is paced: after each such batch, once ``drained`` returns (whoever
-    reads ``take``'s lines has taken them all), the pump sleeps as long as the batch took to
-    handle (at most :data:`MAX_PAUSE`).  So however much one engine writes, the work its output
-    makes (here and wherever its lines are parsed) comes in short bursts, between which the
-    host's other threads get the interpreter at once, while the engine waits, blocked on its
-    full pipe.  An engine that writes less than that is read as it writes, without pauses.
+    An engine that writes faster than it is read (a read fills :data:`CHUNK`, or more than
+    :data:`BATCH` lines come from one read) is paced: after each such batch the reader sleeps
+    as long as the batch took to handle (at most :data:`MAX_PAUSE`), its lines having been
+    taken and worked on meanwhile.  So however much one engine writes, the work its output
+    makes comes in short bursts, between which the host's other threads get the interpreter at
+    once, while the engine waits, blocked on its full pipe.  An engine that writes less than
+    that is read as it writes, without pauses.
     """
 
-    def __init__(
-        self,
-        fd: int,
-        take: Callable[[list[str], float], None],
-        overlong: Callable[[str], bool],
-        drained: Callable[[], None] = lambda: None,
-    ) -> None:
+    def __init__(self, fd: int, on_read: Callable[[list[str]], None], overlong: Callable[[str], bool]) -> None:
         self.fd = fd
-        self.take = take
+        self.on_read = on_read
         self.overlong = overlong
-        self.drained = drained
-        self.began = 0.0  # when the work on the current batch began
+        self._poll = select.poll()  # not select(): any descriptor number
+        self._poll.register(fd, select.POLLIN)
+        self._lines: deque[tuple[str, float]] = deque()
+        self._pending = bytearray()  # the start of a line whose end has not been read yet
+        self._skipping = False  # through the rest of an overlong line
+        self._end: tuple[object, float] | None = None  # (EndOfOutput or _OVERLONG, when)
+        self._handed = 0  # lines handed on since the last read or pause
+        self._full = False  # the last read filled CHUNK: the engine writes faster than it is read
+        self._began = 0.0  # when the work on the current batch began
 
-    def run(self) -> None:
-        pending = bytearray()  # the start of a line whose end has not been read yet
-        skipping = False  # through the rest of an overlong line
-        while True:
+    def next(self, timeout: float | None) -> tuple[str | None, float]:
+        """The next line and its arrival, waiting at most ``timeout`` seconds (None: no limit)
+        for it; TimeoutError when none came."""
+        lines = self._lines
+        if not lines:
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while not lines:
+                if self._end is not None:
+                    if self._end[0] is _OVERLONG:
+                        raise LineTooLongError(f"a line longer than {MAX_LINE} bytes")
+                    return EndOfOutput, self._end[1]
+                if self._full:
+                    self._pause()
+                self._read(None if deadline is None else deadline - time.monotonic())
+        elif self._handed >= BATCH:
+            self._pause()
+        self._handed += 1
+        return lines.popleft()
+
+    def collect(self) -> None:
+        """Read what the stream holds now (at most :data:`COLLECT` bytes), without waiting."""
+        taken = 0
+        while self._end is None and taken < COLLECT:
             try:
-                chunk = os.read(self.fd, CHUNK)
-            except OSError:  # the pipe was closed under us
+                taken += self._read(0.0)
+            except TimeoutError:
                 return
-            arrival = self.began = time.monotonic()
-            if not chunk:
-                break
-            start = 0
-            if skipping:
-                start = chunk.find(b"\n") + 1
-                skipping = start == 0
-            cut = chunk.rfind(b"\n")
-            if skipping:
-                pass
-            elif cut < start:  # no line ends in this chunk
-                pending += chunk[start:]
-                if len(pending) > MAX_LINE:
-                    if not self.overlong(pending[:MAX_LINE].decode("utf-8", "replace")):
-                        return
-                    pending.clear()
-                    skipping = True
+
+    def _read(self, timeout: float | None) -> int:
+        """One read, once the stream is readable (within ``timeout``, else TimeoutError): its
+        complete lines queued and handed to ``on_read``; the bytes read."""
+        if not self._poll.poll(None if timeout is None else max(0, math.ceil(timeout * 1000))):
+            raise TimeoutError
+        try:
+            chunk = os.read(self.fd, CHUNK)
+        except OSError:  # the pipe was closed under us
+            chunk = b""
+        arrival = self._began = time.monotonic()
+        self._handed = 0
+        self._full = len(chunk) == CHUNK
+        if not chunk:
+            if self._pending and not self._skipping:
+                self._take(_decode(self._pending), arrival)
+            self._pending = bytearray()
+            self._end = (EndOfOutput, arrival)
+            return 0
+        start = 0
+        if self._skipping:
+            start = chunk.find(b"\n") + 1
+            self._skipping = start == 0
+        cut = chunk.rfind(b"\n")
+        if self._skipping:
+            pass
+        elif cut < start:  # no line ends in this chunk
+            self._pending += chunk[start:]
+            if len(self._pending) > MAX_LINE:
+                self._skipping = self._cut(self._pending[:MAX_LINE], arrival)
+                self._pending = bytearray()
+        else:
+            self._pending += chunk[start:cut]
+            complete, self._pending = self._pending, bytearray(chunk[cut + 1 :])
+            if len(complete) <= MAX_LINE:
+                self._take(_decode(complete), arrival)
             else:
-                pending += chunk[start:cut]
-                complete, pending = pending, bytearray(chunk[cut + 1 :])
-                if len(complete) <= MAX_LINE:
-                    self.hand(_decode(complete), arrival)
-                elif not self.hand_long(complete, arrival):
-                    return
-            if len(chunk) == CHUNK:
-                self.pause()
-        if pending and not skipping:
-            self.take(_decode(pending), arrival)
+                self._take_long(complete, arrival)
+        return len(chunk)
 
-    def hand(self, lines: list[str], arrival: float) -> None:
-        for first in range(0, len(lines), BATCH):
-            if first:
-                self.pause()
-            self.take(lines[first : first + BATCH], arrival)
+    def _take(self, lines: list[str], arrival: float) -> None:
+        self._lines.extend([(line, arrival) for line in lines])
+        self.on_read(lines)
 
-    def hand_long(self, complete: bytearray, arrival: float) -> bool:
-        """:meth:`hand` for lines some of which may be overlong; whether to go on reading."""
+    def _take_long(self, complete: bytearray, arrival: float) -> None:
+        """:meth:`_take` for lines some of which may be overlong."""
         lines: list[str] = []
         for raw in complete.split(b"\n"):
             if len(raw) <= MAX_LINE:
                 lines += _decode(raw)
                 continue
-            self.hand(lines, arrival)
+            self._take(lines, arrival)
             lines = []
-            if not self.overlong(raw[:MAX_LINE].decode("utf-8", "replace")):
-                return False
-        self.hand(lines, arrival)
-        return True
+            if not self._cut(raw[:MAX_LINE], arrival):
+                return
+        self._take(lines, arrival)
 
-    def pause(self) -> None:
-        """The pause after a batch of a flood: as long as it took to handle, once it is taken."""
-        self.drained()
-        time.sleep(min(time.monotonic() - self.began, MAX_PAUSE))
-        self.began = time.monotonic()
+    def _cut(self, start: bytes | bytearray, arrival: float) -> bool:
+        """An overlong line, whose first :data:`MAX_LINE` bytes are ``start``: whether to go on
+        (if not, the stream ends here)."""
+        if self.overlong(start.decode("utf-8", "replace")):
+            return True
+        self._end = (_OVERLONG, arrival)
+        return False
+
+    def _pause(self) -> None:
+        """The pause after a batch of a flood: as long as it took to handle."""
+        time.sleep(min(time.monotonic() - self._began, MAX_PAUSE))
+        self._began = time.monotonic()
+        self._handed = 0
+        self._full = False
 
 
 def _write_rest(fd: int, data: memoryview, timeout: float | None) -> None:
@@ -375,7 +388,8 @@ def _read_report(fd: int, timeout: float) -> str:
 
 
 class ProcessTransport(Transport):
-    """An engine process in its own process group, with a reader thread per output stream.
+    """An engine process in its own process group; its output read by the thread that waits for
+    it, its stderr by a thread of its own.
 
     On Linux the engine runs under a guard (:mod:`protocol.guard`), a subreaper that kills its
     whole process tree when it exits or is killed, and when the thread that started it exits,
@@ -397,9 +411,11 @@ class ProcessTransport(Transport):
         self.die_with_parent = die_with_parent
         self._process: subprocess.Popen[bytes] | None = None
         self._engine_pid: int | None = None
-        self._lines = _LineQueue(bounded=True)
+        self._stdout: _LineReader | None = None
+        self._read_lock = threading.Lock()  # held while the output is read: close() waits for no reader
+        self._output_open = False
         self._write_lock = threading.Lock()
-        self._threads: list[threading.Thread] = []
+        self._stderr_thread: threading.Thread | None = None
         self._stderr_tail: deque[str] = deque(maxlen=1)
         self._closed = False
 
@@ -430,10 +446,22 @@ class ProcessTransport(Transport):
         # Written with os.write only (never through the buffered stream), so that no write
         # waits for room longer than its deadline; the engine's end of the pipe stays blocking.
         os.set_blocking(process.stdin.fileno(), False)
-        for target, stream in ((self._read_stdout, process.stdout), (self._read_stderr, process.stderr)):
-            thread = threading.Thread(target=target, args=(stream, log), daemon=True, name=f"engine-{self.pid}-reader")
-            thread.start()
-            self._threads.append(thread)
+
+        def overlong(start: str) -> bool:
+            log("<", f"{start[:200]}... (cut: longer than {MAX_LINE} bytes)")
+            return False
+
+        def logged(lines: list[str]) -> None:
+            for line in lines:
+                log("<", line)
+
+        self._stdout = _LineReader(process.stdout.fileno(), logged, overlong)
+        self._output_open = True
+        thread = threading.Thread(
+            target=self._read_stderr, args=(process.stderr, log), daemon=True, name=f"engine-{self.pid}-stderr"
+        )
+        thread.start()
+        self._stderr_thread = thread
 
     def _start_guarded(self) -> subprocess.Popen[bytes]:
         """Start the guard, which starts the engine and reports its pid (or why it could not);
@@ -475,33 +503,19 @@ class ProcessTransport(Transport):
         number = int(answer.split()[1]) if answer.startswith("error ") and answer[6:].isdigit() else 0
         raise OSError(number, os.strerror(number) if number else "the engine's guard process failed")
 
-    def _read_stdout(self, stream: IO[bytes], log: LogFunction) -> None:
-        def take(lines: list[str], arrival: float) -> None:
-            self._lines.put(lines, arrival)
-            for line in lines:
-                log("<", line)
-
-        def overlong(start: str) -> bool:
-            log("<", f"{start[:200]}... (cut: longer than {MAX_LINE} bytes)")
-            self._lines.put([_OVERLONG])
-            return False
-
-        try:
-            _Pump(stream.fileno(), take, overlong, self._lines.drained).run()
-        finally:
-            self._lines.put([EndOfOutput])
-
     def _read_stderr(self, stream: IO[bytes], log: LogFunction) -> None:
-        def take(lines: list[str], arrival: float) -> None:
+        def take(lines: list[str]) -> None:
             self._stderr_tail.append(lines[-1])
             for line in lines:
                 log("!", line)
 
         def overlong(start: str) -> bool:
-            take([start], 0.0)
+            take([start])
             return True
 
-        _Pump(stream.fileno(), take, overlong).run()
+        reader = _LineReader(stream.fileno(), take, overlong)
+        while reader.next(None)[0] is not EndOfOutput:
+            pass
 
     def send(self, line: str, timeout: float | None = None) -> None:
         process = self._process
@@ -543,7 +557,30 @@ class ProcessTransport(Transport):
             self._write_lock.release()
 
     def receive(self, timeout: float | None) -> tuple[str | None, float]:
-        return self._lines.get(timeout)
+        with self._read_lock:
+            try:
+                if self._output_open:
+                    assert self._stdout is not None
+                    return self._stdout.next(timeout)
+                return EndOfOutput, time.monotonic()
+            finally:
+                if self._closed:  # close() found a read under way: the output is this reader's to close
+                    self._close_output()
+
+    def collect(self) -> None:
+        with self._read_lock:
+            if self._output_open:
+                assert self._stdout is not None
+                self._stdout.collect()
+
+    def _close_output(self) -> None:
+        """Close the engine's stdout (the read lock held)."""
+        if self._output_open and self._process is not None and self._process.stdout is not None:
+            self._output_open = False
+            try:
+                self._process.stdout.close()
+            except OSError:
+                pass
 
     def poll(self) -> int | None:
         return self._process.poll() if self._process is not None else None
@@ -583,23 +620,25 @@ class ProcessTransport(Transport):
             return
         self.kill()
         self._closed = True
-        self._lines.close()
         process = self._process
         if process is None:
             return
-        for thread in self._threads:
-            thread.join(timeout=1.0)
-        # A stream whose reader still blocks (a process that escaped holds the pipe) must not
-        # be closed: closing a buffered stream waits for the reader's lock.
-        alive = [thread.is_alive() for thread in self._threads] or [False, False]
         self._close_input()
-        streams = [process.stdout if not alive[0] else None, process.stderr if not alive[1] else None]
-        for stream in streams:
-            if stream is not None:
-                try:
-                    stream.close()
-                except OSError:
-                    pass
+        if self._read_lock.acquire(blocking=False):  # else the reading thread closes it when done
+            try:
+                self._close_output()
+            finally:
+                self._read_lock.release()
+        # A stream whose reader still blocks (a process that escaped holds the pipe) must not
+        # be closed: its descriptor could be reused under the reader.
+        thread = self._stderr_thread
+        if thread is not None:
+            thread.join(timeout=1.0)
+        if (thread is None or not thread.is_alive()) and process.stderr is not None:
+            try:
+                process.stderr.close()
+            except OSError:
+                pass
 
     def last_stderr(self) -> str | None:
         return self._stderr_tail[-1] if self._stderr_tail else None
@@ -659,6 +698,9 @@ class MemoryTransport(Transport):
 
     def receive(self, timeout: float | None) -> tuple[str | None, float]:
         return self._lines.get(timeout)
+
+    def collect(self) -> None:
+        """Nothing to read: a reply is stamped as the engine makes it."""
 
     def poll(self) -> int | None:
         return self._returncode
