@@ -524,11 +524,12 @@ class _Game:
         )
         return limit, (self.settings.stall_timeout if deadline is None else deadline)
 
-    def play_move(self, side: _Side, slot: EngineSlot) -> None:
+    def play_move(self, side: _Side, slot: EngineSlot, legal: Sequence[Any]) -> None:
         """Ask ``side``'s engine for a move, check it, charge the time, and play it.  An engine
         that pondered on the reply just played gets ``ponderhit`` instead of ``go`` (its clock
         runs from then); one that pondered on another reply is stopped first (the answer is
-        discarded).  Then, if it names a predicted reply, it ponders on that."""
+        discarded).  Then, if it names a predicted reply, it ponders on that.  ``legal``: the
+        position's legal moves."""
         client = slot.client
         assert client is not None
         limit, deadline = self.limit_for(side)
@@ -571,7 +572,7 @@ class _Game:
         try:
             if token is None:
                 raise RulesError("the engine answered bestmove (none) but the game is not over")
-            move = self.board.parse_move(token)
+            move = self.board.parse_move(token, legal)
         except RulesError as error:
             shown = "(none)" if token is None else visible(token)
             self.warn(side, f"illegal move '{shown}': {error}")
@@ -730,7 +731,7 @@ class _Game:
                     assert self.control is not None, "a game with a human seat needs a GameControl"
                     self.play_human_move(side, self.control)
                 else:
-                    self.play_move(side, side.seat)
+                    self.play_move(side, side.seat, legal)
         except _GameOver as over:
             self.end_pondering()
             return self.record(over)

@@ -8,6 +8,7 @@ talks to boards only through the methods declared here.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -192,8 +193,9 @@ class Board(ABC, Generic[MoveT]):
         """Take back the last move played and return it."""
 
     @abstractmethod
-    def parse_move(self, text: str) -> MoveT:
-        """The legal move that ``text`` names; raises InvalidMoveError or IllegalMoveError."""
+    def parse_move(self, text: str, legal: Sequence[MoveT] | None = None) -> MoveT:
+        """The legal move that ``text`` names; raises InvalidMoveError or IllegalMoveError.
+        ``legal``: the position's :meth:`legal_moves`, when the caller has them already."""
 
     def _move_token(self, text: object) -> str:
         """``text`` stripped, once it is known to be text and the game to be still going on."""

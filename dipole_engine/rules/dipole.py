@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from bisect import insort
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
@@ -512,11 +513,15 @@ class DipoleBoard(Board[DipoleMove]):
         return move
 
     # -- move text -------------------------------------------------------------------
-    def parse_move(self, text: str) -> DipoleMove:
+    def parse_move(self, text: str, legal: Sequence[DipoleMove] | None = None) -> DipoleMove:
         token = self._move_token(text)
-        legal = self.legal_moves()
+        if legal is None:
+            legal = self.legal_moves()
+        for move in legal:  # the usual text: a move's own
+            if move.text == token:
+                return move
         if token == "pass":
-            if legal == [PASS]:
+            if len(legal) == 1 and legal[0] == PASS:
                 return PASS
             raise IllegalMoveError(f"'pass': {color_name(self.turn)} has a legal move, so may not pass")
         exit_match = _EXIT_TEXT.fullmatch(token)

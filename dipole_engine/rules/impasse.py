@@ -609,15 +609,19 @@ class ImpasseBoard(Board[ImpasseMove]):
         return move
 
     # -- move text -------------------------------------------------------------------
-    def parse_move(self, text: str) -> ImpasseMove:
+    def parse_move(self, text: str, legal: Sequence[ImpasseMove] | None = None) -> ImpasseMove:
         token = self._move_token(text)
+        if legal is None:
+            legal = self.legal_moves()
+        for move in legal:  # the usual text: a move's own
+            if move.text == token:
+                return move
         match = _MOVE_TEXT.fullmatch(token)
         if match is None:
             raise InvalidMoveError(
                 f"{token!r} is not an Impasse move: expected c1-a3, f6+e5, xb6, optionally with =<square> (a7-b8=c5)"
             )
         origin_name, separator, target_name, removal_name, crown_name = match.groups()
-        legal = self.legal_moves()
         impasse = legal[0].kind == ImpasseMoveKind.REMOVE
         who = color_name(self.turn)
         if removal_name is not None:
