@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Literal
 
 __all__ = [
@@ -204,7 +205,7 @@ class Limit:
     searchmoves: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.infinite is False and all(getattr(self, name) is None for name in _LIMIT_FIELDS):
+        if self.infinite is False and _limit_numbers(self) == _NO_NUMBERS:
             object.__setattr__(self, "infinite", True)
 
 
@@ -292,6 +293,18 @@ _GO_FLAGS = ("infinite", "ponder")
 _GO_KEYWORDS = frozenset(_GO_NUMBERS) | {*_GO_FLAGS, "searchmoves", "perft"}
 """The words that end a ``searchmoves`` list (no move text of these games is one of them)."""
 _LIMIT_LOW = {name: low for name, low in _GO_NUMBERS.values()}
+_limit_numbers = attrgetter(*_LIMIT_FIELDS)
+_NO_NUMBERS = (None,) * len(_LIMIT_FIELDS)
+_MAX_VALUE = 10**_MAX_DIGITS
+# Per field of a go line: its name, its word on the wire (UCI's, UGI's) and the least value a
+# check passes without a closer look (a number of at most _MAX_DIGITS digits, not below its low).
+_GO_WIRE = {
+    ugi: tuple(
+        (name, dict(zip(_UCI_CLOCK_WORDS, words)).get(name, name), 1 - _MAX_VALUE if low is None else low)
+        for name, low in ((name, _LIMIT_LOW[name]) for name in _LIMIT_FIELDS)
+    )
+    for ugi, words in ((False, _UCI_CLOCK_WORDS), (True, _UGI_CLOCK_WORDS))
+}
 
 
 def _parse_go(tokens: list[str]) -> Go | GoPerft:
@@ -345,14 +358,12 @@ def _parse_go(tokens: list[str]) -> Go | GoPerft:
 def _format_go(limit: Limit, ugi: bool) -> str:
     if not isinstance(limit, Limit):
         raise ProtocolError(f"go: expected a Limit, found {limit!r}")
-    words = _UGI_CLOCK_WORDS if ugi else _UCI_CLOCK_WORDS
-    wire = dict(zip(_UCI_CLOCK_WORDS, words))
     parts = ["go"]
-    for name in _LIMIT_FIELDS:
-        value = getattr(limit, name)
+    for (name, wire, least), value in zip(_GO_WIRE[ugi], _limit_numbers(limit)):
         if value is not None:
-            _check_int(value, f"go {name}", _LIMIT_LOW[name])
-            parts.append(f"{wire.get(name, name)} {value}")
+            if type(value) is not int or not least <= value < _MAX_VALUE:
+                _check_int(value, f"go {name}", _LIMIT_LOW[name])  # says what is wrong
+            parts.append(f"{wire} {value}")
     for flag in _GO_FLAGS:
         value = getattr(limit, flag)
         if value is True:
