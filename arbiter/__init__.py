@@ -26,30 +26,92 @@ Each sub-package imports only from those listed before it (and :mod:`.compliance
 :mod:`.errors`), so the imports form no circle.
 """
 
-from .errors import ArbiterError
-from .events.match import Match, MatchConfig, MatchOutcome, schedule
-from .openings.positions import generate_openings, load_openings
-from .play.engines import EngineSpec, load_config, resolve_engines
-from .play.referee import EngineSlot, GameJob, RefereeSettings, SetupError, play_game
-from .play.replay import Problem, check_game, check_games
-from .play.timecontrol import Clock, SearchLimits, TimeControl
-from .pools.local import EngineLogs, GamePool
-from .records.game import GameRecord, MoveRecord, MoveSource, Opening, Termination
-from .records.pgn import (
-    PgnGame,
-    PgnSyntaxError,
-    PgnWriter,
-    format_game,
-    read_pgn,
-    read_pgn_file,
-)
-from .stats.tallies import (
-    EloEstimate,
-    MatchStats,
-    elo_estimate,
-    elo_from_score,
-    likelihood_of_superiority,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for the type checker; at run time each name is imported when first used
+    from .errors import ArbiterError
+    from .events.match import Match, MatchConfig, MatchOutcome, schedule
+    from .openings.positions import generate_openings, load_openings
+    from .play.engines import EngineSpec, load_config, resolve_engines
+    from .play.referee import EngineSlot, GameJob, RefereeSettings, SetupError, play_game
+    from .play.replay import Problem, check_game, check_games
+    from .play.timecontrol import Clock, SearchLimits, TimeControl
+    from .pools.local import EngineLogs, GamePool
+    from .records.game import GameRecord, MoveRecord, MoveSource, Opening, Termination
+    from .records.pgn import (
+        PgnGame,
+        PgnSyntaxError,
+        PgnWriter,
+        format_game,
+        read_pgn,
+        read_pgn_file,
+    )
+    from .stats.tallies import (
+        EloEstimate,
+        MatchStats,
+        elo_estimate,
+        elo_from_score,
+        likelihood_of_superiority,
+    )
+
+# Where each public name lives: importing the package (or the command, or a game process) costs
+# only the modules that are used.
+_HOMES = {
+    "ArbiterError": ".errors",
+    "Clock": ".play.timecontrol",
+    "EloEstimate": ".stats.tallies",
+    "EngineLogs": ".pools.local",
+    "EngineSlot": ".play.referee",
+    "EngineSpec": ".play.engines",
+    "GameJob": ".play.referee",
+    "GamePool": ".pools.local",
+    "GameRecord": ".records.game",
+    "Match": ".events.match",
+    "MatchConfig": ".events.match",
+    "MatchOutcome": ".events.match",
+    "MatchStats": ".stats.tallies",
+    "MoveRecord": ".records.game",
+    "MoveSource": ".records.game",
+    "Opening": ".records.game",
+    "PgnGame": ".records.pgn",
+    "PgnSyntaxError": ".records.pgn",
+    "PgnWriter": ".records.pgn",
+    "Problem": ".play.replay",
+    "RefereeSettings": ".play.referee",
+    "SearchLimits": ".play.timecontrol",
+    "SetupError": ".play.referee",
+    "Termination": ".records.game",
+    "TimeControl": ".play.timecontrol",
+    "check_game": ".play.replay",
+    "check_games": ".play.replay",
+    "elo_estimate": ".stats.tallies",
+    "elo_from_score": ".stats.tallies",
+    "format_game": ".records.pgn",
+    "generate_openings": ".openings.positions",
+    "likelihood_of_superiority": ".stats.tallies",
+    "load_config": ".play.engines",
+    "load_openings": ".openings.positions",
+    "play_game": ".play.referee",
+    "read_pgn": ".records.pgn",
+    "read_pgn_file": ".records.pgn",
+    "resolve_engines": ".play.engines",
+    "schedule": ".events.match",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])
+
 
 __all__ = [
     "ArbiterError",

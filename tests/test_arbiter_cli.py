@@ -412,3 +412,41 @@ def _running(pid: int) -> bool:
     except OSError:
         return False
     return stat[stat.rindex(")") + 2 :].split()[0] != "Z"
+
+
+def test_a_command_imports_only_what_it_uses() -> None:
+    """The package's facade and the command load each module when it is first used: a game
+    process (which imports ``arbiter.__main__``) and ``replay`` never import the event
+    database, the match, the reports or the publisher, and every public name still resolves."""
+    script = (
+        "import sys, arbiter, arbiter.__main__\n"
+        "before = sorted(name for name in sys.modules if name.startswith('arbiter.'))\n"
+        "missing = [name for name in arbiter.__all__ if name not in dir(arbiter) or getattr(arbiter, name) is None]\n"
+        "print(before, missing, arbiter.Match.__module__, arbiter.format_game.__module__)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("]")[0] == "['arbiter.__main__', 'arbiter.cli', 'arbiter.errors'"
+    assert "[] arbiter.events.match arbiter.records.pgn" in result.stdout
+    script = (
+        "import sys\n"
+        "from arbiter.cli import main\n"
+        "try:\n    main()\n"
+        "finally:\n    print(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    traced = subprocess.run(
+        [sys.executable, "-c", script, "replay", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert traced.returncode == 0 and "Replay every game" in traced.stdout
+    loaded = set(traced.stderr.split())
+    assert "arbiter.cli.replay" in loaded
+    assert not loaded & {
+        "arbiter.events.store",
+        "arbiter.events.match",
+        "arbiter.report.render",
+        "arbiter.publish.site",
+    }
+    with pytest.raises(AttributeError, match="no attribute 'Nothing'"):
+        import arbiter
+
+        _ = arbiter.Nothing  # type: ignore[attr-defined]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arbiter.cli import SEPARATOR, group_settings
+from arbiter.cli.options import SEPARATOR, group_settings
 from arbiter.errors import ArbiterError
 from arbiter.openings.positions import generate_openings, load_openings
 from arbiter.play.engines import default_name, load_config, resolve_engines
