@@ -30,7 +30,7 @@ class TunerError(click.ClickException):
 
 
 def shown(weights: Weights) -> str:
-    """``DipoleWeights(advance=10, ...)``: the weights as the code that makes them."""
+    """``DipoleWeights(advance=20, ...)``: the weights as the code that makes them."""
     values = ", ".join(f"{f.name}={getattr(weights, f.name)}" for f in dataclasses.fields(weights))
     return f"{type(weights).__name__}({values})"
 

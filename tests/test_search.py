@@ -40,7 +40,7 @@ from protocol.timeman import plan
 
 pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
 
-BENCH_NODES = 332212
+BENCH_NODES = 345244
 """`dipole-engine bench` at its default depth: changes exactly when the search's behaviour does."""
 
 
@@ -176,7 +176,7 @@ def test_hooks_order_captures_by_victim_and_list_them_for_quiescence() -> None:
         str(move) for move in board.legal_moves() if move.kind != MoveKind.CAPTURE
     }
     # A capture that can be retaken for more than it wins is not worth a quiescence ply.
-    _, tactical = hooks_for(new_board("dipole", "W:W3d4:B1d6,4d8")).quiesce()
+    _, tactical = hooks_for(new_board("dipole", "W:W3d4:B1b2,4b4")).quiesce()
     assert not tactical
 
 

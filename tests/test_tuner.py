@@ -135,7 +135,7 @@ def test_the_command_prints_weights_and_bad_input_is_one_line(games: Path, tmp_p
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert re.fullmatch(r"\d+ quiet positions from 8 games of dipole \(0 not decided on the board, 0 .*\)", lines[0])
-    assert re.match(r"k = \d+\.\d{4}; the engine's weights: error 0\.\d{6}  DipoleWeights\(advance=10, ", lines[1])
+    assert re.match(r"k = \d+\.\d{4}; the engine's weights: error 0\.\d{6}  DipoleWeights\(advance=20, ", lines[1])
     assert re.fullmatch(r"DipoleWeights\(advance=\d+, tempo=\d+, threat_first=\d+, threat_second=\d+\)", lines[-1])
     broken = tmp_path / "broken.pgn"
     broken.write_text('[Event "x"]\n[Variant "dipole"]\n\n1. c1-c3 zz-zz 1-0\n', encoding="utf-8")
