@@ -7,8 +7,9 @@ quits and kills.  Each command is a small state
 machine reading the engine's lines until its answer arrives or its deadline passes; lines
 that are not part of the answer (stray or garbage output) are logged and skipped.
 
-The client never polls: it blocks on the transport's queue with a timeout, and times a search
-from writing ``go`` to the arrival of ``bestmove`` on ``time.monotonic``.  Whatever the engine
+The client never spins: it blocks on the transport (for a process, on the engine's output
+pipe) with a timeout, and times a search from writing ``go`` to the arrival of ``bestmove`` on
+``time.monotonic``.  Whatever the engine
 writes, its deadlines hold (a line that arrived after the deadline never counts) and what it
 keeps is bounded (the last :data:`MAX_INFOS` info lines of a search); a ``bestmove`` that no
 ``go`` is owed, a line longer than the transport's limit, or an endless handshake is a
