@@ -298,12 +298,10 @@ _NO_NUMBERS = (None,) * len(_LIMIT_FIELDS)
 _MAX_VALUE = 10**_MAX_DIGITS
 # Per field of a go line: its name, its word on the wire (UCI's, UGI's) and the least value a
 # check passes without a closer look (a number of at most _MAX_DIGITS digits, not below its low).
+_LEAST = {name: 1 - _MAX_VALUE if low is None else low for name, low in _LIMIT_LOW.items()}
 _GO_WIRE = {
-    ugi: tuple(
-        (name, dict(zip(_UCI_CLOCK_WORDS, words)).get(name, name), 1 - _MAX_VALUE if low is None else low)
-        for name, low in ((name, _LIMIT_LOW[name]) for name in _LIMIT_FIELDS)
-    )
-    for ugi, words in ((False, _UCI_CLOCK_WORDS), (True, _UGI_CLOCK_WORDS))
+    ugi: tuple((name, wire.get(name, name), _LEAST[name]) for name in _LIMIT_FIELDS)
+    for ugi, wire in ((False, {}), (True, dict(zip(_UCI_CLOCK_WORDS, _UGI_CLOCK_WORDS))))
 }
 
 
