@@ -183,7 +183,9 @@ def test_live_pgn_always_parses_while_games_run(tmp_path: Path) -> None:
 
 def test_sigkilled_event_reads_as_not_running_and_resume_publishes_again(tmp_path: Path) -> None:
     pids, db = tmp_path / "pids", tmp_path / "k.db"
-    engines = [*toy("a", pids, "--think", "10"), *toy("b", pids, "--think", "10")]
+    # Moves of 0.1 s: a game lasts seconds, so the one seen in progress is still in progress
+    # when the kill lands (at 10 ms a move, one ended in between in a CI run).
+    engines = [*toy("a", pids, "--think", "100"), *toy("b", pids, "--think", "100")]
     process = subprocess.Popen(
         [*ARBITER, "tournament", *engines, "--depth", "1", "--games", "30", "--db", str(db)],
         stdout=subprocess.DEVNULL,
