@@ -321,8 +321,9 @@ class _LineReader:
         return len(chunk)
 
     def _take(self, lines: list[str], arrival: float) -> None:
-        self._lines.extend([(line, arrival) for line in lines])
-        self.on_read(lines)
+        if lines:  # (none before an overlong line that comes first)
+            self._lines.extend([(line, arrival) for line in lines])
+            self.on_read(lines)
 
     def _take_long(self, complete: bytearray, arrival: float) -> None:
         """:meth:`_take` for lines some of which may be overlong."""

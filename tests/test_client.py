@@ -27,7 +27,7 @@ from protocol import (
     ProtocolError,
     kill_all,
 )
-from protocol.transport import _live_groups
+from protocol.transport import MAX_LINE, EndOfOutput, ProcessTransport, _live_groups
 
 ECHO = Path(__file__).parent / "engines" / "echo_engine.py"
 
@@ -506,6 +506,30 @@ def test_stderr_lines_are_logged() -> None:
     with echo("--child", log=lambda direction, line: lines.append((direction, line))):
         child_pid(lines)
     assert any(direction == "!" for direction, _ in lines)
+
+
+@pytest.mark.parametrize("extra", [100, 5000])
+def test_a_stderr_line_just_over_the_limit_is_cut_and_reading_goes_on(extra: int) -> None:
+    """A stderr line a little longer than MAX_LINE that ends within one read (``extra`` 100)
+    or after the reads that cut it (5000): cut, logged, and the lines after it are read, so
+    the engine, which writes them before it exits, is never left blocked on its stderr."""
+    script = (
+        "import sys; sys.stderr.write('x' * (int(sys.argv[1]) + int(sys.argv[2])) + '\\nlast line\\n');"
+        "sys.stderr.flush()"
+    )
+    logged: list[str] = []
+    transport = ProcessTransport([sys.executable, "-c", script, str(MAX_LINE), str(extra)])
+    transport.start(lambda direction, line: logged.append(direction + line[:20]))
+    try:
+        assert transport.receive(30)[0] is EndOfOutput
+        assert transport.wait(30) == 0
+        deadline = time.monotonic() + 30
+        while transport.last_stderr() != "last line" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert transport.last_stderr() == "last line"
+        assert logged == ["!" + "x" * 20, "!last line"]
+    finally:
+        transport.close()
 
 
 def test_kill_all_kills_engines_left_running() -> None:
