@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from .common import (
     BLACK,
@@ -72,7 +72,14 @@ def all_variants() -> list[Variant]:
     return list(_VARIANTS.values())
 
 
-MoveT = TypeVar("MoveT")
+class NamedMove(Protocol):
+    """What the base class needs of a game's moves: each carries its own move text."""
+
+    @property
+    def text(self) -> str: ...
+
+
+MoveT = TypeVar("MoveT", bound=NamedMove)
 
 
 class Board(ABC, Generic[MoveT]):
@@ -192,10 +199,22 @@ class Board(ABC, Generic[MoveT]):
     def pop(self) -> MoveT:
         """Take back the last move played and return it."""
 
-    @abstractmethod
     def parse_move(self, text: str, legal: Sequence[MoveT] | None = None) -> MoveT:
         """The legal move that ``text`` names; raises InvalidMoveError or IllegalMoveError.
         ``legal``: the position's :meth:`legal_moves`, when the caller has them already."""
+        token = self._move_token(text)
+        if legal is None:
+            legal = self.legal_moves()
+        for move in legal:  # the usual text: a move's own
+            if move.text == token:
+                return move
+        return self._parse_other_text(token, legal)
+
+    @abstractmethod
+    def _parse_other_text(self, token: str, legal: Sequence[MoveT]) -> MoveT:
+        """The legal move that ``token`` names other than by its own text (``legal``: the
+        position's legal moves, none of which has that text), or the MoveError saying why
+        there is none."""
 
     def _move_token(self, text: object) -> str:
         """``text`` stripped, once it is known to be text and the game to be still going on."""

@@ -513,13 +513,7 @@ class DipoleBoard(Board[DipoleMove]):
         return move
 
     # -- move text -------------------------------------------------------------------
-    def parse_move(self, text: str, legal: Sequence[DipoleMove] | None = None) -> DipoleMove:
-        token = self._move_token(text)
-        if legal is None:
-            legal = self.legal_moves()
-        for move in legal:  # the usual text: a move's own
-            if move.text == token:
-                return move
+    def _parse_other_text(self, token: str, legal: Sequence[DipoleMove]) -> DipoleMove:
         if token == "pass":
             if len(legal) == 1 and legal[0] == PASS:
                 return PASS

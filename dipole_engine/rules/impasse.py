@@ -609,13 +609,7 @@ class ImpasseBoard(Board[ImpasseMove]):
         return move
 
     # -- move text -------------------------------------------------------------------
-    def parse_move(self, text: str, legal: Sequence[ImpasseMove] | None = None) -> ImpasseMove:
-        token = self._move_token(text)
-        if legal is None:
-            legal = self.legal_moves()
-        for move in legal:  # the usual text: a move's own
-            if move.text == token:
-                return move
+    def _parse_other_text(self, token: str, legal: Sequence[ImpasseMove]) -> ImpasseMove:
         match = _MOVE_TEXT.fullmatch(token)
         if match is None:
             raise InvalidMoveError(
