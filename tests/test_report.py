@@ -5,7 +5,6 @@ no reference to the network; rendered by a headless browser when one is installe
 from __future__ import annotations
 
 import random
-import shutil
 import struct
 import subprocess
 from html.parser import HTMLParser
@@ -260,17 +259,13 @@ def test_write_report_replaces_the_file_whole(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
 
 
-BROWSER = next((path for path in (shutil.which("chromium"), shutil.which("chromium-browser")) if path), None)
-
-
-@pytest.mark.skipif(BROWSER is None, reason="no chromium installed")
-def test_headless_browser_renders_the_report(tmp_path):
+def test_headless_browser_renders_the_report(tmp_path, chromium_executable):
     target = tmp_path / "report.html"
     write_report(target, sample_table(), TERMINATIONS, "Rendered")
     screenshot = tmp_path / "report.png"
     subprocess.run(
         [
-            BROWSER,
+            chromium_executable,
             "--headless",
             "--no-sandbox",
             "--disable-gpu",

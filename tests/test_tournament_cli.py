@@ -4,7 +4,6 @@ real engine processes, the event database, SIGKILL and resume, reports, and bad 
 from __future__ import annotations
 
 import re
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -516,13 +515,10 @@ def test_ratings_report_is_self_contained_html(tmp_path: Path) -> None:
     assert "http" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
 
 
-def test_the_report_renders_in_a_headless_browser(tmp_path: Path) -> None:
-    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-    if browser is None:
-        pytest.skip("no headless browser here to render the report")
+def test_the_report_renders_in_a_headless_browser(tmp_path: Path, chromium_executable: str) -> None:
     report = rated_report(tmp_path)
     rendered = subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", report.as_uri()],
+        [chromium_executable, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", report.as_uri()],
         capture_output=True,
         text=True,
         timeout=60,

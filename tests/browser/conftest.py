@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from gui_support import chromium_path
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 WAIT_MS = 90_000
@@ -18,14 +17,13 @@ expect.set_options(timeout=WAIT_MS)
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
-    """Headless Chromium (Debian's, :func:`chromium_path`; Playwright downloads nothing), one per test
+def browser(chromium_executable: str) -> Iterator[Browser]:
+    """Headless Chromium (Debian's, ``chromium_executable``; Playwright downloads nothing), one per test
     process (a launch costs Chromium and Playwright's driver about 2 s of CPU; each test takes a
     fresh context or page, whose cookies and storage are its own); its pages and contexts wait
     up to :data:`WAIT_MS`."""
-    executable = chromium_path()
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable)
+        launched = playwright.chromium.launch(executable_path=chromium_executable)
         new_page, new_context = launched.new_page, launched.new_context
 
         def patient_page(*args: Any, **kwargs: Any) -> Page:

@@ -1,16 +1,14 @@
 """What the GUI's tests and benchmark share: a real ``dipole-gui`` server process, the system's
 Chromium through Playwright, and a player that clicks moves on the page.
 
-Playwright is pointed at Debian's Chromium (``executable_path``: its ``chromium-headless-shell``,
-else ``chromium``) and never downloads a browser.  Without Chromium the browser tests skip, except under CI (``CI`` set), where they fail.
+Playwright is pointed at Debian's Chromium (``executable_path``: the ``chromium_executable``
+fixture of ``tests/conftest.py``) and never downloads a browser.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,29 +16,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from arbiter.board import move_ends
 from dipole_engine.rules import new_board
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY_ENGINE = ROOT / "tests" / "engines" / "toy_engine.py"
 SERVER_CODE = "from dipole_gui.cli import main; main()"
-
-
-BROWSERS = ("chromium-headless-shell", "chromium", "chromium-browser")
-"""Where to look, best first: Debian's old headless shell (``chromium-headless-shell``, what
-Playwright itself runs headless) renders the same pages as the full browser for less CPU."""
-
-
-def chromium_path() -> str:
-    """The system Chromium; skips the test without one (fails under CI)."""
-    path = next(filter(None, map(shutil.which, BROWSERS)), None)
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed, and CI must run the browser tests (.ci/run installs it)")
-        pytest.skip("no chromium on PATH")
-    return path
 
 
 class GuiServer:
