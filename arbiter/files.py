@@ -2,7 +2,8 @@
 
 Input files (configs, openings, PGN) are read whole but never more than a sane size, so a file
 that never ends (``/dev/zero``, a pipe that keeps writing) is refused instead of filling the
-memory; a UTF-8 byte-order mark is accepted.  Output paths are checked together before
+memory; a UTF-8 byte-order mark is accepted, and a name ending in ``.xz`` is read through xz
+(a game collection ships compressed: ``dipole_tuner/games``).  Output paths are checked together before
 anything is written: none may be empty, a directory, an event database, the event's own
 database, or the same file as another output.  An output file is replaced whole (written
 beside it, then renamed), its text written as it is made, so a long one is never held whole.
@@ -22,11 +23,11 @@ SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite data
 
 
 def read_text(path: str, what: str, limit: int = MAX_INPUT_BYTES) -> str:
-    """The text of the file at ``path`` (UTF-8, an optional byte-order mark dropped); one
-    clear line naming ``what`` when it cannot be read, is not text, or is larger than ``limit``."""
+    """The text of the file at ``path`` (UTF-8, an optional byte-order mark dropped; through xz
+    when the name ends in ``.xz``); one clear line naming ``what`` when it cannot be read, is
+    not text, or is larger than ``limit`` (uncompressed)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(limit + 1)
+        data = _read_xz(path, what, limit) if path.endswith(".xz") else _read_bytes(path, limit)
     except OSError as error:
         raise ArbiterError(f"{what} {path}: {error.strerror or error}") from None
     if len(data) > limit:
@@ -35,6 +36,21 @@ def read_text(path: str, what: str, limit: int = MAX_INPUT_BYTES) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise ArbiterError(f"{what} {path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+
+
+def _read_bytes(path: str, limit: int) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read(limit + 1)
+
+
+def _read_xz(path: str, what: str, limit: int) -> bytes:
+    import lzma  # only a compressed file needs it
+
+    try:
+        with lzma.open(path, "rb") as packed:
+            return packed.read(limit + 1)
+    except (lzma.LZMAError, EOFError) as error:  # not xz data, or cut short
+        raise ArbiterError(f"{what} {path}: not whole xz-compressed data ({error})") from None
 
 
 def replace_text(path: str | os.PathLike[str], text: str) -> None:
