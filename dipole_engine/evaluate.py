@@ -15,15 +15,24 @@ from collections.abc import Callable
 from typing import Any
 
 from .evaluate_dipole import DIPOLE_WEIGHTS, DipoleWeights, bind_dipole
-from .evaluate_impasse import IMPASSE_WEIGHTS, ImpasseWeights, bind_impasse
+from .evaluate_impasse import IMPASSE_ENDGAME_WEIGHTS, IMPASSE_WEIGHTS, ImpasseWeights, bind_impasse, in_endgame
 from .hooks import GameHooks
 from .rules import Board, DipoleBoard, ImpasseBoard
 
 Weights = DipoleWeights | ImpasseWeights
 """An evaluation's weights: each game has its own kind."""
 
-_BINDERS: dict[str, Callable[[Any, Any], GameHooks]] = {DipoleBoard.game: bind_dipole, ImpasseBoard.game: bind_impasse}
-_WEIGHTS: dict[str, Weights] = {DipoleBoard.game: DIPOLE_WEIGHTS, ImpasseBoard.game: IMPASSE_WEIGHTS}
+_BINDERS: dict[str, Callable[..., GameHooks]] = {DipoleBoard.game: bind_dipole, ImpasseBoard.game: bind_impasse}
+
+PHASES = ("middle", "end")
+"""The phases a game's weights may differ by: before the endgame, and in it.  Dipole has one
+set of weights for both; Impasse has two (see :mod:`dipole_engine.evaluate_impasse`)."""
+
+_WEIGHTS: dict[tuple[str, str], Weights] = {
+    (DipoleBoard.game, "middle"): DIPOLE_WEIGHTS,
+    (ImpasseBoard.game, "middle"): IMPASSE_WEIGHTS,
+    (ImpasseBoard.game, "end"): IMPASSE_ENDGAME_WEIGHTS,
+}
 
 
 def evaluates(game: str) -> bool:
@@ -31,21 +40,31 @@ def evaluates(game: str) -> bool:
     return game in _BINDERS
 
 
-def engine_weights(game: str) -> Weights:
-    """The weights the engine plays ``game`` with; raises ValueError for an unknown game."""
+def engine_weights(game: str, phase: str = "middle") -> Weights:
+    """The weights the engine plays ``game`` with in ``phase`` (one of :data:`PHASES`); raises
+    ValueError for an unknown game, or a phase that has no weights of its own in it."""
     try:
-        return _WEIGHTS[game]
+        return _WEIGHTS[game, phase]
     except KeyError:
-        raise ValueError(f"no evaluation is known for the game {game!r}") from None
+        if not evaluates(game):
+            raise ValueError(f"no evaluation is known for the game {game!r}") from None
+        raise ValueError(f"the {game} evaluation has no weights of its own for the phase {phase!r}") from None
+
+
+def phase_of(board: Board[Any]) -> str:
+    """The phase (see :data:`PHASES`) whose weights evaluate ``board``."""
+    if isinstance(board, ImpasseBoard) and in_endgame(board):
+        return "end"
+    return "middle"
 
 
 def hooks_for(board: Board[Any], weights: Weights | None = None) -> GameHooks:
-    """The hooks for ``board``'s game, bound to ``board``, with the engine's weights or
-    ``weights`` (of that game's kind: a tuner tries others)."""
+    """The hooks for ``board``'s game, bound to ``board``, with the engine's weights (each
+    phase's) or ``weights`` in every phase (of that game's kind: a tuner tries others)."""
     default = engine_weights(board.game)
     if weights is None:
-        weights = default
-    elif type(weights) is not type(default):
+        return _BINDERS[board.game](board)
+    if type(weights) is not type(default):
         raise ValueError(f"{type(weights).__name__} are not weights for the game {board.game!r}")
     return _BINDERS[board.game](board, weights)
 

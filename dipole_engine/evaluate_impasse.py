@@ -28,20 +28,32 @@ evaluation visits no stack.
 
 On top of that:
 
+* ``steps``: the slides a stack still needs to its goal row on an empty board: one along a
+  diagonal that reaches that row, two or three where each diagonal meets a side edge first
+  (a per-square count; rows alone do not tell them apart).
 * ``clear``: a stack whose diagonal to its goal row (the furthest for a single, the nearest for
   a double) is empty all the way finishes its trip in one move; a blocked one needs more.
+* ``blocked``: a stack with no slide and no transpose.
 * ``impasse``: the side not to move with no slide and no transpose will remove a checker on
   its turn, a free step of progress (a checker gone in one move, no trip).
+* ``tempo``: the side to move.
 
-Measured in engine-vs-engine games at depth 3 (random 4-ply openings of both variants, each
-played with both colours): without ``clear`` the engine scored 54/160 against ``clear`` = 10;
-15 scored 215/400 against 10, while 20 and 25 scored less.  ``impasse`` is about neutral
-(79/160 without it, 81/160 at 100, against 50); removals that are due are found by the
-quiescence search anyway.  There is no tempo term: a bonus for the side to move scored worse
-than none (74/160 at 40, and 0 scored 95/160, against 15).
+Two phases
+----------
+The weights differ before the endgame and in it (at most :data:`ENDGAME_CHECKERS` checkers on
+the board, both sides together): :data:`IMPASSE_WEIGHTS` and :data:`IMPASSE_ENDGAME_WEIGHTS`.
+Both were fitted by ``python -m dipole_tuner --phase``, each on its own positions of
+``impasse`` games.  In the endgame, where the race is run, a trip weighs five times what it
+does before (57 against 11), rows count for nothing and a slide (``steps``) for about half a trip, and the fit
+says far more of who wins than any before it.  Before the endgame the fit's error barely moves,
+but its weights are worth much in play (with the hand-set ones before the endgame instead,
+the engine scored far less); in ``impasse-singles``, whose games were not
+fitted, they lose games to a random mover at shallow depths, so that variant keeps the hand-set
+weights before the endgame (:data:`MIDDLE_GAME_WEIGHTS`).  The README ("Tuning the
+evaluation") has the fits and the SPRTs.
 
-The evaluation pass (``bind_scan``) finds ``clear``, mobility and bear-offs for every stack at
-once, with shifts and ANDs of occupancy masks: a diagonal step is one shift in their layout.
+The evaluation pass (``bind_scan``) finds ``clear``, ``steps``, mobility and bear-offs for every
+stack at once, with shifts and ANDs of occupancy masks: a diagonal step is one shift in their layout.
 
 Tactical moves (quiescence) are the moves that take a checker off: bear-offs, and the removals
 of a side at an impasse (its only moves: quiescence searches them, so the removal that side
@@ -57,7 +69,7 @@ the side to move's point of view, strictly inside ``+-MATE_BOUND``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from operator import itemgetter
 from typing import Any, Final
@@ -84,6 +96,13 @@ class ImpasseWeights:
     """A stack whose way to its goal row is empty all the way."""
     impasse: int = 50
     """The side not to move is at an impasse: its removal is a free step."""
+    blocked: int = field(default=0, metadata={"min": -200})
+    """A stack with no slide and no transpose (a side with only such stacks is at an impasse)."""
+    tempo: int = field(default=0, metadata={"min": -200})
+    """The side to move."""
+    steps: int = field(default=0, metadata={"min": -200})
+    """One slide a stack still needs to reach its goal row on an empty board (a diagonal that
+    meets a side edge first needs a second slide from there)."""
 
     @property
     def pair(self) -> int:
@@ -92,7 +111,25 @@ class ImpasseWeights:
         return (2 * self.single_trips - self.double_trips) * self.trip
 
 
-IMPASSE_WEIGHTS: Final = ImpasseWeights()
+HAND_SET_WEIGHTS: Final = ImpasseWeights()
+"""The weights set by hand (the defaults), before any fit: the new terms at 0."""
+
+IMPASSE_WEIGHTS: Final = ImpasseWeights(trip=11, row=8, clear=0, impasse=63, blocked=-23, tempo=-1, steps=-16)
+"""The engine's weights before the endgame (more than :data:`ENDGAME_CHECKERS` checkers) in the
+variant they were fitted on, ``impasse``."""
+
+MIDDLE_GAME_WEIGHTS: Final[dict[str, ImpasseWeights]] = {"impasse-singles": HAND_SET_WEIGHTS}
+"""The variants that play other weights before the endgame than :data:`IMPASSE_WEIGHTS`:
+``impasse-singles``, of which no games have been fitted, keeps the hand-set ones (the fitted
+ones, searching 2 or 3 plies, lost games of it to a random mover)."""
+
+IMPASSE_ENDGAME_WEIGHTS: Final = ImpasseWeights(
+    trip=57, row=0, single_trips=1, double_trips=3, clear=0, impasse=147, blocked=-45, tempo=-1, steps=32
+)
+"""The engine's weights in the endgame."""
+
+ENDGAME_CHECKERS: Final = 8
+"""The endgame: at most this many checkers on the board, both sides together."""
 
 _first = itemgetter(0)
 
@@ -115,9 +152,11 @@ class _ImpasseTables:
     top: int
     bottom: int
     checker: int
+    up_steps: tuple[int, int, int]
+    down_steps: tuple[int, int, int]
 
 
-def _stack_work(height: int, rows_to_goal: int, last_row: int, weights: ImpasseWeights = IMPASSE_WEIGHTS) -> int:
+def _stack_work(height: int, rows_to_goal: int, last_row: int, weights: ImpasseWeights) -> int:
     """A stack's remaining work: its trips and rows (see the module docstring)."""
     if height == 1:
         return weights.single_trips * weights.trip + weights.row * (rows_to_goal + last_row)
@@ -125,9 +164,7 @@ def _stack_work(height: int, rows_to_goal: int, last_row: int, weights: ImpasseW
 
 
 @cache
-def _impasse_tables(
-    width: int, height: int, square_bit: tuple[int, ...], weights: ImpasseWeights = IMPASSE_WEIGHTS
-) -> _ImpasseTables:
+def _impasse_tables(width: int, height: int, square_bit: tuple[int, ...], weights: ImpasseWeights) -> _ImpasseTables:
     if height > 9:
         raise ValueError("the Impasse evaluation's diagonal fills reach at most 9 ranks")
     last = height - 1
@@ -149,11 +186,52 @@ def _impasse_tables(
                     by_h_value[size * color + 2] = -_stack_work(size, abs(goal - rank), last, weights) * color
         value.append(tuple(by_h_value))
     checker = weights.single_trips * weights.trip + weights.row * last
-    return _ImpasseTables(tuple(value), dark, top, bottom, checker)
+    up_steps = _steps_masks(width, height, square_bit, 1)
+    down_steps = _steps_masks(width, height, square_bit, -1)
+    return _ImpasseTables(tuple(value), dark, top, bottom, checker, up_steps, down_steps)
+
+
+def _steps_masks(width: int, height: int, square_bit: tuple[int, ...], up: int) -> tuple[int, int, int]:
+    """The masks of the dark squares from which the row at the end of direction ``up`` (+1:
+    the top row) is one, two, and three or more diagonal slides away on an empty board."""
+    goal = height - 1 if up > 0 else 0
+    steps: dict[int, int] = {}
+    for rank in range(goal, -1 if up > 0 else height, -up):
+        for file in range(width):
+            if (file + rank) % 2:
+                continue
+            best = 0
+            if rank != goal:
+                best = 99
+                for step in (-1, 1):  # along each diagonal to where it ends: the goal row or an edge
+                    f, r = file + step, rank + up
+                    while 0 <= f + step < width and r != goal:
+                        f, r = f + step, r + up
+                    if 0 <= f < width:
+                        best = min(best, 1 + steps[r * width + f] if r != goal else 1)
+            steps[rank * width + file] = best
+    masks = [0, 0, 0]
+    for sq, count in steps.items():
+        if count:
+            masks[min(count, 3) - 1] |= square_bit[sq]
+    return masks[0], masks[1], masks[2]
+
+
+def _slides(ups: int, downs: int, up_steps: tuple[int, int, int], down_steps: tuple[int, int, int]) -> int:
+    """The slides that the stacks on ``ups`` (bound for the top row) and on ``downs`` (for the
+    bottom row) still need on an empty board, by the masks of :func:`_steps_masks`."""
+    up1, up2, up3 = up_steps
+    down1, down2, down3 = down_steps
+    return (
+        (ups & up1).bit_count()
+        + (downs & down1).bit_count()
+        + 2 * ((ups & up2).bit_count() + (downs & down2).bit_count())
+        + 3 * ((ups & up3).bit_count() + (downs & down3).bit_count())
+    )
 
 
 def bind_scan(
-    board: ImpasseBoard, tactical: Callable[[], list[tuple[int, Any]]], weights: ImpasseWeights = IMPASSE_WEIGHTS
+    board: ImpasseBoard, tactical: Callable[[], list[tuple[int, Any]]], weights: ImpasseWeights
 ) -> Callable[[int, int], tuple[int, Sequence[tuple[int, Any]]]]:
     """The evaluation pass over ``board``'s current position, as the ``quiesce`` hook:
     ``scan(alpha, beta)`` is (the score for the side to move, ``tactical()`` when the score is
@@ -167,6 +245,11 @@ def bind_scan(
     pair = weights.pair
     clear_worth = weights.clear
     impasse = weights.impasse
+    blocked_worth = weights.blocked
+    tempo = weights.tempo
+    steps_worth = weights.steps
+    up_steps = tables.up_steps
+    down_steps = tables.down_steps
     dark = tables.dark
     top = tables.top
     bottom = tables.bottom
@@ -248,6 +331,20 @@ def bind_scan(
             (empty | black_singles) >> left | (empty | black_singles) >> right
         )
 
+        if steps_worth:
+            black_steps = _slides(black_doubles, black_singles, up_steps, down_steps)
+            white_steps = _slides(white_singles, white_doubles, up_steps, down_steps)
+            score += steps_worth * black_steps - steps_worth * white_steps
+
+        if blocked_worth:
+            white_free = white_singles & (empty >> left | empty >> right) | white_doubles & (
+                (empty | white_singles) << left | (empty | white_singles) << right
+            )
+            black_free = black_singles & (empty << left | empty << right) | black_doubles & (
+                (empty | black_singles) >> left | (empty | black_singles) >> right
+            )
+            score += blocked_worth * ((white ^ white_free).bit_count() - (black ^ black_free).bit_count())
+
         # impasse: the other side's removal is a free step for it.  A bear-off: a double of
         # the side to move with a clear way to its nearest row, or a transpose onto an own
         # single there.
@@ -259,6 +356,7 @@ def bind_scan(
             if not white_mobile:
                 score += impasse
             score = -score
+        score += tempo
         if score > limit:
             score = limit
         elif score < -limit:
@@ -282,10 +380,24 @@ def bind_scan(
     return scan
 
 
-def bind_impasse(board: ImpasseBoard, weights: ImpasseWeights = IMPASSE_WEIGHTS) -> GameHooks:
-    """The Impasse hooks for ``board`` (tables shared per board size and weights)."""
+def in_endgame(board: ImpasseBoard) -> bool:
+    """Whether ``board`` is in the endgame, where :data:`IMPASSE_ENDGAME_WEIGHTS` hold."""
+    _, white_checkers, black_checkers = board.material
+    return white_checkers + black_checkers <= ENDGAME_CHECKERS
+
+
+def bind_impasse(board: ImpasseBoard, weights: ImpasseWeights | None = None) -> GameHooks:
+    """The Impasse hooks for ``board`` (tables shared per board size and weights): the
+    engine's, :data:`IMPASSE_WEIGHTS` (or the variant's in :data:`MIDDLE_GAME_WEIGHTS`) before
+    the endgame and :data:`IMPASSE_ENDGAME_WEIGHTS` in it, or ``weights`` in every phase (a
+    tuner's trial)."""
+    if weights is None:
+        middle = MIDDLE_GAME_WEIGHTS.get(board.variant.name, IMPASSE_WEIGHTS)
+        end = IMPASSE_ENDGAME_WEIGHTS
+    else:
+        middle = end = weights
     variant = board.variant
-    value = _impasse_tables(variant.width, variant.height, tuple(board.square_bit), weights).value
+    value = _impasse_tables(variant.width, variant.height, tuple(board.square_bit), middle).value
 
     def gain(move: ImpasseMove, sign: int) -> int:
         """The change of the material and distance terms a move makes, for its mover."""
@@ -314,7 +426,14 @@ def bind_impasse(board: ImpasseBoard, weights: ImpasseWeights = IMPASSE_WEIGHTS)
             moves.sort(key=_first, reverse=True)
         return moves
 
-    quiesce = bind_scan(board, ranked, weights)
+    middle_scan = bind_scan(board, ranked, middle)
+    end_scan = middle_scan if end is middle else bind_scan(board, ranked, end)
+
+    def quiesce(alpha: int = -INFINITE, beta: int = INFINITE) -> tuple[int, Sequence[tuple[int, Any]]]:
+        _, white_checkers, black_checkers = board.material
+        if white_checkers + black_checkers <= ENDGAME_CHECKERS:
+            return end_scan(alpha, beta)
+        return middle_scan(alpha, beta)
 
     def evaluate() -> int:
         return quiesce(-INFINITE, -INFINITE)[0]  # (beta -INFINITE: stands pat, no moves)

@@ -11,7 +11,11 @@ weights, and then held: it sets how many evaluation units a winning chance is wo
   keeps their labelled quiet positions;
 * :mod:`dipole_tuner.texel` computes the error and searches the weights (coordinate descent:
   each weight up or down by a step while the error falls, the steps halved when none helps);
-* :mod:`dipole_tuner.cli` is ``python -m dipole_tuner``.
+* :mod:`dipole_tuner.cli` is ``python -m dipole_tuner``: one phase's weights at a time
+  (``--phase``: Impasse has weights of its own for the endgame), fitted on that phase's
+  positions;
+* ``games/`` holds the games the engine's Impasse weights were fitted on (xz-compressed PGN,
+  which the tuner reads as it is).
 
 The evaluation is the engine's own (:func:`dipole_engine.evaluate.hooks_for`, given weights to
 try), so what is tuned is what the engine plays with.  The tuner is a tool above the engine and

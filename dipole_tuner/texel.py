@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TypeVar
 
 from dipole_engine.evaluate import Weights, hooks_for
@@ -69,11 +69,13 @@ def tune(
     k: float,
     report: Callable[[W, float], None] = lambda weights, error: None,
     max_rounds: int = 100,
+    held: Collection[str] = (),
 ) -> tuple[W, float]:
     """The weights, from ``start``, that coordinate descent finds for the lowest error at scale
-    ``k``, and that error; ``report`` sees each improvement."""
+    ``k``, and that error; ``report`` sees each improvement.  The weights named in ``held``
+    keep their start values."""
     best, best_error = start, weight_error(positions, start, k)
-    fields = dataclasses.fields(start)
+    fields = [f for f in dataclasses.fields(start) if f.name not in held]
     steps = {f.name: max(1, abs(getattr(start, f.name)) // 4) for f in fields}
     for _ in range(max_rounds):
         improved = False

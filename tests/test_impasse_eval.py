@@ -13,7 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dipole_engine.evaluate_impasse import IMPASSE_WEIGHTS, ImpasseWeights, bind_scan
+from dipole_engine.evaluate import engine_weights, hooks_for, phase_of
+from dipole_engine.evaluate_impasse import (
+    ENDGAME_CHECKERS,
+    HAND_SET_WEIGHTS,
+    IMPASSE_ENDGAME_WEIGHTS,
+    IMPASSE_WEIGHTS,
+    ImpasseWeights,
+    bind_scan,
+)
 from dipole_engine.evaluate_impasse import _stack_work as stack_work
 from dipole_engine.hooks import NO_TACTICAL
 from dipole_engine.rules import BLACK, WHITE, ImpasseBoard
@@ -30,7 +38,27 @@ def probe() -> list[tuple[int, str]]:
 
 
 # Weights unlike the engine's, each a different prime: a weight used in the wrong place shows.
-ODD_WEIGHTS = ImpasseWeights(trip=37, row=5, single_trips=3, double_trips=4, clear=11, impasse=29)
+ODD_WEIGHTS = ImpasseWeights(
+    trip=37, row=5, single_trips=3, double_trips=4, clear=11, impasse=29, blocked=-13, tempo=7, steps=17
+)
+
+
+def slides_to_goal(board: ImpasseBoard, file: int, rank: int, up: int) -> int:
+    """The fewest diagonal slides from (file, rank) to the row at the end of direction ``up``
+    on an empty board, walked square by square (at most 3 counted)."""
+    geom = board.geometry
+    goal = geom.height - 1 if up > 0 else 0
+    if rank == goal:
+        return 0
+    best = 3
+    for df in (-1, 1):
+        f, r = file + df, rank + up
+        if not geom.on_board(f, r):
+            continue
+        while geom.on_board(f + df, r + up) and r != goal:
+            f, r = f + df, r + up
+        best = min(best, 1 if r == goal else 1 + slides_to_goal(board, f, r, up))
+    return best
 
 
 def reference_scan(board: ImpasseBoard, weights: ImpasseWeights = IMPASSE_WEIGHTS) -> tuple[int, bool, bool]:
@@ -50,14 +78,15 @@ def reference_scan(board: ImpasseBoard, weights: ImpasseWeights = IMPASSE_WEIGHT
             up = color if size == 1 else -color  # the rank direction of travel
             goal = last if up > 0 else 0
             score -= stack_work(size, abs(goal - rank), last, weights) * color
-            clear = False
+            score -= weights.steps * slides_to_goal(board, file, rank, up) * color
+            clear = stack_mobile = False
             for df in (-1, 1):
                 f, r = file + df, rank + up
                 if not geom.on_board(f, r):
                     continue
                 neighbour = cells[geom.square(f, r)]
                 if neighbour == 0 or (size == 2 and neighbour == color):  # a slide or a transpose
-                    mobile[color] = True
+                    mobile[color] = stack_mobile = True
                 if size == 2 and r == goal and neighbour == color and color == sign:
                     bear = True  # a transpose onto an own single on the nearest row
                 while geom.on_board(f, r) and cells[geom.square(f, r)] == 0:
@@ -69,9 +98,11 @@ def reference_scan(board: ImpasseBoard, weights: ImpasseWeights = IMPASSE_WEIGHT
                 score += weights.clear * color
                 if size == 2 and color == sign:
                     bear = True
+            if not stack_mobile:
+                score += weights.blocked * color
     if not mobile[-sign]:
         score -= weights.impasse * sign
-    score *= sign
+    score = score * sign + weights.tempo
     limit = MATE_BOUND - 1
     return max(-limit, min(limit, score)), not mobile[sign], bear
 
@@ -156,4 +187,33 @@ def test_scan_on_hand_made_positions(fen: str, at_impasse: bool, bear: bool) -> 
     board = ImpasseBoard("impasse", fen)
     score, *flags = reference_scan(board)
     assert flags == [at_impasse, bear]
-    assert bind_scan(board, probe)(-INFINITE, INFINITE) == (score, ASKED if at_impasse or bear else NO_TACTICAL)
+    assert bind_scan(board, probe, IMPASSE_WEIGHTS)(-INFINITE, INFINITE) == (
+        score,
+        ASKED if at_impasse or bear else NO_TACTICAL,
+    )
+
+
+def test_the_engine_weighs_the_endgame_with_its_endgame_weights() -> None:
+    """Before the endgame the engine's evaluation is the pass with IMPASSE_WEIGHTS (the
+    hand-set weights in impasse-singles); with at most ENDGAME_CHECKERS checkers on the board
+    (counted here from the cells), with IMPASSE_ENDGAME_WEIGHTS; and the phase the tuner sorts
+    positions by says the same."""
+    rng = random.Random(5)
+    phases_seen = set()
+    for game in range(8):
+        variant = "impasse-singles" if game % 2 else "impasse"
+        board = ImpasseBoard(variant)
+        hooks = hooks_for(board)
+        middle = HAND_SET_WEIGHTS if variant == "impasse-singles" else IMPASSE_WEIGHTS
+        while board.winner() is None:
+            endgame = sum(abs(height) for height in board.cells) <= ENDGAME_CHECKERS
+            weights = IMPASSE_ENDGAME_WEIGHTS if endgame else middle
+            assert hooks.evaluate() == reference_scan(board, weights)[0], board.fen()
+            assert phase_of(board) == ("end" if endgame else "middle")
+            phases_seen.add(endgame)
+            board.push(rng.choice(board.legal_moves()))
+    assert phases_seen == {False, True}
+    assert len({IMPASSE_ENDGAME_WEIGHTS, IMPASSE_WEIGHTS, HAND_SET_WEIGHTS}) == 3
+    with pytest.raises(ValueError, match="no weights of its own for the phase 'end'"):
+        engine_weights("dipole", "end")
+    assert engine_weights("impasse", "end") is IMPASSE_ENDGAME_WEIGHTS

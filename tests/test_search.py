@@ -40,7 +40,7 @@ from protocol.timeman import plan
 
 pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
 
-BENCH_NODES = 345244
+BENCH_NODES = 344024
 """`dipole-engine bench` at its default depth: changes exactly when the search's behaviour does."""
 
 
@@ -187,8 +187,14 @@ def impasse_score(fen: str) -> int:
 def test_impasse_evaluation_knows_the_race() -> None:
     # Impasse is won by getting rid of your own checkers: one fewer is worth about a checker.
     assert impasse_score("W:W1c3:B1d6,1f6") - impasse_score("W:W1c3,1e3:B1d6,1f6") >= 80
-    # A single nearer its furthest row, a double nearer its nearest row, have less work left.
-    assert impasse_score("W:W1c5:B1f6") > impasse_score("W:W1c3:B1f6")
+    # Before the endgame, a single nearer its furthest row, a double nearer its nearest row,
+    # have less work left.
+    assert impasse_score("W:W1c5,1a1,1e1,1g1,1h2:B1f6,1h8,1f8,1d8,1b8") > impasse_score(
+        "W:W1c3,1a1,1e1,1g1,1h2:B1f6,1h8,1f8,1d8,1b8"
+    )
+    # In the endgame what counts is the slides: c3 is one from the top row (the long diagonal),
+    # e3 two (both its diagonals meet a side edge first); d4 one from the bottom row, d6 two.
+    assert impasse_score("W:W1c3:B1a7") > impasse_score("W:W1e3:B1a7")
     assert impasse_score("W:W2d4:B1f6") > impasse_score("W:W2d6:B1f6")
     # Black's lone single on c3 walled in by White's doubles: Black must remove it next turn,
     # which is good for Black (the same doubles elsewhere leave it a clear path instead).

@@ -5,6 +5,7 @@ included."""
 from __future__ import annotations
 
 import dataclasses
+import lzma
 import math
 import random
 import re
@@ -19,8 +20,9 @@ from arbiter.records.game import WHITE_WINS, Termination
 from arbiter.records.pgn import read_pgn_file
 from dipole_engine.evaluate import hooks_for
 from dipole_engine.evaluate_dipole import DIPOLE_WEIGHTS, DipoleWeights
-from dipole_engine.evaluate_impasse import IMPASSE_WEIGHTS
+from dipole_engine.evaluate_impasse import ENDGAME_CHECKERS, IMPASSE_ENDGAME_WEIGHTS, IMPASSE_WEIGHTS
 from dipole_engine.rules import Board, new_board
+from dipole_tuner.cli import shown
 from dipole_tuner.positions import LabelledPosition, harvest, white_score
 from dipole_tuner.texel import fit_k, mean_error, scores, tune, weight_error
 
@@ -105,7 +107,7 @@ def test_the_scale_fit_finds_the_scale_the_labels_were_made_with() -> None:
     ("variant", "truth"),
     [
         ("dipole", DipoleWeights(advance=16, tempo=4, threat_first=2, threat_second=3)),
-        ("impasse", dataclasses.replace(IMPASSE_WEIGHTS, row=9, clear=25)),
+        ("impasse", dataclasses.replace(IMPASSE_WEIGHTS, row=14, clear=25)),
     ],
 )
 def test_the_descent_finds_the_weights_the_labels_were_made_with(variant: str, truth: Any) -> None:
@@ -160,3 +162,62 @@ def test_the_engine_weights_are_the_ones_the_search_uses() -> None:
     assert hooks_for(board, other).evaluate() == hooks_for(board).evaluate() + 7
     with pytest.raises(ValueError, match="not weights for the game 'dipole'"):
         hooks_for(board, IMPASSE_WEIGHTS)
+
+
+@pytest.fixture(scope="module")
+def impasse_games(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Six games of Impasse (the engine at depth 1 against depth 2), compressed with xz as the
+    shipped collection (dipole_tuner/games) is."""
+    folder = tmp_path_factory.mktemp("impasse-tuner")
+    pgn = folder / "games.pgn"
+    engines = ["--engine", OWN_ENGINE, "name=d1", "depth=1", "--engine", OWN_ENGINE, "name=d2", "depth=2"]
+    done = subprocess.run(
+        [*ARBITER, "match", "--variant", "impasse", *engines, "--games", "6", "--opening-plies", "2", "--seed", "9"]
+        + ["--pgn", str(pgn)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    packed = folder / "games.pgn.xz"
+    packed.write_bytes(lzma.compress(pgn.read_bytes()))
+    return packed
+
+
+def test_each_phase_is_fitted_on_its_own_positions_from_an_xz_file(impasse_games: Path, tmp_path: Path) -> None:
+    records = [game.to_record() for game in read_pgn_file(str(impasse_games))]
+    found = harvest(records, "impasse")
+    endgame = [p for p in found.positions if sum(abs(height) for height in p.board.cells) <= ENDGAME_CHECKERS]
+    assert 0 < len(endgame) < len(found.positions)
+    done = subprocess.run(
+        [*TUNER, str(impasse_games), "--game", "impasse", "--phase", "end", "--start", "trip=40, steps=20"]
+        + ["--hold", "steps,tempo"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"{len(endgame)} quiet positions in the end phase from 6 games of impasse")
+    engine = re.escape(f"ImpasseWeights(trip={IMPASSE_ENDGAME_WEIGHTS.trip}, ")
+    assert re.match(rf"k = \d+\.\d{{4}}; the engine's weights: error 0\.\d{{6}}  {engine}", lines[1])
+    start = dataclasses.replace(IMPASSE_ENDGAME_WEIGHTS, trip=40, steps=20)
+    assert re.fullmatch(r"start: error 0\.\d{6}  " + re.escape(shown(start)), lines[2])
+    held = f"tempo={IMPASSE_ENDGAME_WEIGHTS.tempo}, steps=20"
+    assert re.fullmatch(r"ImpasseWeights\(trip=\d+, row=\d+, .*, " + held + r"\)", lines[-1]), lines[-1]
+    cut = tmp_path / "cut.pgn.xz"
+    cut.write_bytes(impasse_games.read_bytes()[:200])
+    for args, message in [
+        (["--game", "dipole", "--phase", "end"], "the dipole evaluation has no weights of its own for the phase 'end'"),
+        (["--game", "impasse", "--start", "trip=x"], "--start 'trip=x': 'x' is not a whole number"),
+        (["--game", "impasse", "--start", "nope=1"], "--start 'nope=1': expected NAME=VALUE, NAME one of trip, row"),
+        (["--game", "impasse", "--start", "blocked=-201"], "--start 'blocked=-201': blocked may not be below -200"),
+        (["--game", "impasse", "--phase", "late"], "'late' is not one of 'middle', 'end'"),
+        (["--game", "impasse", "--hold", "steps,nope"], "--hold 'nope': not a weight; the weights are trip, row"),
+    ]:
+        bad = subprocess.run([*TUNER, str(impasse_games), *args], capture_output=True, text=True, timeout=120)
+        assert bad.returncode == 2, (args, bad.stdout, bad.stderr)
+        assert len(bad.stderr.strip().splitlines()) == 1 and message in bad.stderr, (args, bad.stderr)
+    bad = subprocess.run([*TUNER, str(cut), "--game", "impasse"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "cut.pgn.xz: not whole xz-compressed data" in bad.stderr, bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
