@@ -207,6 +207,9 @@ class EngineClient:
         self._go_written = 0.0  # when the running search's go (or ponderhit) was written (time.monotonic)
         self._ponder_written = 0.0  # when the running ponder search's go ponder was written
         self._stalled = ""  # why the engine was killed for not taking its input, once it was
+        # A line read after the deadline of the wait that read it: that wait timed out, and
+        # the next one gets the line (a late bestmove is then the stale answer it is).
+        self._held: tuple[str | None, float] | None = None
         # The last position line built: (fen, moves, line), which a game's next position extends.
         self._position: tuple[str | None, tuple[str, ...], str] | None = None
 
@@ -616,14 +619,18 @@ class EngineClient:
     def _receive(
         self, deadline: float | None, awaited: str, timeout_error: type[EngineError], strict: bool = True
     ) -> tuple[Response | _UnreadableBestMove | None, float]:
-        remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-        try:
-            line, arrival = self._transport.receive(remaining)
-        except TimeoutError:
-            raise timeout_error(self.name, f"no {awaited!r} within the deadline") from None
-        except LineTooLongError as error:
-            raise self._violation(f"wrote {error} while the host waited for {awaited!r}") from None
+        if self._held is not None:
+            (line, arrival), self._held = self._held, None
+        else:
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                line, arrival = self._transport.receive(remaining)
+            except TimeoutError:
+                raise timeout_error(self.name, f"no {awaited!r} within the deadline") from None
+            except LineTooLongError as error:
+                raise self._violation(f"wrote {error} while the host waited for {awaited!r}") from None
         if strict and deadline is not None and arrival > deadline:  # however busy the output, the deadline holds
+            self._held = (line, arrival)
             raise timeout_error(self.name, f"no {awaited!r} within the deadline")
         if line is EndOfOutput:
             if self._stalled:  # killed by a write that another thread (stop) could not finish

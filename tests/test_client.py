@@ -275,6 +275,42 @@ def test_go_timeout_leaves_the_search_to_be_stopped_by_the_next_go() -> None:
     assert engine.transport.sent[-3:] == ["go infinite", "stop", "go depth 1"]
 
 
+class LateHostTransport(MemoryTransport):
+    """A host that, once ``late`` is set, wakes 0.2 s after it starts to wait for each line."""
+
+    late = False
+
+    def receive(self, timeout: float | None) -> tuple[str | None, float]:
+        if self.late:
+            time.sleep(0.2)
+        return super().receive(timeout)
+
+
+def test_a_bestmove_read_after_its_deadline_is_the_stale_answer_not_one_still_owed() -> None:
+    """The engine answers after the deadline, and the late host reads the answer only then:
+    the go is out of time, and the answer it read is the one the next go would otherwise wait
+    for in vain (every later game of the engine lost on time at its first move)."""
+    engine = FakeEngine()
+    engine.answer = None
+    transport = LateHostTransport(engine.handle, pid=4242)
+    engine.transport = transport
+    client, _ = started(engine)
+    transport.late = True
+
+    def answer() -> None:
+        engine.searching = False
+        transport.reply("bestmove e1-e3")
+
+    threading.Timer(0.15, answer).start()
+    with pytest.raises(EngineTimeout, match="no 'bestmove' within the deadline"):
+        client.go(Limit(infinite=True), timeout=0.1)
+    engine.answer = ["bestmove a1-a2"]
+    begin = time.monotonic()
+    assert client.go(Limit(depth=1), timeout=2).bestmove == "a1-a2"
+    assert time.monotonic() - begin < 1.5
+    assert engine.transport.sent[-3:] == ["go infinite", "stop", "go depth 1"]
+
+
 def test_a_second_go_while_searching_is_refused() -> None:
     engine = FakeEngine()
     engine.answer = None
