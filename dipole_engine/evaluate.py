@@ -51,6 +51,11 @@ def engine_weights(game: str, phase: str = "middle") -> Weights:
         raise ValueError(f"the {game} evaluation has no weights of its own for the phase {phase!r}") from None
 
 
+def phases(game: str) -> tuple[str, ...]:
+    """The phases (of :data:`PHASES`) that have weights of their own in ``game``'s evaluation."""
+    return tuple(phase for phase in PHASES if (game, phase) in _WEIGHTS)
+
+
 def phase_of(board: Board[Any]) -> str:
     """The phase (see :data:`PHASES`) whose weights evaluate ``board``."""
     if isinstance(board, ImpasseBoard) and in_endgame(board):

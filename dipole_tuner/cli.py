@@ -17,7 +17,8 @@ import click
 
 from arbiter.records.pgn import read_pgn_file
 from dipole_engine import clikit
-from dipole_engine.evaluate import PHASES, Weights, engine_weights, phase_of
+from dipole_engine.evaluate import PHASES, Weights, engine_weights, phase_of, phases
+from dipole_engine.evaluate_impasse import ENDGAME_CHECKERS
 
 from .positions import harvest
 from .texel import fit_k, mean_error, scores, tune
@@ -90,7 +91,7 @@ def shown(weights: Weights) -> str:
     type=click.Choice(PHASES),
     default="middle",
     show_default=True,
-    help="Fit the weights of this phase, on its positions (Impasse's endgame: at most 8 checkers).",
+    help=f"Fit the weights of this phase, on its positions (Impasse's endgame: at most {ENDGAME_CHECKERS} checkers).",
 )
 @click.option(
     "--start",
@@ -139,7 +140,7 @@ def tune_command(
     positions = [position for position in found.positions if phase_of(position.board) == phase]
     if most is not None and len(positions) > most:
         positions = random.Random(seed).sample(positions, most)
-    in_phase = f" in the {phase} phase" if game == "impasse" else ""  # (Dipole's weights have one phase)
+    in_phase = f" in the {phase} phase" if len(phases(game)) > 1 else ""
     click.echo(
         f"{len(positions)} quiet positions{in_phase} from {found.games_used} games of {game} "
         f"({found.not_decided_on_the_board} not decided on the board, {found.other_game} of another game left out)"
