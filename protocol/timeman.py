@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from .codec import Limit, OptionSpec
 
-MOVE_OVERHEAD = OptionSpec("MoveOverhead", "spin", 30, 0, 5000)
+MOVE_OVERHEAD = OptionSpec("MoveOverhead", "spin", 50, 0, 5000)
 """The option every engine on :mod:`protocol.loop` offers: milliseconds kept back on every timed
 move for the pipe and the host."""
 

@@ -55,7 +55,7 @@ def test_handshake_lists_ids_the_variant_option_move_overhead_and_own_options() 
         "id name Test",
         "id author me",
         "option name UCI_Variant type combo default dipole var dipole var impasse",
-        "option name MoveOverhead type spin default 30 min 0 max 5000",
+        "option name MoveOverhead type spin default 50 min 0 max 5000",
         "option name Level type spin default 3 min 1 max 9",
         "option name Book type check default false",
         "uciok",
@@ -89,7 +89,7 @@ def test_options_are_checked_and_reach_the_search() -> None:
         "info string error setoption: unknown option 'Nope'; the options are UCI_Variant, MoveOverhead, Level, Book",
         "info string error setoption: UCI_Variant must be one of dipole, impasse, found 'chess'",
     ]
-    assert seen == [{"UCI_Variant": "dipole", "MoveOverhead": 30, "Level": 7, "Book": True}]
+    assert seen == [{"UCI_Variant": "dipole", "MoveOverhead": 50, "Level": 7, "Book": True}]
 
 
 def test_positions_variants_and_a_bad_move_keep_the_moves_before_it() -> None:

@@ -134,7 +134,7 @@ def test_uci_handshake_lists_id_options_and_uciok() -> None:
         assert lines[0].startswith("id name Dipole Engine ") and lines[1].startswith("id author ")
         options = {r.name: r for r in responses if isinstance(r, OptionSpec)}
         assert options["Hash"] == OptionSpec("Hash", "spin", 16, 1, 1024)
-        assert options["MoveOverhead"] == OptionSpec("MoveOverhead", "spin", 30, 0, 5000)
+        assert options["MoveOverhead"] == OptionSpec("MoveOverhead", "spin", 50, 0, 5000)
         variant = options["UCI_Variant"]
         assert variant.type == "combo" and variant.default == "dipole"
         assert {"dipole", "dipole-s", "dipole-10", "dipole-10s", "impasse", "impasse-singles"} <= set(variant.vars)
