@@ -1,0 +1,187 @@
+"""The least a Python referee can cost per ply, beside what ``play_game`` costs: issue 24's floor.
+
+    python benchmarks/ply_floor.py                 # 300 games of each loop, one and two at once
+    python benchmarks/ply_floor.py --games 100 --at-once 2
+
+Three loops play the same 55-ply game against the instant engine of
+``benchmarks/arbiter_vs_cutegames.py`` (a C program that answers every ``go`` at once), each
+in its own process, ``--at-once`` of them side by side (two at once keep both cores of the
+development machine busy, as a match at concurrency 2 does):
+
+- ``bare``: one ``os.write`` of the ``position`` and ``go`` lines, one ``poll``, one ``os.read``:
+  no client, no rules, no clock (the pipes and the kernel alone);
+- ``lean``: the bare loop plus what a referee must do: the legal moves, the engine's move found
+  by its text and played, the clock charged, the ``go`` line built from both clocks, a
+  :class:`~arbiter.records.game.MoveRecord` a ply;
+- ``play_game``: the arbiter's referee (:func:`arbiter.play.referee.play_game`, engines started
+  beforehand), at 10+0.1.
+
+Each loop reports its thread's CPU per ply (user + system, ``RUSAGE_THREAD``), the user part,
+its voluntary context switches per ply and its plies per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import select
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from arbiter_vs_cutegames import build_engine, fixed_game  # noqa: E402
+
+from arbiter.play.engines import EngineSpec  # noqa: E402
+from arbiter.play.referee import EngineSlot, GameJob, RefereeSettings, play_game  # noqa: E402
+from arbiter.play.timecontrol import SearchLimits, TimeControl  # noqa: E402
+from arbiter.records.game import START, MoveRecord, MoveSource  # noqa: E402
+from dipole_engine.rules import new_board  # noqa: E402
+
+LOOPS = ("bare", "lean", "play_game")
+BASE_MS, INCREMENT_MS = 10_000, 100
+
+
+class Pipes:
+    """The instant engine over bare pipes: one write of a ply's lines, one poll, one read."""
+
+    def __init__(self, engine: Path) -> None:
+        self.process = subprocess.Popen([str(engine)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.input = self.process.stdin.fileno()
+        self.output = self.process.stdout.fileno()
+        self.poll = select.poll()
+        self.poll.register(self.output, select.POLLIN)
+
+    def ask(self, lines: str) -> bytes:
+        os.write(self.input, lines.encode())
+        if not self.poll.poll(10_000):
+            raise SystemExit("the instant engine did not answer within 10 s")
+        return os.read(self.output, 65536)
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+def bare(engine: Path, games: int) -> int:
+    pipes = Pipes(engine)
+    moves = fixed_game()[0]  # the game the engine replays
+    plies = 0
+    for _ in range(games):
+        for ply in range(len(moves)):
+            pipes.ask(f"position startpos moves {' '.join(moves[:ply])}\ngo wtime 10000 btime 10000\n")
+            plies += 1
+    pipes.close()
+    return plies
+
+
+def lean(engine: Path, games: int) -> int:
+    pipes = Pipes(engine)
+    plies = 0
+    for _ in range(games):
+        board = new_board("dipole")
+        clocks = [BASE_MS / 1000, BASE_MS / 1000]
+        records: list[MoveRecord] = []
+        position = "position startpos moves"
+        while board.winner() is None:
+            legal = board.legal_moves()
+            go = f"go wtime {round(clocks[0] * 1000)} btime {round(clocks[1] * 1000)} winc 100 binc 100"
+            started = time.monotonic()
+            words = pipes.ask(f"{position}\n{go}\n").decode().split("\n", 1)[0].split()
+            elapsed = time.monotonic() - started
+            if words[:1] != ["bestmove"] or len(words) < 2:
+                raise SystemExit(f"the instant engine answered {words!r}")
+            side = 0 if len(records) % 2 == 0 else 1
+            clocks[side] += INCREMENT_MS / 1000 - elapsed
+            move = board.parse_move(words[1], legal)
+            board.push(move)
+            text = str(move)
+            position += " " + text
+            records.append(MoveRecord(text, MoveSource.ENGINE, time=elapsed))
+        plies += len(records)
+    pipes.close()
+    return plies
+
+
+def refereed(engine: Path, games: int) -> int:
+    settings = RefereeSettings()
+    limits = SearchLimits(clock=TimeControl(0, BASE_MS / 1000, INCREMENT_MS / 1000))
+    first, second = (EngineSpec(name, (str(engine),), limits) for name in ("first", "second"))
+    slots = {spec.name: EngineSlot(spec, "dipole", settings) for spec in (first, second)}
+    for slot in slots.values():
+        slot.start()
+    plies = 0
+    for number in range(games):
+        white, black = (first, second) if number % 2 == 0 else (second, first)
+        record = play_game(
+            GameJob(number + 1, white, black, START, "dipole"), slots[white.name], slots[black.name], settings
+        )
+        plies += len(record.moves)
+    for slot in slots.values():
+        slot.quit()
+    return plies
+
+
+RUNS: dict[str, Callable[[Path, int], int]] = {"bare": bare, "lean": lean, "play_game": refereed}
+
+
+def measure(loop: str, engine: Path, games: int) -> None:
+    """Run one loop in this process and print its figures (a child of :func:`main`)."""
+    before = resource.getrusage(resource.RUSAGE_THREAD)
+    started = time.perf_counter()
+    plies = RUNS[loop](engine, games)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_THREAD)
+    user = (after.ru_utime - before.ru_utime) / plies * 1e6
+    system = (after.ru_stime - before.ru_stime) / plies * 1e6
+    switches = (after.ru_nvcsw - before.ru_nvcsw) / plies
+    print(
+        f"  {loop:<10} {plies:>7} plies {plies / wall:>9,.0f} plies/s  CPU {user + system:6.1f} us/ply "
+        f"(user {user:5.1f})  {switches:.2f} waits/ply",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=300, help="games per loop (default 300)")
+    parser.add_argument("--at-once", type=int, nargs="+", default=[1, 2], help="loops side by side (default 1 2)")
+    parser.add_argument("--loop", choices=LOOPS, help=argparse.SUPPRESS)  # a child: run this loop
+    parser.add_argument("--engine", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.games < 1 or any(count < 1 for count in args.at_once):
+        parser.error("--games and --at-once take numbers of 1 or more")
+    if args.loop is not None:
+        measure(args.loop, Path(args.engine), args.games)
+        return
+    with tempfile.TemporaryDirectory(prefix="ply-floor-") as temp:
+        engine = build_engine(Path(temp))
+        print(f"{args.games} games of 55 plies per loop, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+        for loop in LOOPS:
+            for count in args.at_once:
+                print(f"{loop}, {count} at once:", flush=True)
+                command = [
+                    sys.executable,
+                    __file__,
+                    "--loop",
+                    loop,
+                    "--engine",
+                    str(engine),
+                    "--games",
+                    str(args.games),
+                ]
+                children = [subprocess.Popen(command) for _ in range(count)]
+                if any(child.wait() != 0 for child in children):
+                    raise SystemExit(f"the {loop} loop failed")
+
+
+if __name__ == "__main__":
+    main()
