@@ -11,9 +11,13 @@ from pathlib import Path
 
 import pexpect
 import pytest
-from test_arbiter_games import TOY, assert_all_gone
+from test_arbiter_games import FAST, TOY, assert_all_gone
 
 from arbiter.cli.options import Interrupted, run_interruptible
+from arbiter.play.engines import EngineSpec
+from arbiter.play.referee import GameJob
+from arbiter.play.timecontrol import SearchLimits
+from arbiter.records.game import START, GameRecord
 from arbiter.records.pgn import read_pgn_file
 
 ARBITER = [sys.executable, "-c", "from arbiter.cli import main; main()"]
@@ -403,6 +407,31 @@ def test_games_at_once_are_played_in_processes_that_die_with_the_arbiter(tmp_pat
     while any(map(_running, hosts)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert [host for host in hosts if _running(host)] == []
+
+
+def test_a_stop_starts_no_game_in_the_game_processes_though_each_holds_its_next_job() -> None:
+    """A game process asks for its next job as it starts a game (the job is in hand when the
+    game ends); a stop asked for when the first game ends still lets no game start after it:
+    the job a process held is abandoned unreported, and every game reported started is recorded."""
+    from arbiter.pools.processes import ProcessPool
+
+    limits = SearchLimits(depth=1)
+    first, second = (EngineSpec(name, (sys.executable, TOY, "--seed", "1"), limits) for name in ("a", "b"))
+    jobs = [GameJob(number, first, second, START, "dipole") for number in range(1, 21)]
+    pool = ProcessPool("dipole", FAST, concurrency=2, cores=2)
+    started: list[tuple[int, str | None]] = []  # each game reported started, and the stop then
+    finished: list[int] = []
+
+    def on_finish(record: GameRecord) -> None:
+        assert record.result != "*", record.reason
+        finished.append(record.number)
+        pool.request_stop("the first game is in")
+
+    pool.run(jobs, lambda job: started.append((job.number, pool.stop_reason)), on_finish)
+    assert [reason for _, reason in started] == [None] * len(started)
+    assert sorted(number for number, _ in started) == sorted(finished)
+    assert 1 <= len(finished) <= 2  # the game that brought the stop, and the other process's
+    assert pool.stop_reason == "the first game is in"
 
 
 def _running(pid: int) -> bool:

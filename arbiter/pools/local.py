@@ -30,7 +30,7 @@ from protocol.client import kill_all
 
 from ..errors import ArbiterError
 from ..play.engines import EngineSpec
-from ..play.referee import EngineSlot, GameJob, GameWatcher, Notify, RefereeSettings, play_game
+from ..play.referee import EngineSlot, GameControl, GameJob, GameWatcher, Notify, RefereeSettings, play_game
 from ..records.game import GameRecord
 
 
@@ -248,11 +248,12 @@ class GamePool:
                 black = self._slot(slots, job.black, worker)
                 if not self._check_between_games((white, black)):
                     break
+                control = self._control(job)
                 with self._report_lock:
                     if self.interrupted:
                         break
                     self._on_start(job)
-                record = play_game(job, white, black, self.settings, self.notify, self.live)
+                record = play_game(job, white, black, self.settings, self.notify, self.live, control=control)
                 with self._report_lock:
                     if self.interrupted:
                         break
@@ -270,6 +271,11 @@ class GamePool:
                     slot.discard()
             else:
                 self._quit_all(list(slots.values()))
+
+    def _control(self, job: GameJob) -> GameControl | None:
+        """The host's hold on ``job`` while it is played, made before its start is reported
+        (None here: nothing outside ends a game of this pool)."""
+        return None
 
     def _check_between_games(self, slots: tuple[EngineSlot, EngineSlot]) -> bool:
         """An engine that died since its last game is restarted (``recover``) or stops the pool."""

@@ -9,11 +9,14 @@ that splits ``concurrency`` games at once over up to one process per core, each 
 cluster backend does on its workers (:mod:`arbiter.pools.cluster`).
 
 The arbiter process stays the one writer of every record: a game process asks for its next
-job when one of its threads is free, and sends back the game's start, its record, its
-incidents and (with a live file) its live events (:class:`~arbiter.pools.cluster_live.LiveProxy`,
-replayed on the publisher by a :class:`~arbiter.pools.cluster_live.LiveRelay`).  So a stop (an
-SPRT decision, an engine that may not be restarted) takes effect for every process at its next
-job, as with threads.  Engine logs are appended by the game processes themselves, one whole line
+job as it starts a game (so that the job is in hand when a game ends: no round trip to the
+arbiter between two games), and sends back the game's start, its record, its incidents and
+(with a live file) its live events (:class:`~arbiter.pools.cluster_live.LiveProxy`, replayed on
+the publisher by a :class:`~arbiter.pools.cluster_live.LiveRelay`).  A stop (an SPRT decision,
+an engine that may not be restarted) takes effect for every process at its next job, as with
+threads: a game whose start the arbiter reads after the stop is abandoned at once (the arbiter
+answers its start with ``abandon``) and its record dropped, so no game that starts after a
+stop is reported.  Engine logs are appended by the game processes themselves, one whole line
 per write (``O_APPEND``), the worker numbers running on from process to process.
 
 Crash safety: a game process dies with the thread of the arbiter that started it
@@ -41,7 +44,7 @@ from protocol.guard import PR_SET_PDEATHSIG, _prctl
 
 from ..errors import ArbiterError
 from ..live.publisher import LivePublisher
-from ..play.referee import GameJob, Notify, RefereeSettings
+from ..play.referee import GameControl, GameJob, Notify, RefereeSettings
 from ..records.game import GameRecord
 from .cluster_live import LiveProxy, LiveRelay
 from .local import EngineLogs, GamePool
@@ -61,8 +64,15 @@ class _GameProcess:
     def __init__(self, process: Any, connection: Connection) -> None:
         self.process = process
         self.connection = connection
-        self.playing: dict[int, GameJob] = {}
+        self.handed: dict[int, GameJob] = {}  # sent, not yet started
+        self.playing: dict[int, GameJob] = {}  # started (and reported) and not yet recorded
+        self.abandoned: set[int] = set()  # started after a stop: abandoned, their records dropped
         self.done = False
+        self._send_lock = threading.Lock()  # the feeder sends jobs, the dispatcher abandons
+
+    def send(self, message: Any) -> None:
+        with self._send_lock:
+            self.connection.send(message)
 
 
 class ProcessPool:
@@ -184,9 +194,9 @@ class ProcessPool:
                     self._error = error
             finally:
                 if job is not None:
-                    game_process.playing[job.number] = job
+                    game_process.handed[job.number] = job
                 try:
-                    game_process.connection.send(job)
+                    game_process.send(job)
                 except OSError:  # the process is gone: its end is the dispatcher's to report
                     pass
 
@@ -202,13 +212,24 @@ class ProcessPool:
         if kind == "next":
             self._requests.put(game_process)
         elif kind == "start":
+            number = message[1]
+            job = game_process.handed.pop(number)
             with self._report_lock:
-                if not self.interrupted:
-                    on_start(game_process.playing[message[1]])
+                if self.interrupted:
+                    return
+                if self.stopping():  # a job in hand when the stop came: not played
+                    game_process.abandoned.add(number)
+                    try:
+                        game_process.send(("abandon", number))
+                    except OSError:
+                        pass
+                    return
+                game_process.playing[number] = job
+                on_start(job)
         elif kind == "finish":
             record: GameRecord = message[1]
             with self._report_lock:
-                if self.interrupted:
+                if self.interrupted or record.number in game_process.abandoned:
                     return
                 game_process.playing.pop(record.number, None)
                 on_finish(record)
@@ -291,15 +312,36 @@ class _LiveSender(LiveProxy):
 
 
 class _ProcessGamePool(GamePool):
-    """A game process's pool: its own stop is also the arbiter's."""
+    """A game process's pool: its own stop is also the arbiter's, and the arbiter may abandon a
+    game it started after a stop (:meth:`abandon`)."""
 
     def __init__(self, send: Callable[[tuple[Any, ...]], None], *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._send = send
+        self._controls: dict[int, GameControl] = {}  # the games being played, by number
+        self._controls_lock = threading.Lock()
 
     def request_stop(self, reason: str) -> None:
         super().request_stop(reason)
         self._send(("stop", reason))
+
+    def _control(self, job: GameJob) -> GameControl:
+        control = GameControl()
+        with self._controls_lock:
+            self._controls[job.number] = control
+        return control
+
+    def finished(self, number: int) -> None:
+        """Game ``number`` is over: there is nothing left of it to abandon."""
+        with self._controls_lock:
+            self._controls.pop(number, None)
+
+    def abandon(self, number: int) -> None:
+        """End game ``number`` without a result, if it is still being played."""
+        with self._controls_lock:
+            control = self._controls.get(number)
+        if control is not None:
+            control.abandon()
 
 
 def serve(
@@ -324,13 +366,30 @@ def serve(
         with lock:
             connection.send(message)
 
+    replies: queue.Queue[GameJob | None] = queue.Queue()  # the arbiter's answers to "next"
+
     def jobs() -> Iterator[GameJob]:
-        while True:  # advanced only under the pool's lock of jobs: one request at a time
-            send(("next",))
-            job = connection.recv()
-            if job is None:
-                return
+        send(("next",))
+        while (job := replies.get()) is not None:  # advanced only under the pool's lock of jobs
+            send(("next",))  # the job after this one, asked for now: in hand when a game ends
             yield job
+
+    def listen() -> None:
+        """The arbiter's words, on a thread of their own: the jobs asked for (None: no more),
+        and the games to abandon (each started after a stop)."""
+        try:
+            while True:
+                message = connection.recv()
+                if isinstance(message, tuple):  # ("abandon", number)
+                    pool.abandon(message[1])
+                else:
+                    replies.put(message)
+        except (EOFError, OSError):  # the arbiter is gone (this process dies with it)
+            replies.put(None)
+
+    def finished(record: GameRecord) -> None:
+        pool.finished(record.number)
+        send(("finish", record))
 
     warn = lambda line: send(("notify", line))  # noqa: E731
     logs = EngineLogs(log_dir, warn=warn) if log_dir is not None else None
@@ -339,8 +398,9 @@ def serve(
     )
     if live:
         pool.live = _LiveSender(lambda event: send(("live", event)))
+    threading.Thread(target=listen, daemon=True, name="arbiter-games-listen").start()
     try:
-        pool.run(jobs(), lambda job: send(("start", job.number)), lambda record: send(("finish", record)))
+        pool.run(jobs(), lambda job: send(("start", job.number)), finished)
     except BaseException as error:  # noqa: BLE001  (the arbiter re-raises it)
         try:
             pickle.dumps(error)
