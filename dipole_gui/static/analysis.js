@@ -71,7 +71,7 @@ export function drawLines(list, lines, onPlay) {
 }
 
 // The evaluation graph: x the ply (0 the start), y White's score in pawns clamped to
-// ±GRAPH_CLAMP, with both axes labelled; a click anywhere in a ply's column jumps to it: onPick(ply).
+// ±GRAPH_CLAMP, with both axes labelled; a press anywhere in a ply's column jumps to it: onPick(ply).
 // scores[ply] is the score after that ply (null where unknown).
 export function drawEvalGraph(svg, scores, view, firstTurn, onPick) {
   const width = 400, height = 130, left = 30, right = 8, top = 8, bottom = 22;
@@ -114,7 +114,12 @@ export function drawEvalGraph(svg, scores, view, firstTurn, onPick) {
       "data-ply": ply});
     const score = scores[ply];
     hit.append(svgNode("title", {}, `ply ${ply}${score ? `: ${scoreText(score)}` : ""}`));
-    hit.addEventListener("click", () => onPick(ply));
     svg.append(hit);
   }
+  // Taken on the press, by one handler of the graph's own: the graph is redrawn as the analysis
+  // goes on, and a press and a release that fall on two drawings make no click at all.
+  svg.onpointerdown = (event) => {
+    const hit = event.button === 0 ? event.target.closest(".graph-hit") : null;
+    if (hit) onPick(Number(hit.dataset.ply));
+  };
 }
