@@ -45,7 +45,6 @@ from arbiter.play.timecontrol import SearchLimits, TimeControl  # noqa: E402
 from arbiter.records.game import START, MoveRecord, MoveSource  # noqa: E402
 from dipole_engine.rules import new_board  # noqa: E402
 
-LOOPS = ("bare", "lean", "play_game")
 BASE_MS, INCREMENT_MS = 10_000, 100
 
 
@@ -154,7 +153,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=300, help="games per loop (default 300)")
     parser.add_argument("--at-once", type=int, nargs="+", default=[1, 2], help="loops side by side (default 1 2)")
-    parser.add_argument("--loop", choices=LOOPS, help=argparse.SUPPRESS)  # a child: run this loop
+    parser.add_argument("--loop", choices=list(RUNS), help=argparse.SUPPRESS)  # a child: run this loop
     parser.add_argument("--engine", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.games < 1 or any(count < 1 for count in args.at_once):
@@ -164,8 +163,9 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory(prefix="ply-floor-") as temp:
         engine = build_engine(Path(temp))
-        print(f"{args.games} games of 55 plies per loop, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
-        for loop in LOOPS:
+        plies = len(fixed_game()[0])
+        print(f"{args.games} games of {plies} plies per loop, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+        for loop in RUNS:
             for count in args.at_once:
                 print(f"{loop}, {count} at once:", flush=True)
                 command = [
