@@ -233,7 +233,11 @@ def test_fen_set_up_forced_pass_shown_and_bad_fen_reported(browser: Browser) -> 
         page.select_option("#variant", "dipole")
         page.fill("#fen", position)
         page.click("#setup")
-        page.wait_for_function(f"() => document.getElementById('fen').value === '{position}'")
+        # The server's answer (the FEN field holds the text typed into it until then): an 8x8
+        # board, Black to move.
+        page.wait_for_function(
+            "() => document.querySelectorAll('rect.sq').length === 64 && document.body.dataset.turn === 'b'"
+        )
         start_game(page, variant="dipole", white="human", black="0", tc="depth", depth="2", start="current")
         page.wait_for_function("() => document.body.dataset.plies === '1'")  # the engine, Black, moved
         page.click("#nav-first")
