@@ -286,6 +286,39 @@ def test_a_games_end_does_not_wait_for_the_disk_but_close_does(tmp_path: Path, m
     assert len(synced) < 5  # games that ended during an fsync share the next one
 
 
+def test_games_that_end_in_quick_succession_share_an_fsync_and_close_does_not_wait_for_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fast games end hundreds of times a second: the writer syncs at most once every
+    SYNC_INTERVAL (each fsync is a journal commit for the whole machine), and close() syncs
+    what is left at once instead of waiting out the interval."""
+    import os
+
+    import arbiter.records.pgn
+
+    started_syncs: list[float] = []
+    real_fsync = os.fsync
+
+    def counted_fsync(fd: int) -> None:
+        started_syncs.append(time.monotonic())
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", counted_fsync)
+    monkeypatch.setattr(arbiter.records.pgn, "SYNC_INTERVAL", 3.0)
+    path = tmp_path / "games.pgn"
+    writer = PgnWriter(str(path))
+    for number in range(1, 31):
+        before_last = time.monotonic()
+        assert writer.write(random_game(number))
+        time.sleep(0.01)
+    closing = time.monotonic()
+    writer.close()
+    assert time.monotonic() - closing < 2.0  # the last games' fsync at once, not after the interval
+    assert len(started_syncs) == 2  # the first game's, then close's: not one per game
+    assert started_syncs[-1] >= before_last  # close's covers the last game
+    assert [game.to_record().number for game in read_pgn_file(str(path))] == list(range(1, 31))
+
+
 def test_close_waits_for_a_slow_disk_and_says_so_when_it_waits_too_long(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

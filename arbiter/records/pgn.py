@@ -10,6 +10,7 @@ line of the first thing it cannot read.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -61,10 +62,17 @@ def record_tags(record: GameRecord) -> list[tuple[str, str]]:
     return tags
 
 
+@functools.lru_cache(maxsize=64)
+def _black_first(variant: str, fen: str | None) -> bool:
+    """Whether Black moves first from ``fen`` (None: the variant's start); an event has a few
+    start positions and many games, so each is read once."""
+    return new_board(variant, fen).turn == BLACK
+
+
 def format_game(record: GameRecord) -> str:
     """The PGN text of one game, ending with a blank line."""
     head = "".join(f"[{name} {_quote(value)}]\n" for name, value in record_tags(record))
-    black_first = new_board(record.variant, record.fen).turn == BLACK
+    black_first = _black_first(record.variant, record.fen)
     tokens: list[str] = []
     for ply, move in enumerate(record.moves):
         number, black = divmod(ply + (1 if black_first else 0), 2)
@@ -91,6 +99,11 @@ def format_game(record: GameRecord) -> str:
     return head + "\n" + "\n".join(lines) + "\n\n"
 
 
+SYNC_INTERVAL = 0.2
+"""Seconds from one fsync of a PGN file to the next, at least: what a power cut (not a crash
+of the arbiter, which loses nothing) may take from the disk's copy of the newest games."""
+
+
 class PgnWriter:
     """Appends whole games to a PGN file, safe against crashes and across threads.
 
@@ -98,9 +111,11 @@ class PgnWriter:
     the game is in the file whatever becomes of the arbiter (even SIGKILL), and the file never
     ends inside a game.  Getting it onto the disk (``fsync``, against a power cut) is the job of
     a flusher thread, so that a game's end does not wait the milliseconds of an fsync (tens of
-    them on a busy disk: more than a whole game of fast engines): it syncs as soon as games are
-    waiting, all that were written meanwhile in one ``fsync``, and :meth:`close` returns only
-    once everything written is on disk.  An fsync that fails is raised by the next
+    them on a busy disk: more than a whole game of fast engines): it syncs once games are
+    waiting, all that were written meanwhile in one ``fsync``, at most one fsync every
+    :data:`SYNC_INTERVAL` (fast games end hundreds of times a second, and each fsync costs the
+    machine a journal commit), and :meth:`close` returns only once everything written is on
+    disk (without waiting out the interval).  An fsync that fails is raised by the next
     :meth:`write` or by :meth:`close`.  After :meth:`seal` (called when the arbiter is
     interrupted) nothing more is written, and a write in progress is finished first.
     """
@@ -150,14 +165,20 @@ class PgnWriter:
             raise ArbiterError(f"PGN file {self.path}: {error.strerror or error}")
 
     def _flush(self) -> None:
-        """The flusher: fsync whenever games were written since the last one; after the last
-        fsync asked for by :meth:`seal`, close its descriptor."""
+        """The flusher: fsync whenever games were written since the last one, not sooner than
+        :data:`SYNC_INTERVAL` after it unless :meth:`seal` asks; after that last fsync, close its
+        descriptor."""
+        last = float("-inf")  # when the last fsync began
         while True:
             with self._waiting:
                 self._waiting.wait_for(lambda: self._unsynced or self._closing)
+                pause = last + SYNC_INTERVAL - time.monotonic()
+                if pause > 0:
+                    self._waiting.wait_for(lambda: self._closing, timeout=pause)
                 if not self._unsynced:
                     break
                 self._unsynced = False
+            last = time.monotonic()
             try:
                 os.fsync(self._sync_fd)
             except OSError as error:
