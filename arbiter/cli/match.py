@@ -109,7 +109,7 @@ def run_match(config: MatchConfig) -> int:
     outcome = run_interruptible(match.run, match.interrupt)
     if isinstance(outcome, Interrupted):
         return conclude(
-            f"Interrupted by {outcome}: {len(match.records)} of {config.games} games finished; "
+            f"Interrupted by {outcome}: {match.played} of {config.games} games finished; "
             f"the game(s) in progress were abandoned and not recorded",
             match.summary(),
             interrupted=outcome,
@@ -118,6 +118,6 @@ def run_match(config: MatchConfig) -> int:
         )
     headline = None
     if outcome.stop_reason:
-        headline = f"Match stopped after {len(outcome.records)} of {config.games} games: {outcome.stop_reason}"
+        headline = f"Match stopped after {outcome.played} of {config.games} games: {outcome.stop_reason}"
     failed = outcome.stop_reason is not None and outcome.decision is None
     return conclude(headline, match.summary(), interrupted=None, stopped_early=failed, done="Finished match")

@@ -60,9 +60,10 @@ class MatchConfig:
 
 @dataclass
 class MatchOutcome:
-    """``decision`` is the SPRT's, when one was reached (then ``stop_reason`` says so too)."""
+    """``played``: the games recorded; ``decision`` is the SPRT's, when one was reached (then
+    ``stop_reason`` says so too)."""
 
-    records: list[GameRecord]
+    played: int
     stats: MatchStats
     stop_reason: str | None
     interrupted: bool
@@ -88,7 +89,7 @@ class Match(RecordedRun):
         self.config = config
         self.out = out
         self.stats = MatchStats([config.first.name, config.second.name])
-        self.records: list[GameRecord] = []
+        self.played = 0  # games recorded (their records are in the PGN, not kept: a match may be endless)
         first, second = config.first.name, config.second.name
         self.sprt = (
             SprtMonitor(config.sprt, first, consecutive_pairs(config.games)) if config.sprt is not None else None
@@ -130,17 +131,17 @@ class Match(RecordedRun):
     def _finished(self, record: GameRecord) -> None:
         if self.writer is not None:
             self.writer.write(record)
-        self.records.append(record)
+        self.played += 1
         self.stats.add(record)
         if self.sprt is not None and (decision := self.sprt.add(record)) is not None:
             self.pool.request_stop(f"SPRT {decision}")
         self.progress.finished(record)
         interval = self.config.rating_interval
-        if interval and len(self.records) % interval == 0:
+        if interval and self.played % interval == 0:
             first, second = self.config.first.name, self.config.second.name
             self.progress.note(
                 [
-                    f"Standings after {len(self.records)} games:",
+                    f"Standings after {self.played} games:",
                     self.stats.score_line(first, second),
                     self.stats.estimate(first, second).text(),
                     *self.stats.table(),
@@ -156,7 +157,7 @@ class Match(RecordedRun):
         jobs = schedule(config.first, config.second, config.games, list(config.openings), config.variant)
         self.play(jobs, self._finished)
         decision = self.sprt.decision if self.sprt is not None else None
-        return MatchOutcome(self.records, self.stats, self.pool.stop_reason, self.pool.interrupted, decision)
+        return MatchOutcome(self.played, self.stats, self.pool.stop_reason, self.pool.interrupted, decision)
 
     def summary(self) -> list[str]:
         lines = self.stats.summary(self.config.first.name, self.config.second.name)
