@@ -572,8 +572,10 @@ class EngineClient:
         timeout = self.write_timeout
         if deadline is not None:
             timeout = min(timeout, max(0.0, deadline - time.monotonic()))
-        for part in line.split("\n"):  # a position and its go are written at once
-            self._log(">", part)
+        if self._log_function is not None:
+            with self._log_lock:
+                for part in line.split("\n"):  # a position and its go are written at once
+                    self._log_function(">", part)
         try:
             self._transport.send(line, timeout)
         except TimeoutError:  # an OSError too: first

@@ -275,11 +275,9 @@ class _LineReader:
     def collect(self) -> None:
         """Read what the stream holds now (at most :data:`COLLECT` bytes), without waiting."""
         taken = 0
-        while self._end is None and taken < COLLECT:
-            try:
-                taken += self._read(0.0)
-            except TimeoutError:
-                return
+        ready = self._poll.poll
+        while self._end is None and taken < COLLECT and ready(0):  # mostly nothing: one poll
+            taken += self._read(0.0)
 
     def _read(self, timeout: float | None) -> int:
         """One read, once the stream is readable (within ``timeout``, else TimeoutError): its

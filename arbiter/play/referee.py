@@ -196,6 +196,8 @@ class EngineSlot:
 
     def take_errors(self) -> list[str]:
         """The reasons of the error lines the engine wrote since the last call."""
+        if not self._errors:  # the usual case, after every move: no lock taken
+            return []
         with self._errors_lock:
             errors, self._errors = self._errors, []
         return errors
