@@ -3,7 +3,7 @@
     python benchmarks/ply_floor.py                 # 300 games of each loop, one and two at once
     python benchmarks/ply_floor.py --games 100 --at-once 2
 
-Three loops play the same 55-ply game against the instant engine of
+Four loops play the same 55-ply game against the instant engine of
 ``benchmarks/arbiter_vs_cutegames.py`` (a C program that answers every ``go`` at once), each
 in its own process, ``--at-once`` of them side by side (two at once keep both cores of the
 development machine busy, as a match at concurrency 2 does):
@@ -13,6 +13,9 @@ development machine busy, as a match at concurrency 2 does):
 - ``lean``: the bare loop plus what a referee must do: the legal moves, the engine's move found
   by its text and played, the clock charged, the ``go`` line built from both clocks, a
   :class:`~arbiter.records.game.MoveRecord` a ply;
+- ``multiplexed``: the lean loop's work for four games at once in one thread, one ``poll`` over
+  their engines (an event loop: no thread per game); two processes of it play eight games at
+  once, as a match at concurrency 8 does;
 - ``play_game``: the arbiter's referee (:func:`arbiter.play.referee.play_game`, engines started
   beforehand), at 10+0.1.
 
@@ -110,6 +113,74 @@ def lean(engine: Path, games: int) -> int:
     return plies
 
 
+MULTIPLEXED = 4  # games at once in the multiplexed loop's one thread
+
+
+class _LeanGame:
+    """One game of the multiplexed loop: the lean loop's state, between two of its engine's answers."""
+
+    def __init__(self, pipes: Pipes) -> None:
+        self.pipes = pipes
+        self.board = new_board("dipole")
+        self.clocks = [BASE_MS / 1000, BASE_MS / 1000]
+        self.records: list[MoveRecord] = []
+        self.position = "position startpos moves"
+        self.legal = self.board.legal_moves()
+        self.started = 0.0
+
+    def ask(self) -> None:
+        go = f"go wtime {round(self.clocks[0] * 1000)} btime {round(self.clocks[1] * 1000)} winc 100 binc 100"
+        self.started = time.monotonic()
+        os.write(self.pipes.input, f"{self.position}\n{go}\n".encode())
+
+    def answered(self, data: bytes) -> bool:
+        """The engine's answer: played, and the next ply asked for; False once the game is over."""
+        elapsed = time.monotonic() - self.started
+        words = data.decode().split("\n", 1)[0].split()
+        if words[:1] != ["bestmove"] or len(words) < 2:
+            raise SystemExit(f"the instant engine answered {words!r}")
+        self.clocks[len(self.records) % 2] += INCREMENT_MS / 1000 - elapsed
+        move = self.board.parse_move(words[1], self.legal)
+        self.board.push(move)
+        text = str(move)
+        self.position += " " + text
+        self.records.append(MoveRecord(text, MoveSource.ENGINE, time=elapsed))
+        if self.board.winner() is not None:
+            return False
+        self.legal = self.board.legal_moves()
+        self.ask()
+        return True
+
+
+def multiplexed(engine: Path, games: int) -> int:
+    """The lean loop's work for MULTIPLEXED games at once in one thread: one ``poll`` over their
+    engines, each answer handled as it comes (no thread per game, no hand-off)."""
+    engines = [Pipes(engine) for _ in range(MULTIPLEXED)]
+    poll = select.poll()
+    playing: dict[int, _LeanGame] = {}
+    begun = plies = 0
+    for pipes in engines[:games]:
+        poll.register(pipes.output, select.POLLIN)
+        playing[pipes.output] = game = _LeanGame(pipes)
+        game.ask()
+        begun += 1
+    while playing:
+        for fd, _ in poll.poll(10_000):
+            game = playing[fd]
+            if game.answered(os.read(fd, 65536)):
+                continue
+            plies += len(game.records)
+            if begun < games:
+                playing[fd] = game = _LeanGame(game.pipes)
+                game.ask()
+                begun += 1
+            else:
+                del playing[fd]
+    for pipes in engines:
+        pipes.close()
+    return plies
+
+
 def refereed(engine: Path, games: int) -> int:
     settings = RefereeSettings()
     limits = SearchLimits(clock=TimeControl(0, BASE_MS / 1000, INCREMENT_MS / 1000))
@@ -129,7 +200,12 @@ def refereed(engine: Path, games: int) -> int:
     return plies
 
 
-RUNS: dict[str, Callable[[Path, int], int]] = {"bare": bare, "lean": lean, "play_game": refereed}
+RUNS: dict[str, Callable[[Path, int], int]] = {
+    "bare": bare,
+    "lean": lean,
+    "multiplexed": multiplexed,
+    "play_game": refereed,
+}
 
 
 def measure(loop: str, engine: Path, games: int) -> None:
