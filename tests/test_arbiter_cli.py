@@ -434,6 +434,25 @@ def test_a_stop_starts_no_game_in_the_game_processes_though_each_holds_its_next_
     assert pool.stop_reason == "the first game is in"
 
 
+def test_the_games_start_once_every_game_process_is_up(tmp_path: Path) -> None:
+    """The first jobs wait until every game process has asked for one: the process that is up
+    first does not also take the job after its own (it asks for it as its game starts) while
+    the other is still importing, which would slow that game's moves; so two games in two
+    processes are one in each (the engine logs name the worker that played)."""
+    from arbiter.pools.local import EngineLogs
+    from arbiter.pools.processes import ProcessPool
+
+    limits = SearchLimits(depth=1)
+    first, second = (EngineSpec(name, (sys.executable, TOY, "--seed", "1"), limits) for name in ("a", "b"))
+    jobs = [GameJob(number, first, second, START, "dipole") for number in (1, 2)]
+    pool = ProcessPool("dipole", FAST, concurrency=2, cores=2, logs=EngineLogs(str(tmp_path)))
+    finished: list[GameRecord] = []
+    pool.run(jobs, lambda job: None, finished.append)
+    assert sorted(record.number for record in finished) == [1, 2]
+    workers = {line.split()[1] for line in (tmp_path / "a.log").read_text().splitlines()}
+    assert workers == {"w1", "w2"}
+
+
 def _running(pid: int) -> bool:
     """Whether ``pid`` is a process that has not exited (a zombie has)."""
     try:

@@ -19,6 +19,10 @@ answers its start with ``abandon``) and its record dropped, so no game that star
 stop is reported.  Engine logs are appended by the game processes themselves, one whole line
 per write (``O_APPEND``), the worker numbers running on from process to process.
 
+The games start together, once every game process is up (it has asked for its first job): a
+process still starting (importing its modules) while another plays would take the cores from
+that process's first games, whose moves would be charged for it.
+
 Crash safety: a game process dies with the thread of the arbiter that started it
 (``PR_SET_PDEATHSIG``, even when the arbiter is SIGKILLed), and its engines' guards then kill
 the engines; :meth:`ProcessPool.interrupt` kills the game processes.  A game process ignores
@@ -75,6 +79,36 @@ class _GameProcess:
             self.connection.send(message)
 
 
+class _StartGate:
+    """Holds the game processes' first requests for jobs until every one still running has
+    asked (or ended), then lets them through, and every later one at once: no game starts
+    while another process is still starting (its imports would take the cores from that
+    game's first moves).  Used by the dispatcher thread alone."""
+
+    def __init__(self, processes: Iterable[_GameProcess]) -> None:
+        self._starting = set(processes)  # not yet asked for a job
+        self._held: list[_GameProcess] = []
+
+    def asked(self, game_process: _GameProcess) -> list[_GameProcess]:
+        """``game_process`` asks for a job: the requests to answer now."""
+        if not self._starting:
+            return [game_process]
+        self._starting.discard(game_process)
+        self._held.append(game_process)
+        return self._release()
+
+    def ended(self, game_process: _GameProcess) -> list[_GameProcess]:
+        """``game_process`` ended (perhaps before asking): the requests to answer now."""
+        self._starting.discard(game_process)
+        return self._release()
+
+    def _release(self) -> list[_GameProcess]:
+        if self._starting:
+            return []
+        held, self._held = self._held, []
+        return held
+
+
 class ProcessPool:
     """Plays jobs in game processes (see the module docstring)."""
 
@@ -105,6 +139,7 @@ class ProcessPool:
         self._processes: list[_GameProcess] = []
         self._dispatcher: threading.Thread | None = None
         self._requests: queue.Queue[_GameProcess | None] = queue.Queue()  # processes asking for a job
+        self._start_gate = _StartGate(())
         self.live: LivePublisher | None = None  # the arbiter's publisher: the relay writes to it
 
     def run(
@@ -136,6 +171,7 @@ class ProcessPool:
             there.close()
             self._processes.append(_GameProcess(process, here))
             first += threads
+        self._start_gate = _StartGate(self._processes)
         relay = None
         if self.live is not None:
 
@@ -210,7 +246,8 @@ class ProcessPool:
     ) -> None:
         kind = message[0]
         if kind == "next":
-            self._requests.put(game_process)
+            for asking in self._start_gate.asked(game_process):
+                self._requests.put(asking)
         elif kind == "start":
             number = message[1]
             job = game_process.handed.pop(number)
@@ -249,6 +286,8 @@ class ProcessPool:
 
     def _ended(self, game_process: _GameProcess) -> None:
         """A game process's connection closed: after its last word, or because it died."""
+        for asking in self._start_gate.ended(game_process):
+            self._requests.put(asking)
         if game_process.done or self.interrupted:
             return
         game_process.process.join(timeout=1.0)
