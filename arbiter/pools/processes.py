@@ -37,11 +37,12 @@ import multiprocessing
 import os
 import pickle
 import queue
+import select
 import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from typing import Any
 
 from protocol.guard import PR_SET_PDEATHSIG, _prctl
@@ -199,16 +200,20 @@ class ProcessPool:
     def _dispatch(
         self, on_start: Callable[[GameJob], None], on_finish: Callable[[GameRecord], None], relay: LiveRelay | None
     ) -> None:
-        """Take the game processes' messages until every one has ended."""
-        by_connection = {game_process.connection: game_process for game_process in self._processes}
-        while by_connection:
-            for connection in wait(list(by_connection)):
-                assert isinstance(connection, Connection)
-                game_process = by_connection[connection]
+        """Take the game processes' messages until every one has ended (one ``poll`` kept for
+        all their connections: several messages a game, each woken for)."""
+        by_fd = {game_process.connection.fileno(): game_process for game_process in self._processes}
+        readable = select.poll()
+        for fd in by_fd:
+            readable.register(fd, select.POLLIN)
+        while by_fd:
+            for fd, _ in readable.poll():
+                game_process = by_fd[fd]
                 try:
-                    message = connection.recv()
+                    message = game_process.connection.recv()
                 except (EOFError, OSError):
-                    del by_connection[connection]
+                    readable.unregister(fd)
+                    del by_fd[fd]
                     self._ended(game_process)
                     continue
                 try:
