@@ -21,7 +21,8 @@ engines' own time, which the instant engine reports as it ends), with its share 
 of cutegames' (throughput: higher is better; CPU per ply: lower is better).  For the arbiter
 also: the games that did not end normally (a loss on time of an engine that answers at once is
 the arbiter's doing), and the move times it recorded (what the clocks were charged, to the
-millisecond of its PGN): median, p99, p99.9 and worst.
+millisecond of its PGN): median, p99, p99.9 and worst, and where the moves of 5 ms or more were
+(the first 100 games, when the game processes start; the last 100, as the cores empty; between).
 
 cutegames is found at ``--cutegames`` (default ``$CUTEGAMES`` or ``/work/cutegames/cutegames``;
 ``../shared/tools/cutegames/README.md`` builds it).
@@ -129,12 +130,29 @@ def run_measured(command: list[str], cwd: Path, python_path: str | None = None) 
     return wall, user + children_user - engines_user, system + children_system - engines_system
 
 
-def move_times(pgn: Path) -> tuple[list[float], int]:
-    """The move times recorded in the arbiter's PGN (sorted), and its games not ended normally."""
+SLOW_MOVE = 0.005  # seconds: issue 24's bound on p99.9 of the recorded move times
+EDGE_GAMES = 100  # the first and the last games, where the processes start and the cores empty
+
+
+def move_times(pgn: Path) -> tuple[list[float], int, tuple[int, int, int]]:
+    """The move times recorded in the arbiter's PGN (sorted), its games not ended normally, and
+    its moves of SLOW_MOVE or more in the first EDGE_GAMES games (by number), between them and
+    the last EDGE_GAMES."""
     text = pgn.read_text()
-    times = sorted(float(value) for value in re.findall(r"\{(\d+\.\d+)s\}", text))
+    times: list[float] = []
+    slow_by_game: dict[int, int] = {}
+    for game in re.split(r"^\[Event ", text, flags=re.MULTILINE)[1:]:
+        number = re.search(r'\[Round "(\d+)"\]', game)
+        own = [float(value) for value in re.findall(r"\{(\d+\.\d+)s\}", game)]
+        times += own
+        if number is not None:
+            slow_by_game[int(number.group(1))] = sum(seconds >= SLOW_MOVE for seconds in own)
+    times.sort()
+    last = max(slow_by_game, default=0) - EDGE_GAMES
+    first = sum(slow for number, slow in slow_by_game.items() if number <= EDGE_GAMES)
+    end = sum(slow for number, slow in slow_by_game.items() if number > max(last, EDGE_GAMES))
     abnormal = len([tag for tag in re.findall(r'\[Termination "([^"]*)"\]', text) if tag != "normal"])
-    return times, abnormal
+    return times, abnormal, (first, sum(slow_by_game.values()) - first - end, end)
 
 
 def count_plies(pgn: Path) -> tuple[int, int]:
@@ -170,7 +188,7 @@ def run_arbiter(
     ]
     wall, user, system = run_measured(command, directory, root)
     played, plies = count_plies(pgn)
-    times, abnormal = move_times(pgn)
+    times, abnormal, (first, between, end) = move_times(pgn)
     if times:
 
         def at(share: float) -> float:
@@ -178,7 +196,9 @@ def run_arbiter(
 
         print(
             f"  dipole-arbiter recorded move times: median {at(0.5):.0f} ms, p99 {at(0.99):.0f} ms, "
-            f"p99.9 {at(0.999):.0f} ms, worst {times[-1] * 1000:.0f} ms; games not ended normally: {abnormal}"
+            f"p99.9 {at(0.999):.0f} ms, worst {times[-1] * 1000:.0f} ms; games not ended normally: {abnormal}; "
+            f"moves of {SLOW_MOVE * 1000:.0f} ms or more in the first {EDGE_GAMES} games / between / "
+            f"the last {EDGE_GAMES}: {first} / {between} / {end}"
         )
     return Run("dipole-arbiter", concurrency, played, plies, wall, user, system)
 
