@@ -63,7 +63,13 @@ class Pipes:
         self.poll.register(self.output, select.POLLIN)
 
     def ask(self, lines: str) -> bytes:
+        self.send(lines)
+        return self.answer()
+
+    def send(self, lines: str) -> None:
         os.write(self.input, lines.encode())
+
+    def answer(self) -> bytes:
         if not self.poll.poll(10_000):
             raise SystemExit("the instant engine did not answer within 10 s")
         return os.read(self.output, 65536)
@@ -85,39 +91,9 @@ def bare(engine: Path, games: int) -> int:
     return plies
 
 
-def lean(engine: Path, games: int) -> int:
-    pipes = Pipes(engine)
-    plies = 0
-    for _ in range(games):
-        board = new_board("dipole")
-        clocks = [BASE_MS / 1000, BASE_MS / 1000]
-        records: list[MoveRecord] = []
-        position = "position startpos moves"
-        while board.winner() is None:
-            legal = board.legal_moves()
-            go = f"go wtime {round(clocks[0] * 1000)} btime {round(clocks[1] * 1000)} winc 100 binc 100"
-            started = time.monotonic()
-            words = pipes.ask(f"{position}\n{go}\n").decode().split("\n", 1)[0].split()
-            elapsed = time.monotonic() - started
-            if words[:1] != ["bestmove"] or len(words) < 2:
-                raise SystemExit(f"the instant engine answered {words!r}")
-            side = 0 if len(records) % 2 == 0 else 1
-            clocks[side] += INCREMENT_MS / 1000 - elapsed
-            move = board.parse_move(words[1], legal)
-            board.push(move)
-            text = str(move)
-            position += " " + text
-            records.append(MoveRecord(text, MoveSource.ENGINE, time=elapsed))
-        plies += len(records)
-    pipes.close()
-    return plies
-
-
-MULTIPLEXED = 4  # games at once in the multiplexed loop's one thread
-
-
 class _LeanGame:
-    """One game of the multiplexed loop: the lean loop's state, between two of its engine's answers."""
+    """One game of the lean loop (what a referee must do, and no more), between two of its
+    engine's answers: the lean loop plays one at a time, the multiplexed loop several."""
 
     def __init__(self, pipes: Pipes) -> None:
         self.pipes = pipes
@@ -131,7 +107,7 @@ class _LeanGame:
     def ask(self) -> None:
         go = f"go wtime {round(self.clocks[0] * 1000)} btime {round(self.clocks[1] * 1000)} winc 100 binc 100"
         self.started = time.monotonic()
-        os.write(self.pipes.input, f"{self.position}\n{go}\n".encode())
+        self.pipes.send(f"{self.position}\n{go}\n")
 
     def answered(self, data: bytes) -> bool:
         """The engine's answer: played, and the next ply asked for; False once the game is over."""
@@ -150,6 +126,22 @@ class _LeanGame:
         self.legal = self.board.legal_moves()
         self.ask()
         return True
+
+
+def lean(engine: Path, games: int) -> int:
+    pipes = Pipes(engine)
+    plies = 0
+    for _ in range(games):
+        game = _LeanGame(pipes)
+        game.ask()
+        while game.answered(pipes.answer()):
+            pass
+        plies += len(game.records)
+    pipes.close()
+    return plies
+
+
+MULTIPLEXED = 4  # games at once in the multiplexed loop's one thread
 
 
 def multiplexed(engine: Path, games: int) -> int:
