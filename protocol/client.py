@@ -58,6 +58,7 @@ from .codec import (
     UciOk,
     extend_position,
     format_command,
+    format_go,
     format_response,
     parse_response,
 )
@@ -156,6 +157,11 @@ option), and reading one (a ``pv`` of 100,000 moves) would cost time and memory.
 SHOWN_LINE = 200
 """How much of an engine's line an error message quotes."""
 
+MAX_ERROR_REPORTS = 16
+ERROR_REPORT_CHARS = 500
+"""The most error reports (``info string error <reason>``) :attr:`EngineClient.error_reports`
+holds between two looks (more are dropped), and the most characters of each reason kept."""
+
 
 @dataclass(frozen=True)
 class _UnreadableBestMove:
@@ -212,6 +218,9 @@ class EngineClient:
         self._held: tuple[str | None, float] | None = None
         # The last position line built: (fen, moves, line), which a game's next position extends.
         self._position: tuple[str | None, tuple[str, ...], str] | None = None
+        self.error_reports: list[str] = []
+        """The reasons of the error reports (``info string error <reason>``) read since the
+        host last took them (:meth:`take_error_reports`), whatever command was waiting."""
 
     # -- properties --------------------------------------------------------------------
     @property
@@ -241,7 +250,7 @@ class EngineClient:
         if self._state != _NEW:
             raise EngineError(self.name, "start() was already called")
         try:
-            self._transport.start(self._log)
+            self._transport.start(self._log if self._log_function is not None else None)
         except OSError as error:
             self._state = _CLOSED
             reason = error.strerror or str(error)
@@ -368,7 +377,7 @@ class EngineClient:
             raise EngineError(self.name, "go() while a search is running")
         if self._stale:
             self._collect_stale(None if timeout is None else time.monotonic() + timeout)
-        line = format_command(Go(limit))
+        line = format_go(limit)
         if position is not None:
             line = self._position_line(*position) + "\n" + line
         self._transport.collect()  # what was written before the go is not its answer
@@ -548,6 +557,12 @@ class EngineClient:
     def __repr__(self) -> str:
         return f"<EngineClient {self.name!r} pid={self.pid} {self._state}>"
 
+    def take_error_reports(self) -> list[str]:
+        """The reasons of the error reports read since the last call (at most
+        :data:`MAX_ERROR_REPORTS`, each cut to :data:`ERROR_REPORT_CHARS` characters)."""
+        reports, self.error_reports = self.error_reports, []
+        return reports
+
     # -- the machinery -----------------------------------------------------------------
     def _log(self, direction: str, line: str) -> None:
         if self._log_function is not None:
@@ -644,9 +659,14 @@ class EngineClient:
         if len(line) > MAX_PARSED_LINE:
             return _unreadable_bestmove(line, f"longer than {MAX_PARSED_LINE} characters"), arrival
         try:
-            return parse_response(line), arrival
+            response = parse_response(line)
         except ProtocolError as error:
             return _unreadable_bestmove(line, str(error)), arrival
+        if type(response) is Info and response.string is not None:
+            reason = response.error
+            if reason is not None and len(self.error_reports) < MAX_ERROR_REPORTS:  # a flood stays bounded
+                self.error_reports.append(reason[:ERROR_REPORT_CHARS])
+        return response, arrival
 
     def _collect_stale(self, deadline: float | None) -> None:
         """Stop the searches left running by an abandoned go() and read their bestmoves."""

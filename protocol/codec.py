@@ -58,6 +58,7 @@ __all__ = [
     "error_info",
     "extend_position",
     "format_command",
+    "format_go",
     "format_response",
     "parse_command",
     "parse_int",
@@ -496,6 +497,12 @@ def parse_command(line: str) -> Command:
     if parser is None:
         raise ProtocolError(f"unknown command {_show(tokens[0])}")
     return parser(tokens)  # type: ignore[return-value]
+
+
+def format_go(limit: Limit) -> str:
+    """The ``go`` line for ``limit``: ``format_command(Go(limit))`` without the command object
+    (a host writes one at every move)."""
+    return _format_go(limit, False)
 
 
 def format_command(command: Command, *, ugi: bool = False) -> str:

@@ -44,6 +44,7 @@ import time
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from typing import IO
 
 __all__ = [
@@ -129,10 +130,10 @@ class Transport(ABC):
         """The engine's process id, when it is a process that has been started."""
 
     @abstractmethod
-    def start(self, log: LogFunction) -> None:
-        """Start the engine; ``log`` gets every line read ("<") as it is read, and every stderr
-        line ("!") as it arrives, from a thread of its own.  Raises OSError when the engine
-        cannot be started."""
+    def start(self, log: LogFunction | None) -> None:
+        """Start the engine; ``log`` (None: no log) gets every line read ("<") as it is read,
+        and every stderr line ("!") as it arrives, from a thread of its own.  Raises OSError
+        when the engine cannot be started."""
 
     @abstractmethod
     def send(self, line: str, timeout: float | None = None) -> None:
@@ -219,7 +220,7 @@ def _decode(data: bytes | bytearray) -> list[str]:
 class _LineReader:
     """One output stream of an engine (``fd``, blocking), read by whoever calls :meth:`next`:
     its lines one at a time, decoded and without line endings, each with the time at which the
-    read that brought it returned.  Every read's complete lines go to ``on_read`` at once (the
+    read that brought it returned.  Every read's complete lines go to ``on_read`` (if any) at once (the
     log), in order.
 
     Nothing is read before it is asked for (or :meth:`collect` ed): at most the lines of one
@@ -239,7 +240,7 @@ class _LineReader:
     that is read as it writes, without pauses.
     """
 
-    def __init__(self, fd: int, on_read: Callable[[list[str]], None], overlong: Callable[[str], bool]) -> None:
+    def __init__(self, fd: int, on_read: Callable[[list[str]], None] | None, overlong: Callable[[str], bool]) -> None:
         self.fd = fd
         self.on_read = on_read
         self.overlong = overlong
@@ -320,8 +321,9 @@ class _LineReader:
 
     def _take(self, lines: list[str], arrival: float) -> None:
         if lines:  # (none before an overlong line that comes first)
-            self._lines.extend([(line, arrival) for line in lines])
-            self.on_read(lines)
+            self._lines.extend(zip(lines, repeat(arrival)))
+            if self.on_read is not None:
+                self.on_read(lines)
 
     def _take_long(self, complete: bytearray, arrival: float) -> None:
         """:meth:`_take` for lines some of which may be overlong."""
@@ -424,7 +426,7 @@ class ProcessTransport(Transport):
             return self._engine_pid
         return self._process.pid if self._process is not None else None
 
-    def start(self, log: LogFunction) -> None:
+    def start(self, log: LogFunction | None) -> None:
         if not self.command:
             raise OSError("empty command")
         if GUARDED:
@@ -447,14 +449,16 @@ class ProcessTransport(Transport):
         os.set_blocking(process.stdin.fileno(), False)
 
         def overlong(start: str) -> bool:
-            log("<", f"{start[:200]}... (cut: longer than {MAX_LINE} bytes)")
+            if log is not None:
+                log("<", f"{start[:200]}... (cut: longer than {MAX_LINE} bytes)")
             return False
 
         def logged(lines: list[str]) -> None:
+            assert log is not None
             for line in lines:
                 log("<", line)
 
-        self._stdout = _LineReader(process.stdout.fileno(), logged, overlong)
+        self._stdout = _LineReader(process.stdout.fileno(), logged if log is not None else None, overlong)
         self._output_open = True
         thread = threading.Thread(
             target=self._read_stderr, args=(process.stderr, log), daemon=True, name=f"engine-{self.pid}-stderr"
@@ -502,11 +506,12 @@ class ProcessTransport(Transport):
         number = int(answer.split()[1]) if answer.startswith("error ") and answer[6:].isdigit() else 0
         raise OSError(number, os.strerror(number) if number else "the engine's guard process failed")
 
-    def _read_stderr(self, stream: IO[bytes], log: LogFunction) -> None:
+    def _read_stderr(self, stream: IO[bytes], log: LogFunction | None) -> None:
         def take(lines: list[str]) -> None:
             self._stderr_tail.append(lines[-1])
-            for line in lines:
-                log("!", line)
+            if log is not None:
+                for line in lines:
+                    log("!", line)
 
         def overlong(start: str) -> bool:
             take([start])
@@ -665,7 +670,7 @@ class MemoryTransport(Transport):
     def pid(self) -> int | None:
         return self._pid
 
-    def start(self, log: LogFunction) -> None:
+    def start(self, log: LogFunction | None) -> None:
         self._log = log
 
     def reply(self, *lines: str) -> None:

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from dipole_engine.rules import BLACK, WHITE, Board, Color, RulesError, color_name
-from protocol import Limit, parse_response
+from protocol import Limit
 from protocol.client import (
     EngineClient,
     EngineCrashed,
@@ -49,7 +49,7 @@ from protocol.client import (
     SearchResult,
     UnreadableMove,
 )
-from protocol.codec import Info, ProtocolError
+from protocol.codec import Info
 
 from ..errors import ArbiterError
 from ..records.game import (
@@ -151,10 +151,6 @@ class RefereeSettings:
     resign: ResignRule | None = None
 
 
-MAX_ERROR_REPORTS = 16  # error reports kept between two looks; more are dropped
-ERROR_REPORT_CHARS = 500  # of each, shown
-
-
 class EngineSlot:
     """One engine process for one spec, started on demand and reused from game to game.
 
@@ -177,30 +173,13 @@ class EngineSlot:
         # ``no_ponder_said``: the referee has said once that it cannot.
         self.ponders = False
         self.no_ponder_said = False
-        self._errors: list[str] = []
-        self._errors_lock = threading.Lock()
-
-    def _listen(self, direction: str, line: str) -> None:
-        """The client's log: keeps the engine's error reports, then passes the line on."""
-        if direction == "<" and line.lstrip().startswith("info string error "):
-            try:
-                reason = parse_response(line)
-            except ProtocolError:
-                reason = None
-            if isinstance(reason, Info) and reason.error is not None:
-                with self._errors_lock:
-                    if len(self._errors) < MAX_ERROR_REPORTS:  # a flood of reports stays bounded
-                        self._errors.append(reason.error[:ERROR_REPORT_CHARS])
-        if self.log is not None:
-            self.log(direction, line)
 
     def take_errors(self) -> list[str]:
         """The reasons of the error lines the engine wrote since the last call."""
-        if not self._errors:  # the usual case, after every move: no lock taken
+        client = self.client
+        if client is None or not client.error_reports:  # the usual case, after every move
             return []
-        with self._errors_lock:
-            errors, self._errors = self._errors, []
-        return errors
+        return client.take_error_reports()
 
     @property
     def running(self) -> bool:
@@ -220,7 +199,7 @@ class EngineSlot:
             list(spec.command),
             name=spec.name,
             cwd=spec.cwd,
-            log=self._listen,
+            log=self.log,
             write_timeout=self.settings.handshake_timeout,
         )
         self.client = client
@@ -366,6 +345,7 @@ class _Side:
     seat: Seat
     color: Color
     clock: Clock
+    on_info: Callable[[Info], None] | None = None  # what sees the side's engine's info lines, once made
 
     @property
     def name(self) -> str:
@@ -512,13 +492,15 @@ class _Game:
         if limits.movetime is not None:
             per_move = limits.movetime + limits.margin
             deadline = per_move if deadline is None else min(deadline, per_move)
-        if limits.stopped_by_host:  # tc=inf alone: think until the arbiter's stop
+        if limits.infinite and limits.stopped_by_host:  # tc=inf alone: think until the arbiter's stop
             return Limit(infinite=True), self.settings.stall_timeout
+        # (Whole milliseconds, never negative: int() of a clock, as _ms, written out on this hot path.)
+        white_control, black_control = (white.control, black.control) if timed else (None, None)
         limit = Limit(
-            wtime=_ms(white.remaining) if timed and white.control else None,
-            btime=_ms(black.remaining) if timed and black.control else None,
-            winc=_ms(white.control.increment) if timed and white.control else None,
-            binc=_ms(black.control.increment) if timed and black.control else None,
+            wtime=max(0, int(white.remaining * 1000)) if white_control else None,
+            btime=max(0, int(black.remaining * 1000)) if black_control else None,
+            winc=max(0, int(white_control.increment * 1000)) if white_control else None,
+            binc=max(0, int(black_control.increment * 1000)) if black_control else None,
             movestogo=side.clock.moves_to_go if timed else None,
             movetime=_ms(limits.movetime) if limits.movetime is not None else None,
             depth=limits.depth,
@@ -537,19 +519,25 @@ class _Game:
         limit, deadline = self.limit_for(side)
         limits = slot.spec.limits
         timed = limits.clock is not None or limits.movetime is not None
-        predicted = self.predicted.get(side.color)
-        hit = predicted is not None and self.move_texts[-1:] == [predicted] and client.pondering
-        if not hit:
-            self.stop_pondering(side, slot)
-        self.predicted.pop(side.color, None)
+        hit = False
+        if self.predicted or client.pondering:  # (an engine that does not ponder skips all this)
+            predicted = self.predicted.pop(side.color, None)
+            hit = predicted is not None and self.move_texts[-1:] == [predicted] and client.pondering
+            if not hit:
+                self.stop_pondering(side, slot)
         control = self.control
-        on_info: Callable[[Info], None] | None = None if self.live is None else self.live.info
+        on_info = side.on_info
+        if on_info is None and (control is not None or self.live is not None):
+            on_info = self.live.info if self.live is not None else None
+            if control is not None:
+                on_info = _stopping_when_ended(control, client, on_info)
+            side.on_info = on_info  # the same for each of the side's moves (its client does not change in a game)
         if control is not None:
-            on_info = _stopping_when_ended(control, client, on_info)
             control._think(client)
         # tc=inf alone: the move is what the engine found when stopped at the deadline, and it
         # has stop_grace from that stop, however late the busy arbiter sent it.
-        stop_after, timeout = (deadline, self.settings.stop_grace) if limits.stopped_by_host else (None, deadline)
+        host_stops = limits.infinite and limits.stopped_by_host
+        stop_after, timeout = (deadline, self.settings.stop_grace) if host_stops else (None, deadline)
         try:
             if hit:
                 answer = client.ponderhit(timeout=timeout, on_info=on_info, stop_after=stop_after)
@@ -563,9 +551,10 @@ class _Game:
         finally:
             if control is not None:
                 control._think(None)
-            self.pass_on_errors(side, slot)
-        if control is not None:  # an answer to the host's stop is not played
-            control._check()
+            if client.error_reports:
+                self.pass_on_errors(side, slot)
+        if control is not None and control._ending is not None:  # an answer to the host's stop is not played
+            raise control._ending
         elapsed = answer.elapsed
         over_time = limits.movetime is not None and elapsed > limits.movetime + limits.margin
         if not side.clock.spend(elapsed, limits.margin) or over_time:
@@ -725,8 +714,8 @@ class _Game:
                     )
                 side = self.sides[board.turn]
                 legal = board.legal_moves()
-                if self.control is not None:
-                    self.control._check()
+                if self.control is not None and self.control._ending is not None:
+                    raise self.control._ending
                 if len(legal) == 1 and str(legal[0]) == PASS_TEXT:
                     self.play_forced_pass(side)
                 elif isinstance(side.seat, HumanSeat):
@@ -766,6 +755,8 @@ def engine_move_record(text: str, answer: SearchResult) -> MoveRecord:
     """The record of an engine's move ``text``: the last score it gave, its depth, its time
     (a score or depth no record can hold is left out)."""
     last = answer.scored
+    if last is None and answer.depth is None:  # an engine that says nothing of its search
+        return MoveRecord(text, MoveSource.ENGINE, time=answer.elapsed)
     depth = last.depth if last is not None else None
     if depth is None:
         depth = answer.depth
