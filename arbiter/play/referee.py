@@ -520,7 +520,7 @@ class _Game:
         limits = slot.spec.limits
         timed = limits.clock is not None or limits.movetime is not None
         hit = False
-        if self.predicted or client.pondering:  # (an engine that does not ponder skips all this)
+        if slot.ponders:  # (only the referee starts ponder searches, and only for such an engine)
             predicted = self.predicted.pop(side.color, None)
             hit = predicted is not None and self.move_texts[-1:] == [predicted] and client.pondering
             if not hit:

@@ -154,8 +154,9 @@ class PgnWriter:
                     pass
                 raise ArbiterError(f"PGN file {self.path}: {error.strerror or error}") from None
             with self._waiting:
-                self._unsynced = True
-                self._waiting.notify()
+                if not self._unsynced:  # else the flusher has yet to sync: no need to wake it
+                    self._unsynced = True
+                    self._waiting.notify()
             return True
 
     def _raise_sync_error(self) -> None:
