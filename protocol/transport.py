@@ -16,7 +16,11 @@ holds the interpreter for long: the host's other threads (other games) run, and 
 answers of their engines, as if it were quiet.  Its stderr has a thread of its own, which logs
 it and keeps its last line.  Input is written by the sending thread itself to a non-blocking
 pipe, waiting for room (``poll``) at most until the write's deadline, so an engine that stops
-reading its input cannot block its host: the write fails with TimeoutError instead.
+reading its input cannot block its host: the write fails with TimeoutError instead.  Every
+wait (for output, for room, for a pause, for the engine's end) goes through the waiting
+thread's :class:`~protocol.waiting.Waiter`: it blocks the thread, unless the host has the
+thread run many conversations at once (the arbiter's game processes, whose waiter parks one
+game's greenlet and runs another's).
 
 On Linux each engine runs under a guard process (:mod:`protocol.guard`): a child subreaper that
 kills every process of the engine's tree (helpers in new sessions or process groups, children
@@ -46,6 +50,8 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import IO
+
+from .waiting import BLOCKING, current_waiter
 
 __all__ = [
     "GUARDED",
@@ -283,7 +289,12 @@ class _LineReader:
     def _read(self, timeout: float | None) -> int:
         """One read, once the stream is readable (within ``timeout``, else TimeoutError): its
         complete lines queued and handed to ``on_read``; the bytes read."""
-        if not self._poll.poll(None if timeout is None else max(0, math.ceil(timeout * 1000))):
+        waiter = current_waiter()
+        if waiter is BLOCKING or timeout == 0:  # (collect()'s reads of what is there: no wait)
+            ready = bool(self._poll.poll(None if timeout is None else max(0, math.ceil(timeout * 1000))))
+        else:
+            ready = waiter.readable(self.fd, timeout)
+        if not ready:
             raise TimeoutError
         try:
             chunk = os.read(self.fd, CHUNK)
@@ -348,7 +359,7 @@ class _LineReader:
 
     def _pause(self) -> None:
         """The pause after a batch of a flood: as long as it took to handle."""
-        time.sleep(min(time.monotonic() - self._began, MAX_PAUSE))
+        current_waiter().sleep(min(time.monotonic() - self._began, MAX_PAUSE))
         self._began = time.monotonic()
         self._handed = 0
         self._full = False
@@ -362,9 +373,7 @@ def _write_rest(fd: int, data: memoryview, timeout: float | None) -> None:
         remaining = None if deadline is None else deadline - time.monotonic()
         if remaining is not None and remaining <= 0:
             raise TimeoutError("the engine did not take its input in time")
-        waiting = select.poll()  # not select(): any number of descriptors
-        waiting.register(fd, select.POLLOUT)
-        waiting.poll(None if remaining is None else math.ceil(remaining * 1000))
+        current_waiter().writable(fd, remaining)
         try:
             data = data[os.write(fd, data) :]
         except BlockingIOError:
@@ -377,7 +386,7 @@ def _read_report(fd: int, timeout: float) -> str:
     deadline = time.monotonic() + timeout
     try:
         while (remaining := deadline - time.monotonic()) > 0:
-            if not select.select([fd], [], [], remaining)[0]:
+            if not current_waiter().readable(fd, remaining):
                 break
             chunk = os.read(fd, 64)
             if not chunk:
@@ -386,6 +395,38 @@ def _read_report(fd: int, timeout: float) -> str:
     finally:
         os.close(fd)
     return data.decode("ascii", "replace")
+
+
+POLL_INTERVAL = 0.002
+"""Seconds between two looks at a process's end (or a thread's) under a waiter that does not
+block (:mod:`protocol.waiting`), at first: the interval doubles up to 20 times that."""
+
+
+def _wait_process(process: subprocess.Popen[bytes], timeout: float) -> int | None:
+    """``process``'s exit status once it has ended, within ``timeout`` seconds, else None."""
+    waiter = current_waiter()
+    if waiter.blocking:
+        try:
+            return process.wait(timeout=max(0.0, timeout))
+        except subprocess.TimeoutExpired:
+            return None
+    deadline = time.monotonic() + timeout
+    interval = POLL_INTERVAL
+    while (returncode := process.poll()) is None and (remaining := deadline - time.monotonic()) > 0:
+        waiter.sleep(min(interval, remaining))
+        interval = min(interval * 2, POLL_INTERVAL * 20)
+    return returncode
+
+
+def _join(thread: threading.Thread, timeout: float) -> None:
+    """``thread.join(timeout)``, in short sleeps under a waiter that does not block."""
+    waiter = current_waiter()
+    if waiter.blocking:
+        thread.join(timeout=timeout)
+        return
+    deadline = time.monotonic() + timeout
+    while thread.is_alive() and (remaining := deadline - time.monotonic()) > 0:
+        waiter.sleep(min(POLL_INTERVAL, remaining))
 
 
 class ProcessTransport(Transport):
@@ -592,10 +633,7 @@ class ProcessTransport(Transport):
     def wait(self, timeout: float) -> int | None:
         if self._process is None:
             return None
-        try:
-            return self._process.wait(timeout=max(0.0, timeout))
-        except subprocess.TimeoutExpired:
-            return None
+        return _wait_process(self._process, timeout)
 
     def kill(self) -> None:
         process = self._process
@@ -612,9 +650,7 @@ class ProcessTransport(Transport):
                 process.send_signal(signal.SIGTERM)
             except OSError:
                 pass
-            try:
-                process.wait(timeout=10.0)
-            except subprocess.TimeoutExpired:  # only a guard stopped by someone else gets here
+            if _wait_process(process, 10.0) is None:  # only a guard stopped by someone else gets here
                 process.kill()
             _live_guards.pop(process.pid, None)
         process.wait()
@@ -637,7 +673,7 @@ class ProcessTransport(Transport):
         # be closed: its descriptor could be reused under the reader.
         thread = self._stderr_thread
         if thread is not None:
-            thread.join(timeout=1.0)
+            _join(thread, 1.0)
         if (thread is None or not thread.is_alive()) and process.stderr is not None:
             try:
                 process.stderr.close()
