@@ -22,9 +22,10 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol, TextIO
+from typing import Any, Protocol, TextIO
 
 from protocol.client import kill_all
 
@@ -165,7 +166,7 @@ class GamePool:
         self.interrupted = False
         self._error: BaseException | None = None
         self._jobs: Iterator[GameJob] = iter(())
-        self._jobs_lock = threading.Lock()
+        self._jobs_lock: AbstractContextManager[Any] = threading.Lock()  # held while the schedule gives a job
         self._report_lock = threading.RLock()
         self._on_start: Callable[[GameJob], None] = lambda job: None
         self._on_finish: Callable[[GameRecord], None] = lambda record: None
@@ -266,11 +267,16 @@ class GamePool:
         except BaseException as error:  # noqa: BLE001  handed to run(), which re-raises it in the caller
             self._error = error
         finally:
-            if self.interrupted:  # interrupt() has killed every engine already
-                for slot in slots.values():
-                    slot.discard()
-            else:
-                self._quit_all(list(slots.values()))
+            self._retire(list(slots.values()))
+
+    def _retire(self, slots: list[EngineSlot]) -> None:
+        """A worker's engines, once it has played its last game: quit (or, after
+        :meth:`interrupt`, which has killed them already, let go)."""
+        if self.interrupted:
+            for slot in slots:
+                slot.discard()
+        else:
+            self._quit_all(slots)
 
     def _control(self, job: GameJob) -> GameControl | None:
         """The host's hold on ``job`` while it is played, made before its start is reported

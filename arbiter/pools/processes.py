@@ -5,8 +5,11 @@ threads share one interpreter).  :class:`ProcessPool` is a drop-in for
 :class:`~arbiter.pools.local.GamePool` (the same ``run``, ``request_stop``, ``interrupt``,
 ``settle`` and ``stopping``, the same ``on_start``/``on_finish`` calls, in the order games end)
 that splits ``concurrency`` games at once over up to one process per core, each running a
-:class:`GamePool` of its own (its threads, its engines, reused from game to game), as the
-cluster backend does on its workers (:mod:`arbiter.pools.cluster`).
+:class:`GamePool` of its own (its engines, reused from game to game), as the cluster backend
+does on its workers (:mod:`arbiter.pools.cluster`).  A game process plays its games in one
+thread, each in a greenlet of its :class:`~arbiter.pools.hub.Hub` (one ``poll`` for all its
+engines and its connection to the arbiter): no thread hands the interpreter to another at
+every move.
 
 The arbiter process stays the one writer of every record: a game process asks for its next
 job as it starts a game (so that the job is in hand when a game ends: no round trip to the
@@ -33,6 +36,7 @@ tournament's ``resume`` plays them).
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import pickle
@@ -46,12 +50,14 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from protocol.guard import PR_SET_PDEATHSIG, _prctl
+from protocol.waiting import waiting_with
 
 from ..errors import ArbiterError
 from ..live.publisher import LivePublisher
-from ..play.referee import GameControl, GameJob, Notify, RefereeSettings
+from ..play.referee import EngineSlot, GameControl, GameJob, Notify, RefereeSettings
 from ..records.game import GameRecord
 from .cluster_live import LiveProxy, LiveRelay
+from .hub import GreenLock, GreenQueue, Hub
 from .local import EngineLogs, GamePool
 
 
@@ -356,14 +362,36 @@ class _LiveSender(LiveProxy):
 
 
 class _ProcessGamePool(GamePool):
-    """A game process's pool: its own stop is also the arbiter's, and the arbiter may abandon a
-    game it started after a stop (:meth:`abandon`)."""
+    """A game process's pool: its games are greenlets of one :class:`~arbiter.pools.hub.Hub`
+    (not threads), its own stop is also the arbiter's, and the arbiter may abandon a game it
+    started after a stop (:meth:`abandon`).  Its engines are quit once every game is over (a
+    quit waits for the engine, which would hold up the games still running)."""
 
-    def __init__(self, send: Callable[[tuple[Any, ...]], None], *args: Any, **kwargs: Any) -> None:
+    def __init__(self, send: Callable[[tuple[Any, ...]], None], hub: Hub, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._send = send
+        self._hub = hub
+        self._jobs_lock = GreenLock(hub)  # the next job waits for the arbiter's answer: parked
         self._controls: dict[int, GameControl] = {}  # the games being played, by number
         self._controls_lock = threading.Lock()
+        self._retired: list[EngineSlot] = []
+
+    def run(
+        self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None], on_finish: Callable[[GameRecord], None]
+    ) -> None:
+        self._jobs = iter(jobs)
+        self._on_start = on_start
+        self._on_finish = on_finish
+        for number in range(self._first_worker, self._first_worker + self.concurrency):
+            self._hub.spawn(functools.partial(self._work, number))
+        with waiting_with(self._hub):
+            self._hub.run()
+        super()._retire(self._retired)
+        if self._error is not None and not self.interrupted:
+            raise self._error
+
+    def _retire(self, slots: list[EngineSlot]) -> None:
+        self._retired += slots
 
     def request_stop(self, reason: str) -> None:
         super().request_stop(reason)
@@ -410,7 +438,8 @@ def serve(
         with lock:
             connection.send(message)
 
-    replies: queue.Queue[GameJob | None] = queue.Queue()  # the arbiter's answers to "next"
+    hub = Hub()
+    replies: GreenQueue[GameJob | None] = GreenQueue(hub)  # the arbiter's answers to "next"
 
     def jobs() -> Iterator[GameJob]:
         send(("next",))
@@ -419,10 +448,11 @@ def serve(
             yield job
 
     def listen() -> None:
-        """The arbiter's words, on a thread of their own: the jobs asked for (None: no more),
+        """The arbiter's words, in a greenlet of their own: the jobs asked for (None: no more),
         and the games to abandon (each started after a stop)."""
         try:
             while True:
+                hub.readable(connection.fileno(), None)
                 message = connection.recv()
                 if isinstance(message, tuple):  # ("abandon", number)
                     pool.abandon(message[1])
@@ -438,11 +468,19 @@ def serve(
     warn = lambda line: send(("notify", line))  # noqa: E731
     logs = EngineLogs(log_dir, warn=warn) if log_dir is not None else None
     pool = _ProcessGamePool(
-        send, variant, settings, concurrency=threads, recover=recover, logs=logs, notify=warn, first_worker=first_worker
+        send,
+        hub,
+        variant,
+        settings,
+        concurrency=threads,
+        recover=recover,
+        logs=logs,
+        notify=warn,
+        first_worker=first_worker,
     )
     if live:
         pool.live = _LiveSender(lambda event: send(("live", event)))
-    threading.Thread(target=listen, daemon=True, name="arbiter-games-listen").start()
+    hub.spawn(listen, daemon=True)
     try:
         pool.run(jobs(), lambda job: send(("start", job.number)), finished)
     except BaseException as error:  # noqa: BLE001  (the arbiter re-raises it)
