@@ -3,7 +3,7 @@
     python benchmarks/ply_floor.py                 # 300 games of each loop, one and two at once
     python benchmarks/ply_floor.py --games 100 --at-once 2
 
-Four loops play the same 55-ply game against the instant engine of
+Six loops play the same 55-ply game against the instant engine of
 ``benchmarks/arbiter_vs_cutegames.py`` (a C program that answers every ``go`` at once), each
 in its own process, ``--at-once`` of them side by side (two at once keep both cores of the
 development machine busy, as a match at concurrency 2 does):
@@ -17,21 +17,28 @@ development machine busy, as a match at concurrency 2 does):
   their engines (an event loop: no thread per game); two processes of it play eight games at
   once, as a match at concurrency 8 does;
 - ``play_game``: the arbiter's referee (:func:`arbiter.play.referee.play_game`, engines started
-  beforehand), at 10+0.1.
+  beforehand), at 10+0.1;
+- ``threads``: four ``play_game`` loops at once in one process, on four threads (the game
+  processes before the hub);
+- ``hub``: the same four on four greenlets of one :class:`~arbiter.pools.hub.Hub` in one
+  thread (the game processes now).
 
-Each loop reports its thread's CPU per ply (user + system, ``RUSAGE_THREAD``), the user part,
-its voluntary context switches per ply and its plies per second.
+Each loop reports its process's CPU per ply (user + system, ``RUSAGE_SELF``: the loop's threads,
+and its engine clients' idle stderr readers), the user part, its voluntary context switches per
+ply and its plies per second.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import resource
 import select
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -45,8 +52,10 @@ from arbiter_vs_cutegames import build_engine, fixed_game  # noqa: E402
 from arbiter.play.engines import EngineSpec  # noqa: E402
 from arbiter.play.referee import EngineSlot, GameJob, RefereeSettings, play_game  # noqa: E402
 from arbiter.play.timecontrol import SearchLimits, TimeControl  # noqa: E402
+from arbiter.pools.hub import Hub  # noqa: E402
 from arbiter.records.game import START, MoveRecord, MoveSource  # noqa: E402
 from dipole_engine.rules import new_board  # noqa: E402
+from protocol.waiting import waiting_with  # noqa: E402
 
 BASE_MS, INCREMENT_MS = 10_000, 100
 
@@ -173,10 +182,10 @@ def multiplexed(engine: Path, games: int) -> int:
     return plies
 
 
-def refereed(engine: Path, games: int) -> int:
+def refereed(engine: Path, games: int, names: tuple[str, str] = ("first", "second")) -> int:
     settings = RefereeSettings()
     limits = SearchLimits(clock=TimeControl(0, BASE_MS / 1000, INCREMENT_MS / 1000))
-    first, second = (EngineSpec(name, (str(engine),), limits) for name in ("first", "second"))
+    first, second = (EngineSpec(name, (str(engine),), limits) for name in names)
     slots = {spec.name: EngineSlot(spec, "dipole", settings) for spec in (first, second)}
     for slot in slots.values():
         slot.start()
@@ -192,21 +201,54 @@ def refereed(engine: Path, games: int) -> int:
     return plies
 
 
+def _loops(engine: Path, games: int, plies: list[int]) -> list[Callable[[], None]]:
+    """MULTIPLEXED ``play_game`` loops, each with its engines, adding its plies to ``plies``."""
+
+    def loop(k: int) -> None:
+        plies.append(refereed(engine, games, (f"first{k}", f"second{k}")))
+
+    return [functools.partial(loop, k) for k in range(MULTIPLEXED)]
+
+
+def on_threads(engine: Path, games: int) -> int:
+    """MULTIPLEXED ``play_game`` loops at once, each on a thread of its own."""
+    plies: list[int] = []
+    threads = [threading.Thread(target=loop) for loop in _loops(engine, games, plies)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sum(plies)
+
+
+def on_hub(engine: Path, games: int) -> int:
+    """MULTIPLEXED ``play_game`` loops at once, each in a greenlet of one hub (one thread)."""
+    hub = Hub()
+    plies: list[int] = []
+    for loop in _loops(engine, games, plies):
+        hub.spawn(loop)
+    with waiting_with(hub):
+        hub.run()
+    return sum(plies)
+
+
 RUNS: dict[str, Callable[[Path, int], int]] = {
     "bare": bare,
     "lean": lean,
     "multiplexed": multiplexed,
     "play_game": refereed,
+    "threads": on_threads,
+    "hub": on_hub,
 }
 
 
 def measure(loop: str, engine: Path, games: int) -> None:
     """Run one loop in this process and print its figures (a child of :func:`main`)."""
-    before = resource.getrusage(resource.RUSAGE_THREAD)
+    before = resource.getrusage(resource.RUSAGE_SELF)
     started = time.perf_counter()
     plies = RUNS[loop](engine, games)
     wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_THREAD)
+    after = resource.getrusage(resource.RUSAGE_SELF)
     user = (after.ru_utime - before.ru_utime) / plies * 1e6
     system = (after.ru_stime - before.ru_stime) / plies * 1e6
     switches = (after.ru_nvcsw - before.ru_nvcsw) / plies
