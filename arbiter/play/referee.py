@@ -494,13 +494,12 @@ class _Game:
             deadline = per_move if deadline is None else min(deadline, per_move)
         if limits.infinite and limits.stopped_by_host:  # tc=inf alone: think until the arbiter's stop
             return Limit(infinite=True), self.settings.stall_timeout
-        # (Whole milliseconds, never negative: int() of a clock, as _ms, written out on this hot path.)
         white_control, black_control = (white.control, black.control) if timed else (None, None)
         limit = Limit(
-            wtime=max(0, int(white.remaining * 1000)) if white_control else None,
-            btime=max(0, int(black.remaining * 1000)) if black_control else None,
-            winc=max(0, int(white_control.increment * 1000)) if white_control else None,
-            binc=max(0, int(black_control.increment * 1000)) if black_control else None,
+            wtime=_ms(white.remaining) if white_control else None,
+            btime=_ms(black.remaining) if black_control else None,
+            winc=_ms(white_control.increment) if white_control else None,
+            binc=_ms(black_control.increment) if black_control else None,
             movestogo=side.clock.moves_to_go if timed else None,
             movetime=_ms(limits.movetime) if limits.movetime is not None else None,
             depth=limits.depth,
@@ -553,8 +552,8 @@ class _Game:
                 control._think(None)
             if client.error_reports:
                 self.pass_on_errors(side, slot)
-        if control is not None and control._ending is not None:  # an answer to the host's stop is not played
-            raise control._ending
+        if control is not None:  # an answer to the host's stop is not played
+            control._check()
         elapsed = answer.elapsed
         over_time = limits.movetime is not None and elapsed > limits.movetime + limits.margin
         if not side.clock.spend(elapsed, limits.margin) or over_time:
@@ -714,8 +713,8 @@ class _Game:
                     )
                 side = self.sides[board.turn]
                 legal = board.legal_moves()
-                if self.control is not None and self.control._ending is not None:
-                    raise self.control._ending
+                if self.control is not None:
+                    self.control._check()
                 if len(legal) == 1 and str(legal[0]) == PASS_TEXT:
                     self.play_forced_pass(side)
                 elif isinstance(side.seat, HumanSeat):

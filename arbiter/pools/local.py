@@ -185,17 +185,22 @@ class GamePool:
         self._jobs = iter(jobs)
         self._on_start = on_start
         self._on_finish = on_finish
+        self._run_workers(range(self._first_worker, self._first_worker + self.concurrency))
+        if self._error is not None and not self.interrupted:
+            raise self._error
+
+    def _run_workers(self, workers: range) -> None:
+        """Run :meth:`_work` for each worker number until every one is done: here each on a
+        thread of its own."""
         self._workers = [
             threading.Thread(target=self._work, args=(number,), daemon=True, name=f"arbiter-worker-{number}")
-            for number in range(self._first_worker, self._first_worker + self.concurrency)
+            for number in workers
         ]
         for worker in self._workers:
             worker.start()
         for worker in self._workers:
             while worker.is_alive():
                 worker.join(timeout=0.5)
-        if self._error is not None and not self.interrupted:
-            raise self._error
 
     def settle(self, timeout: float = 3.0) -> None:
         """After :meth:`interrupt`: give the workers ``timeout`` seconds to wind down (their

@@ -376,19 +376,13 @@ class _ProcessGamePool(GamePool):
         self._controls_lock = threading.Lock()
         self._retired: list[EngineSlot] = []
 
-    def run(
-        self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None], on_finish: Callable[[GameRecord], None]
-    ) -> None:
-        self._jobs = iter(jobs)
-        self._on_start = on_start
-        self._on_finish = on_finish
-        for number in range(self._first_worker, self._first_worker + self.concurrency):
+    def _run_workers(self, workers: range) -> None:
+        """Each worker in a greenlet of the hub; the engines quit once all are done."""
+        for number in workers:
             self._hub.spawn(functools.partial(self._work, number))
         with waiting_with(self._hub):
             self._hub.run()
         super()._retire(self._retired)
-        if self._error is not None and not self.interrupted:
-            raise self._error
 
     def _retire(self, slots: list[EngineSlot]) -> None:
         self._retired += slots
