@@ -20,10 +20,11 @@ from test_arbiter_games import alive
 
 from arbiter.events.match import schedule
 from arbiter.play.engines import EngineSpec
-from arbiter.play.referee import RefereeSettings
+from arbiter.play.referee import GameJob, RefereeSettings
 from arbiter.play.replay import check_game
 from arbiter.play.timecontrol import SearchLimits
 from arbiter.pools.local import EngineLogs, GamePool
+from arbiter.pools.processes import ProcessPool
 from arbiter.records.game import START, GameRecord, Termination
 from arbiter.records.pgn import PgnGame, format_game, read_pgn
 from protocol import EngineClient, EngineStalled, Limit, UnreadableMove
@@ -341,6 +342,31 @@ def test_an_engine_that_stops_taking_its_input_leaves_the_rest_of_a_tournament_a
         else:
             assert game.tags["Termination"] == "normal" and game.result in ("1-0", "0-1"), game
     assert wait_all_gone([int(path.name) for path in (tmp_path / "pids").iterdir()]) == []
+
+
+@needs_linux
+def test_a_game_waiting_on_a_deaf_engine_holds_up_no_other_game_of_its_process() -> None:
+    """Two games in one game process (one core's share: two greenlets of its hub). The first
+    one's engine stops taking its input, so the referee's next line to it waits for room (two
+    seconds, the handshake timeout, then the engine is killed): that wait parks the game's
+    greenlet and the other game goes on, its engines' moves charged only their own time."""
+    settings = RefereeSettings(handshake_timeout=2.0, stall_timeout=5.0, stop_grace=1.0, quit_grace=0.3)
+    limits = SearchLimits(movetime=0.3, margin=5.0)
+    bad = EngineSpec("bad", (sys.executable, HOSTILE, "--deaf", "--after", "2"), limits)
+    one = EngineSpec("a", (sys.executable, TOY, "--seed", "a"), limits)
+    two, three = (EngineSpec(name, (sys.executable, TOY, "--seed", name, "--think", "20"), limits) for name in "bc")
+    jobs = [GameJob(1, bad, one, START, "dipole"), GameJob(2, two, three, START, "dipole")]
+    pool = ProcessPool("dipole", settings, concurrency=2, recover=True, cores=1)
+    records: list[GameRecord] = []
+    started = time.monotonic()
+    pool.run(jobs, lambda job: None, records.append)
+    assert time.monotonic() - started < 30
+    by_number = {record.number: record for record in records}
+    assert by_number[1].termination is Termination.STALL, by_number[1]
+    quiet = by_number[2]
+    assert quiet.termination is Termination.NORMAL, quiet
+    slowest = max(move.time for move in quiet.moves if move.time is not None)
+    assert slowest < 1.0, f"a move of the other game was charged {slowest:.3f} s"
 
 
 # -- bytes that are not text ---------------------------------------------------------------
