@@ -1,9 +1,11 @@
 """Running many games, several at a time: the worker pool every event (match, tournament) uses.
 
 :class:`GamePool` takes any sequence of :class:`GameJob` and plays them on ``concurrency``
-worker threads.  Each worker keeps its own engine processes (one :class:`EngineSlot` per engine
-name) and reuses them from game to game, so a game's result depends only on its job, never on
-which worker played it or on what ran beside it.
+workers: threads here, greenlets of one thread in a game process
+(:mod:`arbiter.pools.processes`, which runs them differently by overriding
+:meth:`GamePool._run_workers`).  Each worker keeps its own engine processes (one
+:class:`EngineSlot` per engine name) and reuses them from game to game, so a game's result
+depends only on its job, never on which worker played it or on what ran beside it.
 
 Results come back as values through ``on_finish``, called under one lock in the order games
 end.  Once :meth:`GamePool.interrupt` has run (from a signal handler), no further game is
