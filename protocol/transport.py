@@ -51,7 +51,7 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import IO
 
-from .waiting import BLOCKING, current_waiter
+from .waiting import BLOCKING, Waiter, current_waiter
 
 __all__ = [
     "GUARDED",
@@ -402,6 +402,16 @@ POLL_INTERVAL = 0.002
 block (:mod:`protocol.waiting`), at first: the interval doubles up to 20 times that."""
 
 
+def _sleep_until(done: Callable[[], bool], timeout: float, waiter: Waiter) -> None:
+    """Look at ``done`` between sleeps of ``waiter`` (growing from :data:`POLL_INTERVAL`)
+    until it holds or ``timeout`` seconds have passed."""
+    deadline = time.monotonic() + timeout
+    interval = POLL_INTERVAL
+    while not done() and (remaining := deadline - time.monotonic()) > 0:
+        waiter.sleep(min(interval, remaining))
+        interval = min(interval * 2, POLL_INTERVAL * 20)
+
+
 def _wait_process(process: subprocess.Popen[bytes], timeout: float) -> int | None:
     """``process``'s exit status once it has ended, within ``timeout`` seconds, else None."""
     waiter = current_waiter()
@@ -410,12 +420,8 @@ def _wait_process(process: subprocess.Popen[bytes], timeout: float) -> int | Non
             return process.wait(timeout=max(0.0, timeout))
         except subprocess.TimeoutExpired:
             return None
-    deadline = time.monotonic() + timeout
-    interval = POLL_INTERVAL
-    while (returncode := process.poll()) is None and (remaining := deadline - time.monotonic()) > 0:
-        waiter.sleep(min(interval, remaining))
-        interval = min(interval * 2, POLL_INTERVAL * 20)
-    return returncode
+    _sleep_until(lambda: process.poll() is not None, timeout, waiter)
+    return process.poll()
 
 
 def _join(thread: threading.Thread, timeout: float) -> None:
@@ -423,10 +429,8 @@ def _join(thread: threading.Thread, timeout: float) -> None:
     waiter = current_waiter()
     if waiter.blocking:
         thread.join(timeout=timeout)
-        return
-    deadline = time.monotonic() + timeout
-    while thread.is_alive() and (remaining := deadline - time.monotonic()) > 0:
-        waiter.sleep(min(POLL_INTERVAL, remaining))
+    else:
+        _sleep_until(lambda: not thread.is_alive(), timeout, waiter)
 
 
 class ProcessTransport(Transport):

@@ -492,7 +492,7 @@ class _Game:
         if limits.movetime is not None:
             per_move = limits.movetime + limits.margin
             deadline = per_move if deadline is None else min(deadline, per_move)
-        if limits.infinite and limits.stopped_by_host:  # tc=inf alone: think until the arbiter's stop
+        if limits.stopped_by_host:  # tc=inf alone: think until the arbiter's stop
             return Limit(infinite=True), self.settings.stall_timeout
         white_control, black_control = (white.control, black.control) if timed else (None, None)
         limit = Limit(
@@ -535,8 +535,7 @@ class _Game:
             control._think(client)
         # tc=inf alone: the move is what the engine found when stopped at the deadline, and it
         # has stop_grace from that stop, however late the busy arbiter sent it.
-        host_stops = limits.infinite and limits.stopped_by_host
-        stop_after, timeout = (deadline, self.settings.stop_grace) if host_stops else (None, deadline)
+        stop_after, timeout = (deadline, self.settings.stop_grace) if limits.stopped_by_host else (None, deadline)
         try:
             if hit:
                 answer = client.ponderhit(timeout=timeout, on_info=on_info, stop_after=stop_after)
@@ -550,8 +549,7 @@ class _Game:
         finally:
             if control is not None:
                 control._think(None)
-            if client.error_reports:
-                self.pass_on_errors(side, slot)
+            self.pass_on_errors(side, slot)
         if control is not None:  # an answer to the host's stop is not played
             control._check()
         elapsed = answer.elapsed

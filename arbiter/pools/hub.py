@@ -116,7 +116,7 @@ class Hub(Waiter):
 
     def sleep(self, seconds: float) -> None:
         if greenlet.getcurrent() is self._main:
-            time.sleep(max(0.0, seconds))
+            super().sleep(seconds)
             return
         wait = _Wait(greenlet.getcurrent(), -1, 0)
         self._add_timer(time.monotonic() + seconds, wait)
