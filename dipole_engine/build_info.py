@@ -3,7 +3,8 @@ stale compiled module from shadowing an edited source.
 
 The build (``setup.py``) compiles :data:`COMPILED_MODULES` when it can and writes
 ``_compiled.json`` beside them: the SHA-256 of each compiled source.  :func:`select_build`,
-called by the package before anything else is imported, compares those hashes with the
+called by the package before anything else is imported (and so before any module of
+``protocol`` or ``arbiter``, which import this package first), compares those hashes with the
 ``.py`` files now on disk.  When any differs (a source was edited after the build), or when
 ``DIPOLE_ENGINE_PURE=1`` is set, or when there is no manifest (a pure build, which may find
 compiled modules of an earlier build beside its sources), it puts a finder first on ``sys.meta_path`` that loads every
@@ -42,6 +43,16 @@ COMPILED_MODULES = (
     "dipole_engine.evaluate_impasse",
     "dipole_engine.evaluate",
     "dipole_engine.search",
+    # A host's path of a move (issue 24): a fifth of the arbiter's CPU a ply.  Not the codec,
+    # whose commands and responses must check what any caller gives them (README, Builds).
+    "protocol.waiting",
+    "protocol.transport",
+    "protocol.client",
+    "arbiter.play.timecontrol",
+    "arbiter.play.adjudication",
+    "arbiter.play.engines",
+    "arbiter.play.referee",
+    "arbiter.pools.hub",
 )
 
 PURE_VARIABLE = "DIPOLE_ENGINE_PURE"

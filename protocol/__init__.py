@@ -4,6 +4,10 @@ Engines parse commands with :func:`parse_command` and write responses with
 :func:`format_response`; hosts drive engine processes with :class:`EngineClient`.
 """
 
+# First: the build's check (dipole_engine.build_info) runs before any module of this package
+# loads, since the compiled build compiles the client and the codec with the rules.
+import dipole_engine  # noqa: F401
+
 from .client import (
     EngineClient,
     EngineCrashed,

@@ -644,8 +644,8 @@ class EngineClient:
                 line, arrival = self._transport.receive(remaining)
             except TimeoutError:
                 raise timeout_error(self.name, f"no {awaited!r} within the deadline") from None
-            except LineTooLongError as error:
-                raise self._violation(f"wrote {error} while the host waited for {awaited!r}") from None
+            except LineTooLongError as overlong:
+                raise self._violation(f"wrote {overlong} while the host waited for {awaited!r}") from None
         if strict and deadline is not None and arrival > deadline:  # however busy the output, the deadline holds
             self._held = (line, arrival)
             raise timeout_error(self.name, f"no {awaited!r} within the deadline")
@@ -660,8 +660,8 @@ class EngineClient:
             return _unreadable_bestmove(line, f"longer than {MAX_PARSED_LINE} characters"), arrival
         try:
             response = parse_response(line)
-        except ProtocolError as error:
-            return _unreadable_bestmove(line, str(error)), arrival
+        except ProtocolError as unparsed:
+            return _unreadable_bestmove(line, str(unparsed)), arrival
         if type(response) is Info and response.string is not None:
             reason = response.error
             if reason is not None and len(self.error_reports) < MAX_ERROR_REPORTS:  # a flood stays bounded

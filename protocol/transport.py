@@ -51,6 +51,8 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import IO
 
+from mypy_extensions import mypyc_attr
+
 from .waiting import BLOCKING, Waiter, current_waiter
 
 __all__ = [
@@ -127,6 +129,7 @@ class LineTooLongError(Exception):
     """The engine wrote a line longer than :data:`MAX_LINE` bytes (a protocol fault)."""
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Transport(ABC):
     """The two-way line channel to one engine, as an engine client uses it."""
 
@@ -688,6 +691,7 @@ class ProcessTransport(Transport):
         return self._stderr_tail[-1] if self._stderr_tail else None
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class MemoryTransport(Transport):
     """An engine played in memory, for testing hosts without a process.
 

@@ -27,6 +27,8 @@ from arbiter.records.game import START, GameRecord, MoveRecord, MoveSource, Open
 from arbiter.records.pgn import format_game, read_pgn
 from dipole_engine.rules import BLACK, WHITE
 
+pytestmark = pytest.mark.build  # the compiled client, transport, referee or hub: CI runs these on both builds
+
 TOY = str(Path(__file__).parent / "engines" / "toy_engine.py")
 # 8 s to start: Python starts slowly on a loaded machine (an engine that never answers the
 # handshake is tested with 2 s, below)

@@ -20,6 +20,8 @@ import pytest
 from arbiter.records.game import MoveSource
 from arbiter.records.pgn import read_pgn
 
+pytestmark = pytest.mark.build  # the compiled client, transport, referee or hub: CI runs these on both builds
+
 ENGINE = f"{sys.executable} -m dipole_engine"
 LOG_LINE = re.compile(r"^(\S+) \S+ ([<>#!]) (.*)$")
 

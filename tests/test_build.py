@@ -69,12 +69,14 @@ def test_version_and_id_name_say_which_build_runs() -> None:
 
 
 def copy_of_the_package(tmp_path: Path) -> Path:
-    """The installed package (with its compiled modules and manifest, if any) copied to
-    ``tmp_path``; a pure build gets a manifest of its true hashes, as a compiled one has."""
+    """The installed packages that hold compiled modules (the rules and engine, the protocol,
+    the arbiter), with those modules and the manifest, if any, copied to ``tmp_path``; a pure
+    build gets a manifest of its true hashes, as a compiled one has."""
     compiled = (PACKAGE / MANIFEST_NAME).exists()
     extensions = [f"*{suffix}" for suffix in importlib.machinery.EXTENSION_SUFFIXES]
     skipped = ["__pycache__"] + ([] if compiled else extensions)  # (a pure build may sit beside old ones)
-    shutil.copytree(PACKAGE, tmp_path / "dipole_engine", ignore=shutil.ignore_patterns(*skipped))
+    for package in sorted({module.split(".")[0] for module in COMPILED_MODULES}):
+        shutil.copytree(PACKAGE.parent / package, tmp_path / package, ignore=shutil.ignore_patterns(*skipped))
     for shared in PACKAGE.parent.glob("*__mypyc*") if compiled else ():  # mypyc's runtime library
         shutil.copy(shared, tmp_path)
     if not compiled:
@@ -113,6 +115,28 @@ def test_an_edited_source_is_never_shadowed_by_its_stale_compiled_module(tmp_pat
 
     forced = run([sys.executable, "-c", PROBE], cwd=root, PYTHONPATH=str(root), **{PURE_VARIABLE: "1"})
     assert forced.stdout.split()[:3] == ["pure", "Python", "True"]
+
+
+@pytest.mark.parametrize("module", ["protocol.client", "arbiter.play.referee"])
+def test_a_host_module_edited_after_the_build_runs_from_its_source(tmp_path: Path, module: str) -> None:
+    """The protocol's and the referee's compiled modules are checked too, even when a host
+    imports them before anything of the rules."""
+    root = copy_of_the_package(tmp_path)
+    probe = (
+        f"import {module} as edited; from dipole_engine.build_info import build_name; "
+        "print(build_name(), edited.__file__.endswith('.py'), getattr(edited, 'EDITED', False))"
+    )
+    untouched = run([sys.executable, "-c", probe], cwd=root, PYTHONPATH=str(root))
+    assert untouched.returncode == 0 and untouched.stderr == "", untouched.stderr
+    assert untouched.stdout.strip() == f"{build_name()} {build_name() == 'pure Python'} False"
+
+    source = root / build_info.source_path(module).removeprefix(build_info.PACKAGE_ROOT).lstrip("/")
+    source.write_text(source.read_text() + "\nEDITED = True  # after the build\n")
+    edited = run([sys.executable, "-c", probe], cwd=root, PYTHONPATH=str(root))
+    assert edited.returncode == 0, edited.stderr
+    assert edited.stdout.split() == ["pure", "Python", "True", "True"]  # the edited source runs
+    shown = module.replace(".", "/") + ".py"
+    assert "StaleBuildWarning" in edited.stderr and f"{shown} changed after the compiled build" in edited.stderr
 
 
 @pytest.mark.parametrize("variant", ["dipole", "impasse"])

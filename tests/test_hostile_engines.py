@@ -35,6 +35,8 @@ ENGINES = Path(__file__).parent / "engines"
 sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
 from flood_bench import neighbour_times, percentile  # noqa: E402  (the benchmark, run small)
 
+pytestmark = pytest.mark.build  # the compiled client, transport, referee or hub: CI runs these on both builds
+
 HOSTILE = str(ENGINES / "hostile_engine.py")
 TOY = str(ENGINES / "toy_engine.py")
 ROOT = str(Path(__file__).parent.parent)

@@ -16,6 +16,8 @@ from protocol.client import EngineClient, EngineTimeout
 from protocol.codec import Limit
 from protocol.waiting import BLOCKING, current_waiter, waiting_with
 
+pytestmark = pytest.mark.build  # the compiled client, transport, referee or hub: CI runs these on both builds
+
 ENGINE = [sys.executable, "-m", "dipole_engine"]
 
 

@@ -19,6 +19,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from mypy_extensions import mypyc_attr
+
 from dipole_engine.rules import Color, color_name
 
 from ..errors import ArbiterError
@@ -29,6 +31,7 @@ _RULE_IN_REASON = re.compile(r"\(adjudication: resign (movecount=\d+ score=\d+(?
 _FALSE = ("false", "0", "no", "off")
 
 
+@mypyc_attr(native_class=False)  # pickled to game processes and workers (README: Builds)
 @dataclass(frozen=True)
 class ResignRule:
     """``movecount`` consecutive own moves at or below ``-score`` centipawns lose (see the module)."""

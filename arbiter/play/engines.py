@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from ..errors import ArbiterError
 from ..files import read_text
 from ..text import check_printable
@@ -59,6 +61,7 @@ OPTION_PREFIX = "option."
 MAX_CONFIG_BYTES = 16 << 20
 
 
+@mypyc_attr(native_class=False)  # pickled to game processes and workers (README: Builds)
 @dataclass(frozen=True)
 class EngineSpec:
     """Everything needed to start and drive one engine (a value: safe to share across threads)."""

@@ -37,6 +37,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from mypy_extensions import mypyc_attr
+
 from dipole_engine.rules import BLACK, WHITE, Board, Color, RulesError, color_name
 from protocol import Limit
 from protocol.client import (
@@ -118,6 +120,7 @@ class SetupError(ArbiterError):
     """An engine that runs but cannot be set up as the match asks; the match cannot go on."""
 
 
+@mypyc_attr(native_class=False)  # pickled to game processes and workers (README: Builds)
 @dataclass(frozen=True)
 class GameJob:
     """One scheduled game: its number, the engines by colour, the opening, the variant."""
@@ -129,6 +132,7 @@ class GameJob:
     variant: str
 
 
+@mypyc_attr(native_class=False)  # pickled to game processes and workers (README: Builds)
 @dataclass(frozen=True)
 class RefereeSettings:
     """How patient the arbiter is, and what it writes into every record.
@@ -452,8 +456,8 @@ class _Game:
         if slot.client is None or slot.broken or not slot.running:
             try:
                 slot.start()
-            except ProtocolViolation as error:
-                raise self.engine_lost(side, Termination.PROTOCOL_VIOLATION, str(error)) from None
+            except ProtocolViolation as violation:
+                raise self.engine_lost(side, Termination.PROTOCOL_VIOLATION, str(violation)) from None
             except EngineError as error:
                 raise self.engine_lost(side, Termination.HANDSHAKE, str(error)) from None
             if slot.spec.limits.ponder and not slot.ponders and not slot.no_ponder_said:
@@ -461,10 +465,10 @@ class _Game:
                 self.warn(side, f"the engine has no {PONDER_OPTION} option, so it does not ponder")
         try:
             slot.new_game()
-        except ProtocolViolation as error:
-            raise self.engine_lost(side, Termination.PROTOCOL_VIOLATION, str(error)) from None
-        except EngineCrashed as error:
-            raise self.engine_lost(side, Termination.CRASH, str(error)) from None
+        except ProtocolViolation as violation:
+            raise self.engine_lost(side, Termination.PROTOCOL_VIOLATION, str(violation)) from None
+        except EngineCrashed as crash:
+            raise self.engine_lost(side, Termination.CRASH, str(crash)) from None
         except EngineError as error:
             raise self.engine_lost(side, Termination.STALL, str(error)) from None
         finally:
@@ -561,9 +565,9 @@ class _Game:
             if token is None:
                 raise RulesError("the engine answered bestmove (none) but the game is not over")
             move = self.board.parse_move(token, legal)
-        except RulesError as error:
+        except RulesError as illegal:
             shown = "(none)" if token is None else visible(token)
-            self.warn(side, f"illegal move '{shown}': {error}")
+            self.warn(side, f"illegal move '{shown}': {illegal}")
             reason = f"{side.name} makes an illegal move: {shown}"
             raise _loss(side.color, Termination.ILLEGAL_MOVE, reason) from None
         self.board.push(move)
@@ -587,8 +591,8 @@ class _Game:
         assert client is not None
         try:
             reply = str(self.board.parse_move(predicted))
-        except RulesError as error:
-            self.warn(side, f"predicted reply {visible(predicted[:SHOWN_MOVE])!r} is not pondered on: {error}")
+        except RulesError as unplayable:
+            self.warn(side, f"predicted reply {visible(predicted[:SHOWN_MOVE])!r} is not pondered on: {unplayable}")
             return
         limit, _ = self.limit_for(side)
         try:

@@ -17,6 +17,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from mypy_extensions import mypyc_attr
+
 from ..errors import ArbiterError
 
 MAX_SECONDS = 10**7
@@ -35,6 +37,7 @@ def _format_seconds(seconds: float) -> str:
     return f"{seconds:.3f}".rstrip("0").rstrip(".")
 
 
+@mypyc_attr(native_class=False)  # pickled to game processes and workers (README: Builds)
 @dataclass(frozen=True)
 class TimeControl:
     """``moves`` per period (0: the whole game is one period), ``base`` seconds per period,
@@ -117,6 +120,7 @@ def parse_margin(text: str) -> float:
     return _number(text, "timemargin", int, 0, False, "a whole number of milliseconds", MAX_SECONDS * 1000) / 1000
 
 
+@mypyc_attr(native_class=False)  # pickled to game processes and workers (README: Builds)
 @dataclass(frozen=True)
 class SearchLimits:
     """What bounds one engine's search: ``clock`` (None: no clock), ``movetime`` seconds per
@@ -173,6 +177,7 @@ class SearchLimits:
         return " ".join(parts) or "none"
 
 
+@mypyc_attr(native_class=False)  # copied (the GUI's take-backs)
 class Clock:
     """One side's clock in one game.
 
