@@ -5,7 +5,7 @@ Engines parse commands with :func:`parse_command` and write responses with
 """
 
 # First: the build's check (dipole_engine.build_info) runs before any module of this package
-# loads, since the compiled build compiles the client and the codec with the rules.
+# loads, since the compiled build compiles the client and its transport with the rules.
 import dipole_engine  # noqa: F401
 
 from .client import (

@@ -130,12 +130,12 @@ def test_a_host_module_edited_after_the_build_runs_from_its_source(tmp_path: Pat
     assert untouched.returncode == 0 and untouched.stderr == "", untouched.stderr
     assert untouched.stdout.strip() == f"{build_name()} {build_name() == 'pure Python'} False"
 
-    source = root / build_info.source_path(module).removeprefix(build_info.PACKAGE_ROOT).lstrip("/")
+    shown = module.replace(".", "/") + ".py"
+    source = root / shown
     source.write_text(source.read_text() + "\nEDITED = True  # after the build\n")
     edited = run([sys.executable, "-c", probe], cwd=root, PYTHONPATH=str(root))
     assert edited.returncode == 0, edited.stderr
     assert edited.stdout.split() == ["pure", "Python", "True", "True"]  # the edited source runs
-    shown = module.replace(".", "/") + ".py"
     assert "StaleBuildWarning" in edited.stderr and f"{shown} changed after the compiled build" in edited.stderr
 
 
