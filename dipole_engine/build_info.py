@@ -43,7 +43,7 @@ COMPILED_MODULES = (
     "dipole_engine.evaluate_impasse",
     "dipole_engine.evaluate",
     "dipole_engine.search",
-    # A host's path of a move (issue 24): a fifth of the arbiter's CPU a ply.  Not the codec,
+    # A host's path of a move (issue 24): 12-18% of the arbiter's CPU a ply.  Not the codec,
     # whose commands and responses must check what any caller gives them (README, Builds).
     "protocol.waiting",
     "protocol.transport",
