@@ -409,16 +409,20 @@ def test_games_at_once_are_played_in_processes_that_die_with_the_arbiter(tmp_pat
     assert [host for host in hosts if _running(host)] == []
 
 
-def test_a_stop_starts_no_game_in_the_game_processes_though_each_holds_its_next_job() -> None:
+@pytest.mark.parametrize("cores", [2, 1], ids=["a game a process", "two games on one process's hub"])
+def test_a_stop_starts_no_game_in_the_game_processes_though_each_holds_its_next_job(cores: int) -> None:
     """A game process asks for its next job as it starts a game (the job is in hand when the
     game ends); a stop asked for when the first game ends still lets no game start after it:
-    the job a process held is abandoned unreported, and every game reported started is recorded."""
+    the job a process held is abandoned unreported, and every game reported started is recorded.
+    The same whether each process plays one game at a time (on its thread, the arbiter's words
+    read by another) or two at once (greenlets of its hub)."""
     from arbiter.pools.processes import ProcessPool
 
     limits = SearchLimits(depth=1)
     first, second = (EngineSpec(name, (sys.executable, TOY, "--seed", "1"), limits) for name in ("a", "b"))
     jobs = [GameJob(number, first, second, START, "dipole") for number in range(1, 21)]
-    pool = ProcessPool("dipole", FAST, concurrency=2, cores=2)
+    pool = ProcessPool("dipole", FAST, concurrency=2, cores=cores)
+    assert pool.shares == ([1, 1] if cores == 2 else [2])
     started: list[tuple[int, str | None]] = []  # each game reported started, and the stop then
     finished: list[int] = []
 
