@@ -31,6 +31,7 @@ cutegames is found at ``--cutegames`` (default ``$CUTEGAMES`` or ``/work/cutegam
 from __future__ import annotations
 
 import argparse
+import ctypes
 import functools
 import json
 import os
@@ -102,11 +103,18 @@ class Run:
         return self.system / max(self.user + self.system, 1e-9)
 
 
-def run_measured(command: list[str], cwd: Path, python_path: str | None = None) -> tuple[float, float, float]:
+def run_measured(
+    command: list[str], cwd: Path, engine: Path, python_path: str | None = None
+) -> tuple[float, float, float]:
     """Run ``command``; its wall time and the user and system CPU seconds of its whole process
-    tree but the engines: the tree's (the runner's own, read from /proc while it is a zombie
-    (``waitid`` with ``WNOWAIT``), plus that of every descendant it reaped: the arbiter's game
-    processes and engine guards, and the engines) less what the engines report they used."""
+    tree but the engines (``engine`` is their program).  The tree's CPU: the runner's own, read
+    from /proc while it is a zombie (``waitid`` with ``WNOWAIT``), plus that of every descendant
+    it reaped (the arbiter's game processes and engine guards, and the engines), less what those
+    engines report they used; plus that of the descendants that outlive it, which this process,
+    a subreaper, inherits and reaps (multiprocessing's fork server, with the game processes it
+    reaped, and its resource tracker; the engines a runner leaves behind, killed, are not
+    counted)."""
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
     report = cwd / "engine-cpu.txt"
     report.unlink(missing_ok=True)
     # Python's bytecode cached, as an installed command has it (not compiled at every start).
@@ -124,10 +132,51 @@ def run_measured(command: list[str], cwd: Path, python_path: str | None = None) 
     _, errors = process.communicate()
     if process.returncode != 0:
         raise SystemExit(f"{command[0]} failed ({process.returncode}): {errors.decode(errors='replace')[-2000:]}")
-    engines = [line.split() for line in report.read_text().splitlines()] if report.exists() else []
-    engines_user = sum(float(entry[0]) for entry in engines)
-    engines_system = sum(float(entry[1]) for entry in engines)
-    return wall, user + children_user - engines_user, system + children_system - engines_system
+    outlived_user, outlived_system, outliving_engines = reap_outliving(command[0], engine.name)
+    reports = [line.split() for line in report.read_text().splitlines()] if report.exists() else []
+    reaped = [entry for entry in reports if int(entry[2]) not in outliving_engines]  # counted in the tree
+    engines_user = sum(float(entry[0]) for entry in reaped)
+    engines_system = sum(float(entry[1]) for entry in reaped)
+    return (
+        wall,
+        user + children_user + outlived_user - engines_user,
+        system + children_system + outlived_system - engines_system,
+    )
+
+
+PR_SET_CHILD_SUBREAPER = 36
+OUTLIVING_LIMIT = 10.0  # seconds a runner's descendant may outlive it before the run fails
+
+
+def _prctl(option: int, value: int) -> None:
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    if prctl(option, value, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl")
+
+
+def reap_outliving(runner: str, engine: str) -> tuple[float, float, set[int]]:
+    """Wait for the descendants of the runner that outlived it (now this process's children):
+    the user and system CPU seconds of those that are not engines (with what they reaped), and
+    the process ids of those that are (their time is the engines', not the runner's)."""
+    user = system = 0.0
+    engines: set[int] = set()
+    deadline = time.monotonic() + OUTLIVING_LIMIT
+    while True:
+        try:
+            ended = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOWAIT | os.WNOHANG)
+        except ChildProcessError:  # none left
+            return user, system, engines
+        if ended is None:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"a process started by {runner} still runs {OUTLIVING_LIMIT:.0f} s after it ended")
+            time.sleep(0.005)
+            continue
+        stat = Path(f"/proc/{ended.si_pid}/stat").read_text()  # a zombie's, until reaped below
+        _, _, usage = os.wait4(ended.si_pid, 0)
+        if stat[stat.index("(") + 1 : stat.rindex(")")] == engine[:15]:  # the kernel keeps 15 characters
+            engines.add(ended.si_pid)
+        else:
+            user, system = user + usage.ru_utime, system + usage.ru_stime
 
 
 SLOW_MOVE = 0.005  # seconds: issue 24's bound on p99.9 of the recorded move times
@@ -186,7 +235,7 @@ def run_arbiter(
         "--pgn",
         str(pgn),
     ]
-    wall, user, system = run_measured(command, directory, root)
+    wall, user, system = run_measured(command, directory, engine, root)
     played, plies = count_plies(pgn)
     times, abnormal, (first, between, end) = move_times(pgn)
     if times:
@@ -237,7 +286,7 @@ def run_cutegames(
         ],
     }
     (directory / "settings.json").write_text(json.dumps(settings))
-    wall, user, system = run_measured([cutegames, "--settings", "settings.json"], directory)
+    wall, user, system = run_measured([cutegames, "--settings", "settings.json"], directory, engine)
     played, plies = count_plies(pgn)
     return Run("cutegames", concurrency, played, plies, wall, user, system)
 

@@ -9,14 +9,15 @@
    ucinewgame/uginewgame, position, go, stop, quit) and answers cutegames' queries
    (`query gameover`, `query result`, `query p1turn`) from the same stored game.
 
-   When it ends (quit, or the end of its input) it appends its own CPU time, "<user> <system>"
-   in seconds, to the file $INSTANT_ENGINE_CPU if that is set: so the benchmark can take the
-   engines' time out of a runner's whole process tree. */
+   When it ends (quit, or the end of its input) it appends its own CPU time and its process id,
+   "<user> <system> <pid>" (seconds), to the file $INSTANT_ENGINE_CPU if that is set: so the
+   benchmark can take the engines' time out of a runner's whole process tree. */
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "game.h"
 
@@ -79,8 +80,8 @@ int main(void) {
         struct rusage usage;
         FILE *file = fopen(report, "a");
         if (file != NULL && getrusage(RUSAGE_SELF, &usage) == 0) {
-            fprintf(file, "%ld.%06ld %ld.%06ld\n", (long)usage.ru_utime.tv_sec, (long)usage.ru_utime.tv_usec,
-                    (long)usage.ru_stime.tv_sec, (long)usage.ru_stime.tv_usec);
+            fprintf(file, "%ld.%06ld %ld.%06ld %ld\n", (long)usage.ru_utime.tv_sec, (long)usage.ru_utime.tv_usec,
+                    (long)usage.ru_stime.tv_sec, (long)usage.ru_stime.tv_usec, (long)getpid());
         }
         if (file != NULL) fclose(file);
     }
