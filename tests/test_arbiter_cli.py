@@ -365,10 +365,13 @@ def _parent(pid: int) -> int:
     return int(stat[stat.rindex(")") + 2 :].split()[1])
 
 
-def test_games_at_once_are_played_in_processes_that_die_with_the_arbiter(tmp_path: Path) -> None:
-    """At concurrency 2 on a machine of two cores or more, the games are played in two game
-    processes (each engine's guard is a child of one, not of the arbiter); a SIGKILL of the
-    arbiter takes the game processes and every engine with it."""
+@pytest.mark.parametrize("concurrency", [2, 4], ids=["a game a process", "games on a process's hub"])
+def test_games_at_once_are_played_in_processes_that_die_with_the_arbiter(tmp_path: Path, concurrency: int) -> None:
+    """At concurrency 2 or more on a machine of two cores or more, the games are played in game
+    processes forked by a fork server that the arbiter started (each engine's guard is a child
+    of a game process, not of the arbiter); a SIGKILL of the arbiter takes the game processes,
+    every engine and the fork server with it, whether a process plays one game at a time or
+    several on its hub."""
     from arbiter.pools.processes import process_shares
 
     pids = tmp_path / "pids"
@@ -381,7 +384,7 @@ def test_games_at_once_are_played_in_processes_that_die_with_the_arbiter(tmp_pat
             "--games",
             "40",
             "--concurrency",
-            "2",
+            str(concurrency),
             "--depth",
             "1",
         ],
@@ -389,24 +392,26 @@ def test_games_at_once_are_played_in_processes_that_die_with_the_arbiter(tmp_pat
         stderr=subprocess.PIPE,
         text=True,
     )
+    engines_at_once = 2 * concurrency
     try:
         deadline = time.monotonic() + 60
-        while (len(list(pids.glob("*"))) if pids.exists() else 0) < 4 and time.monotonic() < deadline:
+        while (len(list(pids.glob("*"))) if pids.exists() else 0) < engines_at_once and time.monotonic() < deadline:
             time.sleep(0.05)
         engines = [int(path.name) for path in pids.iterdir()]
-        assert len(engines) == 4
+        assert len(engines) == engines_at_once
         hosts = {_parent(_parent(engine)) for engine in engines}  # engine -> its guard -> who started it
-        expected = len(process_shares(2))
+        expected = len(process_shares(concurrency))
         assert len(hosts) == expected and (expected == 1 or process.pid not in hosts), (hosts, process.pid)
-        assert all(_parent(host) == process.pid for host in hosts if host != process.pid)
+        servers = {_parent(host) for host in hosts if host != process.pid}  # the fork server
+        assert len(servers) <= 1 and all(_parent(server) == process.pid for server in servers), servers
     finally:
         process.kill()
         process.communicate(timeout=30)
-    assert_all_gone(pids, expected_at_least=4)
+    assert_all_gone(pids, expected_at_least=engines_at_once)
     deadline = time.monotonic() + 5
-    while any(map(_running, hosts)) and time.monotonic() < deadline:
+    while any(map(_running, hosts | servers)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert [host for host in hosts if _running(host)] == []
+    assert [pid for pid in hosts | servers if _running(pid)] == []
 
 
 @pytest.mark.parametrize("cores", [2, 1], ids=["a game a process", "two games on one process's hub"])
