@@ -43,8 +43,10 @@ COMPILED_MODULES = (
     "dipole_engine.evaluate_impasse",
     "dipole_engine.evaluate",
     "dipole_engine.search",
-    # A host's path of a move (issue 24): 12-18% of the arbiter's CPU a ply.  Not the codec,
-    # whose commands and responses must check what any caller gives them (README, Builds).
+    # A host's path of a move (issue 24): 12-18% of the arbiter's CPU a ply.  Of the codec only
+    # its reading of lines: its messages must take, and its writers refuse with a ProtocolError,
+    # values of any type a caller gives them (README, Builds).
+    "protocol.reading",
     "protocol.waiting",
     "protocol.transport",
     "protocol.client",

@@ -60,8 +60,8 @@ from .codec import (
     format_command,
     format_go,
     format_response,
-    parse_response,
 )
+from .reading import read_response
 from .transport import EndOfOutput, LineTooLongError, LogFunction, ProcessTransport, Transport, kill_all
 
 __all__ = [
@@ -659,7 +659,7 @@ class EngineClient:
         if len(line) > MAX_PARSED_LINE:
             return _unreadable_bestmove(line, f"longer than {MAX_PARSED_LINE} characters"), arrival
         try:
-            response = parse_response(line)
+            response = read_response(line)
         except ProtocolError as unparsed:
             return _unreadable_bestmove(line, str(unparsed)), arrival
         if type(response) is Info and response.string is not None:

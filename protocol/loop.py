@@ -94,9 +94,9 @@ from .codec import (
     UgiOk,
     error_info,
     format_response,
-    parse_command,
     parse_int,
 )
+from .reading import read_command
 from .timeman import MOVE_OVERHEAD, UNTIMED, TimePlan, plan
 
 __all__ = ["MULTI_PV", "PONDER", "EngineLoop", "SearchJob", "serve"]
@@ -311,7 +311,7 @@ class EngineLoop(Generic[P]):
     def handle(self, line: str) -> bool:
         """Carry out one command line; False for ``quit``."""
         try:
-            command: Command = parse_command(line)
+            command: Command = read_command(line)
             if isinstance(command, Quit):
                 return False
             self._handlers[type(command)](command)
