@@ -4,13 +4,15 @@
     python benchmarks/arbiter_vs_cutegames.py --games 100 --concurrency 2 4
     python benchmarks/arbiter_vs_cutegames.py --rounds 2           # each runner twice at each concurrency
     python benchmarks/arbiter_vs_cutegames.py --tc 1+0.01 --concurrency 8   # a fast clock
+    python benchmarks/arbiter_vs_cutegames.py --info 8             # 8 info lines before each bestmove
 
 The engine is ``benchmarks/instant_engine.c``, compiled with ``cc`` into a temporary directory:
 it answers every ``go`` at once by replaying one fixed legal game from the start position (the
 game the toy engine of the tests plays with seed 1, 55 plies, generated here with the rules
 core), and answers cutegames' UGI queries (``gameover``, ``result``, ``p1turn``) from the same
 game.  So every game of both runners is the same 55 plies, and what is measured is the
-runners' own cost.
+runners' own cost.  With ``--info N`` it first writes N ``info`` lines (depth, score, nodes, a
+pv), as an engine that searches does at each iteration: what reading them costs each runner.
 
 Each runner plays ``--games`` games at 10+0.1 (``--tc``) from the start position, at each concurrency,
 the two runners alternating (so that the shared machine's load falls on both alike).  For each
@@ -306,6 +308,13 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 2, 4, 8])
     parser.add_argument("--tc", default="10+0.1", help="SECONDS+INCREMENT (default 10+0.1)")
     parser.add_argument("--rounds", type=int, default=1, help="runs of each runner at each concurrency")
+    parser.add_argument(
+        "--info",
+        type=int,
+        default=0,
+        metavar="N",
+        help="info lines the engine writes before each bestmove, as a searching engine does (default 0)",
+    )
     parser.add_argument("--cutegames", default=DEFAULT_CUTEGAMES, help="the cutegames binary")
     parser.add_argument(
         "--arbiter-root",
@@ -315,6 +324,9 @@ def main() -> None:
     args = parser.parse_args()
     base, _, increment = args.tc.partition("+")
     tc = (float(base), float(increment or 0))
+    if args.info < 0:
+        raise SystemExit(f"--info: expected a number of lines, 0 or more, found {args.info}")
+    os.environ["INSTANT_ENGINE_INFO"] = str(args.info)  # (the engines inherit it)
     if not os.access(args.cutegames, os.X_OK):
         raise SystemExit(f"cutegames not found at {args.cutegames} (--cutegames PATH or $CUTEGAMES)")
     with tempfile.TemporaryDirectory(prefix="arbiter-vs-cutegames-") as temp:
@@ -335,7 +347,8 @@ def main() -> None:
             stdout=subprocess.DEVNULL,
         )
         print(
-            f"{args.games} games at {args.tc} per run, instant engine ({len(fixed_game()[0])} plies a game), "
+            f"{args.games} games at {args.tc} per run, instant engine ({len(fixed_game()[0])} plies a game, "
+            f"{args.info} info lines a move), "
             f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"
         )
         summary: list[tuple[int, Run, Run]] = []

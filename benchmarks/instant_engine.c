@@ -9,6 +9,10 @@
    ucinewgame/uginewgame, position, go, stop, quit) and answers cutegames' queries
    (`query gameover`, `query result`, `query p1turn`) from the same stored game.
 
+   With $INSTANT_ENGINE_INFO set to N, it writes N info lines before each bestmove (depth 1 to
+   N, a score, nodes, a four-move pv of the stored game), as an engine that searches writes
+   them: what reading them costs a runner.
+
    When it ends (quit, or the end of its input) it appends its own CPU time and its process id,
    "<user> <system> <pid>" (seconds), to the file $INSTANT_ENGINE_CPU if that is set: so the
    benchmark can take the engines' time out of a runner's whole process tree. */
@@ -46,6 +50,8 @@ static int starts(const char *line, const char *word) {
 }
 
 int main(void) {
+    const char *info = getenv("INSTANT_ENGINE_INFO");
+    const int info_lines = info != NULL ? atoi(info) : 0;
     char *line = NULL;
     size_t capacity = 0;
     int ply = 0;
@@ -59,6 +65,12 @@ int main(void) {
         } else if (starts(line, "position")) {
             ply = count_moves(line);
         } else if (starts(line, "go")) {
+            for (int depth = 1; depth <= info_lines && ply < game_length; depth++) {
+                printf("info depth %d seldepth %d score cp %d nodes %d nps 1000000 time %d pv", depth, depth + 2,
+                       (depth * 7) % 50 - 25, depth * 1000, depth);
+                for (int next = ply; next < ply + 4 && next < game_length; next++) printf(" %s", moves[next]);
+                putchar('\n');
+            }
             printf("bestmove %s\n", ply < game_length ? moves[ply] : "(none)");
         } else if (starts(line, "query")) {
             const char *item = line + 6;
