@@ -3,6 +3,8 @@ raise ProtocolError with one clear line, and random input never raises anything 
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -305,6 +307,39 @@ def test_long_garbage_is_shortened_in_the_message() -> None:
     with pytest.raises(ProtocolError) as error:
         parse_command("x" * 10_000)
     assert len(str(error.value)) < 100
+
+
+def test_the_reader_makes_each_info_as_its_constructor_would() -> None:
+    """The reader sets an Info's fields without its ``__init__`` (protocol/reading.py), so Info
+    keeps no ``__post_init__``; what it reads equals, hashes and prints as the Info made by hand,
+    every field it does not name at its default, and stays frozen."""
+    assert not hasattr(Info, "__post_init__")
+    line = (
+        "info depth 3 seldepth 5 multipv 2 score mate -4 upperbound nodes 10 nps 20 time 30 hashfull 40 "
+        "tbhits 50 cpuload 60 currmove e1-e3 currmovenumber 2 pv e1-e3 d8-d6 string two words"
+    )
+    made = Info(
+        depth=3,
+        seldepth=5,
+        multipv=2,
+        score_mate=-4,
+        score_bound="upper",
+        nodes=10,
+        nps=20,
+        time=30,
+        hashfull=40,
+        tbhits=50,
+        cpuload=60,
+        currmove="e1-e3",
+        currmovenumber=2,
+        pv=("e1-e3", "d8-d6"),
+        string="two words",
+    )
+    read = parse_response(line)
+    assert read == made and hash(read) == hash(made) and repr(read) == repr(made)
+    assert parse_response("info") == Info() and parse_response("info depth 1").pv == ()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        read.depth = 4  # type: ignore[misc]
 
 
 @pytest.mark.parametrize(
