@@ -74,6 +74,17 @@ def parse_int(text: str, what: str, low: int | None = None, high: int | None = N
     return value
 
 
+def _read_number(text: str, where: str, word: str, low: int | None) -> int:
+    """``parse_int(text, f"{where} {word}", low)`` for the numbers read most (every info line's,
+    every go's): a plain count is taken at once, and the message text is only built for the
+    rest (a sign, or something wrong), which parse_int reads or refuses."""
+    if text.isdigit() and text.isascii() and len(text) <= _MAX_DIGITS:
+        value = int(text)
+        if low is None or value >= low:
+            return value
+    return parse_int(text, f"{where} {word}", low)
+
+
 def _no_arguments(tokens: list[str]) -> None:
     if len(tokens) > 1:
         raise ProtocolError(f"{tokens[0]!r} takes no arguments, found {_show(' '.join(tokens[1:]))}")
@@ -137,7 +148,7 @@ def _parse_go(tokens: list[str]) -> Go | GoPerft:
             raise ProtocolError(f"go: {name!r} is given twice")
         if i + 1 >= count:
             raise ProtocolError(f"go: {word!r} needs a value")
-        values[name] = parse_int(tokens[i + 1], f"go {word}", low)
+        values[name] = _read_number(tokens[i + 1], "go", word, low)
         if word in _UGI_CLOCK_WORDS:
             ugi_clock = True
         elif word in _UCI_CLOCK_WORDS:
@@ -277,7 +288,7 @@ def _parse_info(tokens: list[str]) -> Info:
         if word in _INFO_NUMBERS:
             if i + 1 >= count:
                 raise ProtocolError(f"info: {word!r} needs a value")
-            values[word] = parse_int(tokens[i + 1], f"info {word}", _INFO_NUMBERS[word])
+            values[word] = _read_number(tokens[i + 1], "info", word, _INFO_NUMBERS[word])
             i += 2
         elif word == "score":
             i = _parse_score(tokens, i + 1, values)
@@ -308,7 +319,7 @@ def _parse_score(tokens: list[str], i: int, values: dict[str, object]) -> int:
     values.pop("score_cp", None)
     values.pop("score_mate", None)
     values.pop("score_bound", None)
-    values["score_" + tokens[i]] = parse_int(tokens[i + 1], f"info score {tokens[i]}")
+    values["score_" + tokens[i]] = _read_number(tokens[i + 1], "info score", tokens[i], None)
     i += 2
     if i < len(tokens) and tokens[i] in _SCORE_BOUNDS:
         values["score_bound"] = _SCORE_BOUNDS[tokens[i]]
