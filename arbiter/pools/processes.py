@@ -24,8 +24,8 @@ stop is reported.  Engine logs are appended by the game processes themselves, on
 per write (``O_APPEND``), the worker numbers running on from process to process.
 
 The games start together, once every game process is up (it has asked for its first job): a
-process still starting (importing its modules) while another plays would take the cores from
-that process's first games, whose moves would be charged for it.
+process still starting (forked, then starting its engines) while another plays would take the
+cores from that process's first games, whose moves would be charged for it.
 
 The game processes are forked from multiprocessing's fork server, a process without threads
 that has imported their modules once (:data:`_PRELOAD`): on a machine of many cores, many game
