@@ -44,9 +44,11 @@ COMPILED_MODULES = (
     "dipole_engine.evaluate",
     "dipole_engine.search",
     # A host's path of a move (issue 24): 12-18% of the arbiter's CPU a ply.  Of the codec only
-    # its reading of lines: its messages must take, and its writers refuse with a ProtocolError,
-    # values of any type a caller gives them (README, Builds).
+    # its reading of lines and the writing of a move's go and position lines: its messages must
+    # take, and its writers refuse with a ProtocolError, values of any type a caller gives them
+    # (README, Builds).
     "protocol.reading",
+    "protocol.writing",
     "protocol.waiting",
     "protocol.transport",
     "protocol.client",

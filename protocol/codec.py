@@ -16,7 +16,8 @@ Guarantees, for every ``str`` input:
 
 The messages are :mod:`protocol.messages`' value objects, read by :mod:`protocol.reading`
 (compiled in the compiled build: every line of every search goes through it); this module
-writes them and is where all three are imported from.
+writes them, but for the lines a host writes at every move (:mod:`protocol.writing`, compiled
+too), and is where all four are imported from.
 
 Lines are split on whitespace, so ``\\r\\n`` endings and repeated blanks are accepted.  The codec
 knows nothing of any game: FENs and moves are opaque tokens that the engine checks.
@@ -24,10 +25,7 @@ knows nothing of any game: FENs and moves are opaque tokens that the engine chec
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from .messages import (
-    _LIMIT_FIELDS,
     OPTION_TYPES,
     QUERY_ITEMS,
     BestMove,
@@ -57,26 +55,20 @@ from .messages import (
     Ugi,
     UgiNewGame,
     UgiOk,
-    _limit_numbers,
     error_info,
 )
 from .reading import (
     _EMPTY,
-    _GO_FLAGS,
-    _GO_KEYWORDS,
-    _GO_NUMBERS,
     _INFO_KEYWORDS,
     _INFO_NUMBERS,
-    _MAX_DIGITS,
     _OPTION_KEYWORDS,
     _RESPONSE_PARSERS,
-    _UCI_CLOCK_WORDS,
-    _UGI_CLOCK_WORDS,
     _check_option_consistent,
     parse_int,
     read_command,
     read_response,
 )
+from .writing import _check_int, _check_token, extend_position, format_go, write_go
 
 __all__ = [
     "BestMove",
@@ -119,24 +111,6 @@ __all__ = [
 ]
 
 
-def _check_int(value: object, what: str, low: int | None = None) -> int:
-    """``value`` checked to be an int the wire can carry (the formatters' guard)."""
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ProtocolError(f"{what}: expected an integer, found {value!r}")
-    if abs(value) >= 10**_MAX_DIGITS:
-        raise ProtocolError(f"{what}: {value} is out of range (at most {_MAX_DIGITS} digits)")
-    if low is not None and value < low:
-        raise ProtocolError(f"{what}: must be at least {low}, found {value}")
-    return value
-
-
-def _check_token(value: object, what: str) -> str:
-    """``value`` checked to be one non-empty token (no whitespace)."""
-    if not isinstance(value, str) or not value or value.split() != [value]:
-        raise ProtocolError(f"{what}: expected one token without spaces, found {value!r}")
-    return value
-
-
 def _check_words(
     value: object,
     what: str,
@@ -153,45 +127,6 @@ def _check_words(
         if word in keywords:
             raise ProtocolError(f"{what}: {value!r} contains the keyword {word!r}")
     return value
-
-
-_LIMIT_LOW = {name: low for name, low in _GO_NUMBERS.values()}
-_MAX_VALUE = 10**_MAX_DIGITS
-# Per field of a go line: its name, its word on the wire (UCI's, UGI's) and the least value a
-# check passes without a closer look (a number of at most _MAX_DIGITS digits, not below its low).
-_LEAST = {name: 1 - _MAX_VALUE if low is None else low for name, low in _LIMIT_LOW.items()}
-_GO_WIRE = {
-    ugi: tuple((name, wire.get(name, name), _LEAST[name]) for name in _LIMIT_FIELDS)
-    for ugi, wire in (
-        (False, {}),
-        (True, dict(zip(_UCI_CLOCK_WORDS, _UGI_CLOCK_WORDS))),
-    )
-}
-
-
-def _format_go(limit: Limit, ugi: bool) -> str:
-    if not isinstance(limit, Limit):
-        raise ProtocolError(f"go: expected a Limit, found {limit!r}")
-    parts = ["go"]
-    for (name, wire, least), value in zip(_GO_WIRE[ugi], _limit_numbers(limit)):
-        if value is not None:
-            if type(value) is not int or not least <= value < _MAX_VALUE:
-                _check_int(value, f"go {name}", _LIMIT_LOW[name])  # says what is wrong
-            parts.append(f"{wire} {value}")
-    for flag in _GO_FLAGS:
-        value = getattr(limit, flag)
-        if value is True:
-            parts.append(flag)
-        elif value is not False:
-            raise ProtocolError(f"go: {flag} must be True or False, found {value!r}")
-    if not isinstance(limit.searchmoves, tuple):
-        raise ProtocolError(f"go: searchmoves must be a tuple, found {limit.searchmoves!r}")
-    if limit.searchmoves:
-        for move in limit.searchmoves:
-            if _check_token(move, "go searchmoves move") in _GO_KEYWORDS:
-                raise ProtocolError(f"go: searchmoves move {move!r} is a go keyword")
-        parts.append("searchmoves " + " ".join(limit.searchmoves))
-    return " ".join(parts)
 
 
 def _format_setoption(command: SetOption) -> str:
@@ -216,17 +151,6 @@ def _format_position(command: Position) -> str:
     return head + " moves " + " ".join(command.moves)
 
 
-def extend_position(line: str, previous: int, added: Sequence[str]) -> str:
-    """The ``position`` line ``line`` (one :func:`format_command` wrote, with ``previous``
-    moves) followed by the moves ``added``: only the added moves are checked, so a game's
-    lines cost the host the same at every ply instead of a check of the whole game each time."""
-    for move in added:
-        _check_token(move, "position move")
-    if not added:
-        return line
-    return line + (" " if previous else " moves ") + " ".join(added)
-
-
 _COMMAND_WORDS: dict[type, str] = {
     Uci: "uci",
     Ugi: "ugi",
@@ -246,12 +170,6 @@ def parse_command(line: str) -> Command:
     return read_command(line)
 
 
-def format_go(limit: Limit) -> str:
-    """The ``go`` line for ``limit``: ``format_command(Go(limit))`` without the command object
-    (a host writes one at every move)."""
-    return _format_go(limit, False)
-
-
 def format_command(command: Command, *, ugi: bool = False) -> str:
     """The canonical line (without line ending) for ``command``.
 
@@ -263,7 +181,7 @@ def format_command(command: Command, *, ugi: bool = False) -> str:
     if word is not None:
         return word
     if kind is Go:
-        return _format_go(command.limit, ugi)  # type: ignore[union-attr]
+        return write_go(command.limit, ugi)  # type: ignore[union-attr]
     if kind is Position:
         return _format_position(command)  # type: ignore[arg-type]
     if kind is SetOption:

@@ -117,7 +117,7 @@ def test_an_edited_source_is_never_shadowed_by_its_stale_compiled_module(tmp_pat
     assert forced.stdout.split()[:3] == ["pure", "Python", "True"]
 
 
-@pytest.mark.parametrize("module", ["protocol.reading", "protocol.client", "arbiter.play.referee"])
+@pytest.mark.parametrize("module", ["protocol.reading", "protocol.writing", "protocol.client", "arbiter.play.referee"])
 def test_a_host_module_edited_after_the_build_runs_from_its_source(tmp_path: Path, module: str) -> None:
     """The protocol's and the referee's compiled modules are checked too, even when a host
     imports them before anything of the rules."""
