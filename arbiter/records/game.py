@@ -96,18 +96,16 @@ class MoveRecord:
         """The PGN comment text: ``+0.35/7 0.520s``, ``-M3/9 0.100s``, ``book`` or ``forced``."""
         if self.source is not MoveSource.ENGINE:
             return str(self.source.value)  # mypy types .value of a narrowed enum as Any
-        parts = []
-        if self.score_mate is not None:
-            score = f"{'+' if self.score_mate > 0 else '-'}M{abs(self.score_mate)}"
+        mate, seconds = self.score_mate, self.time
+        if mate is not None:
+            score = f"{'+' if mate > 0 else '-'}M{abs(mate)}"
         elif self.score_cp is not None:
             score = f"{self.score_cp / 100:+.2f}"
-        else:
-            score = ""
-        if score:
-            parts.append(score if self.depth is None else f"{score}/{self.depth}")
-        if self.time is not None:
-            parts.append(f"{self.time:.3f}s")
-        return " ".join(parts)
+        else:  # no score, so no depth shown: the time alone (a PGN writes one a move)
+            return "" if seconds is None else f"{seconds:.3f}s"
+        if self.depth is not None:
+            score = f"{score}/{self.depth}"
+        return score if seconds is None else f"{score} {seconds:.3f}s"
 
 
 @dataclass(frozen=True)

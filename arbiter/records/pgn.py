@@ -72,30 +72,38 @@ def _black_first(variant: str, fen: str | None) -> bool:
 def format_game(record: GameRecord) -> str:
     """The PGN text of one game, ending with a blank line."""
     head = "".join(f"[{name} {_quote(value)}]\n" for name, value in record_tags(record))
-    black_first = _black_first(record.variant, record.fen)
+    # The movetext's tokens (move numbers, moves, comments), wrapped at LINE_WIDTH: the
+    # arbiter writes one game at every game's end, in the process that keeps every record.
     tokens: list[str] = []
-    for ply, move in enumerate(record.moves):
-        number, black = divmod(ply + (1 if black_first else 0), 2)
-        if not black:
-            tokens.append(f"{number + 1}.")
-        elif ply == 0:
-            tokens.append(f"{number + 1}...")
-        tokens.append(move.text)
+    add = tokens.append
+    black = _black_first(record.variant, record.fen)
+    number = 1
+    if black and record.moves:
+        add("1...")
+    for move in record.moves:
+        if black:
+            number += 1
+        else:
+            add(f"{number}.")
+        black = not black
+        add(move.text)
         comment = move.comment()
         if comment:
-            tokens.append(_comment(comment))
+            add(_comment(comment))
     if record.reason:
-        tokens.append(_comment(record.reason))
-    tokens.append(record.result)
+        add(_comment(record.reason))
+    add(record.result)
     lines: list[str] = []
-    line = ""
+    line: list[str] = []
+    width = -1  # of the tokens in line, with a space before each
     for token in tokens:
-        if line and len(line) + 1 + len(token) > LINE_WIDTH:
-            lines.append(line)
-            line = token
-        else:
-            line = f"{line} {token}" if line else token
-    lines.append(line)
+        width += 1 + len(token)
+        if width > LINE_WIDTH and line:
+            lines.append(" ".join(line))
+            line = []
+            width = len(token)
+        line.append(token)
+    lines.append(" ".join(line))
     return head + "\n" + "\n".join(lines) + "\n\n"
 
 
