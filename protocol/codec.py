@@ -68,7 +68,7 @@ from .reading import (
     read_command,
     read_response,
 )
-from .writing import _check_int, _check_token, extend_position, format_go, write_go
+from .writing import _check_int, _check_token, extend_position, format_go, move_limit, write_go
 
 __all__ = [
     "BestMove",
@@ -105,6 +105,7 @@ __all__ = [
     "format_command",
     "format_go",
     "format_response",
+    "move_limit",
     "parse_command",
     "parse_int",
     "parse_response",

@@ -1,9 +1,10 @@
-"""Writing the lines a host writes at every move: the ``go`` line (:func:`format_go`) and the
-``position`` line grown by the moves played since the last one (:func:`extend_position`), with
-the checks every writer of :mod:`protocol.codec` makes of a number or a token.
+"""What a host writes at every move: the search's :class:`~protocol.messages.Limit`
+(:func:`move_limit`), its ``go`` line (:func:`format_go`) and the ``position`` line grown by the
+moves played since the last one (:func:`extend_position`); with the checks every writer of
+:mod:`protocol.codec` makes of a number or a token.
 
-Compiled with the rules in the compiled build, as :mod:`protocol.reading` is: a host writes
-these at every ply of every game.  A writer takes values of any type and refuses, with a
+Compiled with the rules in the compiled build, as :mod:`protocol.reading` is: a host does this
+at every ply of every game.  A writer takes values of any type and refuses, with a
 :class:`~protocol.messages.ProtocolError`, one it cannot write so that it reads back as itself;
 so every field of a message is read here with ``getattr`` (typed ``Any``: no check of its type
 on the way in, which in compiled code would raise a ``TypeError`` first) and checked by hand.
@@ -11,13 +12,42 @@ on the way in, which in compiled code would raise a ``TypeError`` first) and che
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import fields
 from typing import Final
 
-from .messages import _LIMIT_FIELDS, Limit, ProtocolError
+from .messages import _LIMIT_FIELDS, _NO_NUMBERS, Limit, ProtocolError
 from .reading import _GO_FLAGS, _GO_KEYWORDS, _GO_NUMBERS, _MAX_DIGITS, _UCI_CLOCK_WORDS, _UGI_CLOCK_WORDS
 
 _MAX_VALUE: Final = 10**_MAX_DIGITS
+
+# A host makes a Limit at every move: not by its dataclass __init__ (twelve calls of
+# object.__setattr__, frozen as it is, and a __post_init__) but by setting each field's slot, as
+# protocol.reading makes an Info (test_codec checks that the two make equal values).
+_NEW: Final = object.__new__
+_LIMIT_SLOTS: Final[list[Callable[[Limit, object], None]]] = [
+    getattr(Limit, field.name).__set__ for field in fields(Limit)
+]  # wtime ... mate (_LIMIT_FIELDS), then infinite, ponder, searchmoves
+
+
+def move_limit(
+    wtime: int | None = None,
+    btime: int | None = None,
+    winc: int | None = None,
+    binc: int | None = None,
+    movestogo: int | None = None,
+    movetime: int | None = None,
+    depth: int | None = None,
+    nodes: int | None = None,
+) -> Limit:
+    """``Limit(wtime=wtime, btime=btime, ...)``, the same value, made in a fraction of the time:
+    the limit of one move's search, with the fields a host sets for it (no ``mate``, ``ponder``
+    or ``searchmoves``; none set at all is ``infinite``, as for :class:`Limit`)."""
+    limit: Limit = _NEW(Limit)
+    numbers = (wtime, btime, winc, binc, movestogo, movetime, depth, nodes, None)
+    for set_slot, value in zip(_LIMIT_SLOTS, (*numbers, numbers == _NO_NUMBERS, False, ())):
+        set_slot(limit, value)
+    return limit
 
 
 def _check_int(value: object, what: str, low: int | None = None) -> int:

@@ -38,6 +38,7 @@ from protocol import (
     error_info,
     format_command,
     format_response,
+    move_limit,
     parse_command,
     parse_response,
 )
@@ -340,6 +341,25 @@ def test_the_reader_makes_each_info_as_its_constructor_would() -> None:
     assert parse_response("info") == Info() and parse_response("info depth 1").pv == ()
     with pytest.raises(dataclasses.FrozenInstanceError):
         read.depth = 4  # type: ignore[misc]
+
+
+# The numbers a host sets for a move, each from the least the wire takes.
+_MOVE_NUMBERS = {"wtime": -(10**12), "btime": -(10**12), "winc": 0, "binc": 0, "movestogo": 1, "movetime": 0}
+_MOVE_NUMBERS |= {"depth": 1, "nodes": 1}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fixed_dictionaries({}, optional={name: st.integers(low, 10**12) for name, low in _MOVE_NUMBERS.items()}))
+def test_a_hosts_limit_of_a_move_is_the_limit_its_constructor_makes(numbers: dict[str, int]) -> None:
+    """``move_limit`` (protocol/writing.py) sets a Limit's slots without its ``__init__``: what it
+    makes equals, hashes and prints as ``Limit(...)`` of the same numbers (none at all:
+    ``infinite``), writes the same ``go`` line, and stays frozen."""
+    made, fast = Limit(**numbers), move_limit(**numbers)
+    assert fast == made and hash(fast) == hash(made) and repr(fast) == repr(made)
+    assert fast.infinite is (not numbers) and fast.mate is None and fast.searchmoves == ()
+    assert format_command(Go(fast)) == format_command(Go(made))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.wtime = 4  # type: ignore[misc]
 
 
 @pytest.mark.parametrize(

@@ -51,7 +51,7 @@ from protocol.client import (
     SearchResult,
     UnreadableMove,
 )
-from protocol.codec import Info
+from protocol.codec import Info, move_limit
 
 from ..errors import ArbiterError
 from ..records.game import (
@@ -499,7 +499,7 @@ class _Game:
         if limits.stopped_by_host:  # tc=inf alone: think until the arbiter's stop
             return Limit(infinite=True), self.settings.stall_timeout
         white_control, black_control = (white.control, black.control) if timed else (None, None)
-        limit = Limit(
+        limit = move_limit(
             wtime=_ms(white.remaining) if white_control else None,
             btime=_ms(black.remaining) if black_control else None,
             winc=_ms(white_control.increment) if white_control else None,
