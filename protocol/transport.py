@@ -467,6 +467,7 @@ class ProcessTransport(Transport):
         self._stderr_thread: threading.Thread | None = None
         self._stderr_tail: deque[str] = deque(maxlen=1)
         self._closed = False
+        self._stdin_fd = -1  # the engine's input, written with os.write; -1 until started, once closed
 
     @property
     def pid(self) -> int | None:
@@ -494,7 +495,8 @@ class ProcessTransport(Transport):
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
         # Written with os.write only (never through the buffered stream), so that no write
         # waits for room longer than its deadline; the engine's end of the pipe stays blocking.
-        os.set_blocking(process.stdin.fileno(), False)
+        self._stdin_fd = process.stdin.fileno()
+        os.set_blocking(self._stdin_fd, False)
 
         def overlong(start: str) -> bool:
             if log is not None:
@@ -570,8 +572,7 @@ class ProcessTransport(Transport):
             pass
 
     def send(self, line: str, timeout: float | None = None) -> None:
-        process = self._process
-        if process is None or process.stdin is None or self._closed:
+        if self._process is None or self._closed:
             raise BrokenPipeError("the engine is not running")
         data = (line + "\n").encode("utf-8")
         lock = self._write_lock
@@ -582,9 +583,9 @@ class ProcessTransport(Transport):
             if timeout is not None:
                 timeout = max(0.0, timeout - (time.monotonic() - queued))
         try:
-            if self._closed or process.stdin.closed:  # closed only with the lock held
+            fd = self._stdin_fd
+            if self._closed or fd < 0:  # closed only with the lock held
                 raise BrokenPipeError("the engine's input is closed")
-            fd = process.stdin.fileno()
             try:
                 written = os.write(fd, data)
             except BlockingIOError:
@@ -602,6 +603,7 @@ class ProcessTransport(Transport):
         if process is None or process.stdin is None or not self._write_lock.acquire(blocking=False):
             return
         try:
+            self._stdin_fd = -1
             process.stdin.close()
         except OSError:
             pass

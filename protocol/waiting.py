@@ -51,11 +51,15 @@ BLOCKING = Waiter()
 """The default waiter: the calling thread blocks."""
 
 _local = threading.local()
+_installed = [0]  # waiting_with blocks open now, in all threads: while none is, every thread blocks
+_installed_lock = threading.Lock()
 
 
 def current_waiter() -> Waiter:
     """The waiter of the calling thread (:data:`BLOCKING` unless :func:`waiting_with` says
     otherwise)."""
+    if not _installed[0]:  # (each wait asks: a thread's own attribute costs more than a look here)
+        return BLOCKING
     waiter: Waiter = getattr(_local, "waiter", BLOCKING)
     return waiter
 
@@ -63,9 +67,13 @@ def current_waiter() -> Waiter:
 @contextmanager
 def waiting_with(waiter: Waiter) -> Iterator[Waiter]:
     """Every transport wait in the calling thread goes through ``waiter`` while this lasts."""
+    with _installed_lock:
+        _installed[0] += 1
     previous = current_waiter()
     _local.waiter = waiter
     try:
         yield waiter
     finally:
         _local.waiter = previous
+        with _installed_lock:
+            _installed[0] -= 1
