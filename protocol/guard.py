@@ -21,13 +21,18 @@ Only the standard library, and nothing of this package, so it starts in a few mi
 
 from __future__ import annotations
 
+# The signal module's C core (the module imports enum, functools and collections for its named
+# constants), and typing for the type checker only: every engine's start waits for the guard's.
+import _signal as signal  # type: ignore[import-not-found]
 import ctypes
 import os
 import resource
-import signal
 import sys
 import time
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
