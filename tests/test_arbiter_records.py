@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import math
+import pickle
 import random
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import FrozenInstanceError, replace
 from pathlib import Path
 
 import pytest
 
 from arbiter.errors import ArbiterError
+from arbiter.play.referee import engine_move_record
 from arbiter.play.replay import check_game, check_games
 from arbiter.records.game import GameRecord, MoveRecord, MoveSource, Termination
 from arbiter.records.pgn import (
@@ -29,6 +31,7 @@ from arbiter.stats.tallies import (
     likelihood_of_superiority,
 )
 from dipole_engine.rules import WHITE, new_board
+from protocol import Info, SearchResult
 
 
 def random_game(seed: int, variant: str = "dipole", fen: str | None = None) -> GameRecord:
@@ -102,6 +105,40 @@ def test_pgn_layout() -> None:
         "1... d6xe5 {book} 2. e1-e3 {+0.35/7 0.520s} h8-g7 {-M3/9 1.000s} 3. e3+e5\n"
         "{0.004s} {Black loses on time} 1-0\n\n"
     )
+
+
+ENGINE = MoveSource.ENGINE
+
+
+@pytest.mark.parametrize(
+    "answer,made",
+    [
+        (SearchResult("a1-b2", elapsed=0.25), MoveRecord("a1-b2", ENGINE, time=0.25)),
+        (
+            SearchResult("a1-b2", elapsed=0.5, scored=Info(depth=7, score_cp=35), depth=9),
+            MoveRecord("a1-b2", ENGINE, score_cp=35, depth=7, time=0.5),
+        ),
+        (
+            SearchResult("c3-d4", elapsed=1.0, scored=Info(score_mate=-3), depth=5),
+            MoveRecord("c3-d4", ENGINE, score_mate=-3, depth=5, time=1.0),
+        ),
+        (SearchResult("c3-d4", elapsed=0.0, depth=4), MoveRecord("c3-d4", ENGINE, depth=4, time=0.0)),
+        (  # numbers no record holds are left out
+            SearchResult("e5", elapsed=2.0, scored=Info(depth=2**40, score_cp=-(2**40))),
+            MoveRecord("e5", ENGINE, time=2.0),
+        ),
+    ],
+)
+def test_an_engines_move_is_recorded_as_its_constructor_would(answer: SearchResult, made: MoveRecord) -> None:
+    """The referee makes each move's record without MoveRecord's ``__init__``
+    (arbiter/play/referee.py): it equals, hashes, prints, pickles and comments as the record
+    made by hand, and stays frozen."""
+    assert answer.bestmove is not None
+    record = engine_move_record(answer.bestmove, answer)
+    assert record == made and hash(record) == hash(made) and repr(record) == repr(made)
+    assert pickle.loads(pickle.dumps(record)) == made and record.comment() == made.comment()
+    with pytest.raises(FrozenInstanceError):
+        record.time = 3.0  # type: ignore[misc]
 
 
 def test_written_games_read_back_as_the_same_records() -> None:
