@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 import pickle
 import random
@@ -131,14 +132,39 @@ ENGINE = MoveSource.ENGINE
 )
 def test_an_engines_move_is_recorded_as_its_constructor_would(answer: SearchResult, made: MoveRecord) -> None:
     """The referee makes each move's record without MoveRecord's ``__init__``
-    (arbiter/play/referee.py): it equals, hashes, prints, pickles and comments as the record
-    made by hand, and stays frozen."""
+    (``arbiter.records.game.move_record``): it equals, hashes, prints, pickles and comments as
+    the record made by hand, and stays frozen."""
     assert answer.bestmove is not None
     record = engine_move_record(answer.bestmove, answer)
     assert record == made and hash(record) == hash(made) and repr(record) == repr(made)
     assert pickle.loads(pickle.dumps(record)) == made and record.comment() == made.comment()
     with pytest.raises(FrozenInstanceError):
         record.time = 3.0  # type: ignore[misc]
+
+
+def test_a_game_record_pickles_and_copies_as_itself() -> None:
+    """A GameRecord pickles its moves column by column (its ``__reduce__``): what comes back, by
+    every pickle protocol and by copy, is an equal record of equal moves, frozen."""
+    moves = (
+        MoveRecord("a1-b2", MoveSource.BOOK),
+        MoveRecord("pass", MoveSource.FORCED),
+        MoveRecord("c3-d4", ENGINE, score_cp=-35, depth=7, time=0.5),
+        MoveRecord("e5xf6", ENGINE, score_mate=2, time=0.0),
+    )
+    record = GameRecord(
+        7, "alpha", "beta", "dipole", None, moves, "1-0", Termination.ADJUDICATION, "Black resigns", "10+0.1"
+    )
+    for empty in (False, True):
+        original = replace(record, moves=()) if empty else record
+        copies = [pickle.loads(pickle.dumps(original, protocol)) for protocol in range(pickle.HIGHEST_PROTOCOL + 1)]
+        for copied in [*copies, copy.copy(original), copy.deepcopy(original)]:
+            assert copied == original and repr(copied) == repr(original)
+            assert [move.comment() for move in copied.moves] == [move.comment() for move in original.moves]
+            for move in copied.moves:
+                with pytest.raises(FrozenInstanceError):
+                    move.time = 1.0  # type: ignore[misc]
+            with pytest.raises(FrozenInstanceError):
+                copied.result = "0-1"  # type: ignore[misc]
 
 
 def test_written_games_read_back_as_the_same_records() -> None:

@@ -35,7 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
 
 from mypy_extensions import mypyc_attr
 
@@ -63,6 +63,7 @@ from ..records.game import (
     MoveSource,
     Opening,
     Termination,
+    move_record,
 )
 from ..text import visible
 from .adjudication import ResignRule, ResignWatch
@@ -757,41 +758,18 @@ def engine_move_record(text: str, answer: SearchResult) -> MoveRecord:
     (a score or depth no record can hold is left out)."""
     last = answer.scored
     if last is None and answer.depth is None:  # an engine that says nothing of its search
-        return _engine_move(text, None, None, None, answer.elapsed)
+        return move_record(text, MoveSource.ENGINE, time=answer.elapsed)
     depth = last.depth if last is not None else None
     if depth is None:
         depth = answer.depth
-    return _engine_move(
+    return move_record(
         text,
+        MoveSource.ENGINE,
         _recordable(last.score_cp if last is not None else None),
         _recordable(last.score_mate if last is not None else None),
         _recordable(depth),
         answer.elapsed,
     )
-
-
-# A MoveRecord is made at every ply: not by its dataclass __init__ (six calls of
-# object.__setattr__ in interpreted code, frozen as it is) but with its attributes' dict at once,
-# as unpickling makes one (test_arbiter_games checks that the two are equal).
-_NEW: Final = object.__new__
-_SET: Final = object.__setattr__
-
-
-def _engine_move(text: str, score_cp: int | None, score_mate: int | None, depth: int | None, time: float) -> MoveRecord:
-    record: MoveRecord = _NEW(MoveRecord)
-    _SET(
-        record,
-        "__dict__",
-        {
-            "text": text,
-            "source": MoveSource.ENGINE,
-            "score_cp": score_cp,
-            "score_mate": score_mate,
-            "depth": depth,
-            "time": time,
-        },
-    )
-    return record
 
 
 def normal_reason(board: Board[Any], winner: Color) -> str:
