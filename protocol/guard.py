@@ -72,16 +72,14 @@ def descendants(root: int) -> list[int]:
 
 
 def sweep(engine: int, status: int | None) -> int | None:
-    """SIGKILL every descendant until none is left, reaping them; the engine's wait status."""
+    """SIGKILL every descendant until none is left, reaping them; the engine's wait status.
+
+    A subreaper with no child left has no descendant left: a descendant whose parent dies
+    becomes the guard's child.  So /proc (every process of the machine) is read only while
+    children remain, which they mostly do not (the engine has exited, and was reaped)."""
     me = os.getpid()
     give_up = time.monotonic() + 30.0  # only a process stuck in the kernel survives SIGKILL this long
     while time.monotonic() < give_up:
-        living = descendants(me)
-        for pid in living:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
         try:
             while True:
                 pid, code = os.waitpid(-1, os.WNOHANG)
@@ -90,8 +88,12 @@ def sweep(engine: int, status: int | None) -> int | None:
                 if pid == engine and status is None:
                     status = code
         except ChildProcessError:
-            if not living and not descendants(me):
-                return status
+            return status
+        for pid in descendants(me):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
         time.sleep(0.002)
     return status
 
