@@ -1,7 +1,9 @@
 """The guard: a tiny process that starts one engine and makes sure its whole tree dies with it.
 
-Run as ``python -I -S guard.py REPORT_FD PARENT_PID DIE_WITH_PARENT -- COMMAND...`` by
-:class:`~protocol.transport.ProcessTransport` (Linux only).  It
+Run as ``python -I -S guard.py REPORT_FD PARENT_PID DIE_WITH_PARENT -- COMMAND...``, or imported
+by a bare interpreter that calls :func:`main` with those arguments (as
+:class:`~protocol.transport.ProcessTransport` does, Linux only: the module's bytecode is then
+cached, not compiled at each engine's start).  It
 
 1. makes itself a *child subreaper* (``prctl PR_SET_CHILD_SUBREAPER``), so every process the
    engine starts, however it detaches (a new session, a new process group, a double fork, a

@@ -96,7 +96,11 @@ MAX_PAUSE = 0.02
 _live_groups: dict[int, None] = {}
 _live_guards: dict[int, None] = {}
 
-_GUARD_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guard.py")
+# The guard is imported by a bare interpreter (``-I -S``) from this package's folder, after the
+# standard library on its path, rather than run as a script: its compiled bytecode is cached.
+_GUARD_START = (
+    f"import sys; sys.path.append({os.path.dirname(os.path.abspath(__file__))!r}); import guard; guard.main(sys.argv)"
+)
 GUARDED = sys.platform.startswith("linux") and os.path.isdir("/proc")
 """True where engines run under :mod:`protocol.guard` (Linux: a subreaper that kills the
 engine's whole process tree, even after the host was killed with SIGKILL)."""
@@ -526,7 +530,8 @@ class ProcessTransport(Transport):
                     sys.executable,
                     "-I",
                     "-S",
-                    _GUARD_SCRIPT,
+                    "-c",
+                    _GUARD_START,
                     str(writer),
                     str(os.getpid()),
                     "1" if self.die_with_parent else "0",

@@ -100,7 +100,7 @@ def command_line(pid: int) -> bytes:
 
 def is_guard(pid: int) -> bool:
     """Whether ``pid`` is an engine's guard process (:mod:`protocol.guard`)."""
-    return b"protocol/guard.py" in command_line(pid)
+    return b"import guard; guard.main(sys.argv)" in command_line(pid)
 
 
 def alive(pid: int) -> bool:
