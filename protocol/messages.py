@@ -229,11 +229,15 @@ class BestMove:
     ponder: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Info:
     """One ``info`` line; every field optional.  Times in ms; ``score_mate`` counts moves to
     mate, negative when the engine is being mated; ``score_bound`` is "lower" or "upper" for
-    a score that is only a bound.  ``string`` (free text) is always the last field."""
+    a score that is only a bound.  ``string`` (free text) is always the last field.
+
+    Unlike the other messages it keeps its fields in a dict, not in slots: an engine writes
+    many info lines a search, and the reader (:mod:`protocol.reading`) makes each Info with
+    the dict it parsed the line into, at once."""
 
     depth: int | None = None
     seldepth: int | None = None

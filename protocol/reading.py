@@ -11,7 +11,6 @@ words are here, and :mod:`protocol.codec`'s writers share them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import fields
 from typing import Final
 
 from .messages import (
@@ -262,26 +261,23 @@ _SCORE_BOUNDS: Final = {"lowerbound": "lower", "upperbound": "upper"}
 
 
 # An Info is made for every info line of every search: not by its dataclass __init__ (sixteen
-# calls of object.__setattr__, frozen as it is: half the cost of reading the line) but by
-# setting each field's slot, the line's value or the field's default.  Info has no
-# __post_init__ for this to skip (test_codec checks that it keeps none, and that what is read
-# equals the Info made by hand).
+# calls of object.__setattr__, frozen as it is: most of the cost of reading the line) but with
+# the dict the line was parsed into, its fields' defaults first, as its attributes' dict at once
+# (Info keeps no slots for this, nor a __post_init__ to skip: test_codec checks both, and that
+# what is read equals the Info made by hand).
 _NEW: Final = object.__new__
-_BLANK: Final = Info()
-_INFO_SLOTS: Final[list[tuple[Callable[[Info, object], None], str, object]]] = [
-    (getattr(Info, field.name).__set__, field.name, getattr(_BLANK, field.name)) for field in fields(Info)
-]
+_SET: Final = object.__setattr__
+_INFO_DEFAULTS: Final[dict[str, object]] = dict(vars(Info()))
 
 
 def _info(values: dict[str, object]) -> Info:
     info: Info = _NEW(Info)
-    for set_slot, name, default in _INFO_SLOTS:
-        set_slot(info, values.get(name, default))
+    _SET(info, "__dict__", values)
     return info
 
 
 def _parse_info(tokens: list[str]) -> Info:
-    values: dict[str, object] = {}
+    values = _INFO_DEFAULTS.copy()
     i, count = 1, len(tokens)
     while i < count:
         word = tokens[i]
@@ -316,9 +312,7 @@ def _parse_info(tokens: list[str]) -> Info:
 def _parse_score(tokens: list[str], i: int, values: dict[str, object]) -> int:
     if i + 1 >= len(tokens) or tokens[i] not in ("cp", "mate"):
         raise ProtocolError("info: expected 'score cp <centipawns>' or 'score mate <moves>'")
-    values.pop("score_cp", None)
-    values.pop("score_mate", None)
-    values.pop("score_bound", None)
+    values["score_cp"] = values["score_mate"] = values["score_bound"] = None
     values["score_" + tokens[i]] = _read_number(tokens[i + 1], "info score", tokens[i], None)
     i += 2
     if i < len(tokens) and tokens[i] in _SCORE_BOUNDS:

@@ -311,10 +311,11 @@ def test_long_garbage_is_shortened_in_the_message() -> None:
 
 
 def test_the_reader_makes_each_info_as_its_constructor_would() -> None:
-    """The reader sets an Info's fields without its ``__init__`` (protocol/reading.py), so Info
-    keeps no ``__post_init__``; what it reads equals, hashes and prints as the Info made by hand,
-    every field it does not name at its default, and stays frozen."""
-    assert not hasattr(Info, "__post_init__")
+    """The reader gives an Info its fields' dict without its ``__init__`` (protocol/reading.py),
+    so Info keeps its fields in a dict (no slots) and no ``__post_init__``; what it reads equals,
+    hashes and prints as the Info made by hand, every field it does not name at its default,
+    and stays frozen."""
+    assert not hasattr(Info, "__post_init__") and not hasattr(Info, "__slots__")
     line = (
         "info depth 3 seldepth 5 multipv 2 score mate -4 upperbound nodes 10 nps 20 time 30 hashfull 40 "
         "tbhits 50 cpuload 60 currmove e1-e3 currmovenumber 2 pv e1-e3 d8-d6 string two words"
