@@ -22,8 +22,8 @@ from .reading import _GO_FLAGS, _GO_KEYWORDS, _GO_NUMBERS, _MAX_DIGITS, _UCI_CLO
 _MAX_VALUE: Final = 10**_MAX_DIGITS
 
 # A host makes a Limit at every move: not by its dataclass __init__ (twelve calls of
-# object.__setattr__, frozen as it is, and a __post_init__) but by setting each field's slot, as
-# protocol.reading makes an Info (test_codec checks that the two make equal values).
+# object.__setattr__, frozen as it is, and a __post_init__) but by setting each field's slot
+# (test_codec checks that the two make equal values).
 _NEW: Final = object.__new__
 _LIMIT_SLOTS: Final[list[Callable[[Limit, object], None]]] = [
     getattr(Limit, field.name).__set__ for field in fields(Limit)
