@@ -3,7 +3,8 @@
 Run as ``python -I -S guard.py REPORT_FD PARENT_PID DIE_WITH_PARENT -- COMMAND...``, or imported
 by a bare interpreter that calls :func:`main` with those arguments (as
 :class:`~protocol.transport.ProcessTransport` does, Linux only: the module's bytecode is then
-cached, not compiled at each engine's start).  It
+cached, not compiled at each engine's start), or called in a child forked from the host (a
+host that asked for it with :func:`protocol.transport.fork_guards`).  It
 
 1. makes itself a *child subreaper* (``prctl PR_SET_CHILD_SUBREAPER``), so every process the
    engine starts, however it detaches (a new session, a new process group, a double fork, a
@@ -113,9 +114,10 @@ def exit_like(status: int | None) -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def start_engine(command: list[str], report_fd: int, prctl: Any) -> int:
-    """Fork and exec the engine in a session of its own, to die with the guard; its pid.  If
-    it cannot be started, report ``error <errno>`` and exit."""
+def start_engine(command: list[str], report_fd: int, prctl: Any, env: dict[str, str] | None = None) -> int:
+    """Fork and exec the engine in a session of its own, to die with the guard, in ``env``
+    (None: the guard's own); its pid.  If it cannot be started, report ``error <errno>`` and
+    exit."""
     guard = os.getpid()
     failure_read, failure_write = os.pipe()  # close-on-exec: at end of file, exec worked
     pid = os.fork()
@@ -129,7 +131,9 @@ def start_engine(command: list[str], report_fd: int, prctl: Any) -> int:
                 os._exit(1)
             for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGPIPE, signal.SIGXFSZ):
                 signal.signal(number, signal.SIG_DFL)  # as Python found them, not as it set them
-            os.execvp(command[0], command)
+            if env is None:
+                os.execvp(command[0], command)
+            os.execvpe(command[0], command, env)
         except OSError as error:
             os.write(failure_write, str(error.errno or 0).encode())
         finally:
@@ -144,7 +148,9 @@ def start_engine(command: list[str], report_fd: int, prctl: Any) -> int:
     return pid
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str], env: dict[str, str] | None = None, prctl: Any = None) -> None:
+    """Guard the engine ``argv`` names (see the module docstring), started in ``env`` (None: the
+    guard's own environment), with ``prctl`` (None: looked up now); never returns."""
     report_fd, parent, die_with_parent = int(argv[1]), int(argv[2]), argv[3] == "1"
     command = argv[5:]
 
@@ -161,7 +167,8 @@ def main(argv: list[str]) -> None:
 
     for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(number, stop)
-    prctl = _prctl()
+    if prctl is None:
+        prctl = _prctl()
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     engine = 0
     status: int | None = None
@@ -171,7 +178,7 @@ def main(argv: list[str]) -> None:
             if os.getppid() != parent:  # the host died before the request took effect
                 stop(signal.SIGTERM, None)
 
-        engine = start_engine(command, report_fd, prctl)
+        engine = start_engine(command, report_fd, prctl, env)
         os.write(report_fd, str(engine).encode())
         os.close(report_fd)
         null = os.open(os.devnull, os.O_RDWR)

@@ -37,6 +37,7 @@ Every engine group and guard is kept in a registry until it is gone, and :func:`
 from __future__ import annotations
 
 import atexit
+import fcntl
 import math
 import os
 import select
@@ -49,7 +50,7 @@ from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Sequence
 from itertools import repeat
-from typing import IO
+from typing import IO, Any, Protocol
 
 from mypy_extensions import mypyc_attr
 
@@ -104,6 +105,22 @@ _GUARD_START = (
 GUARDED = sys.platform.startswith("linux") and os.path.isdir("/proc")
 """True where engines run under :mod:`protocol.guard` (Linux: a subreaper that kills the
 engine's whole process tree, even after the host was killed with SIGKILL)."""
+
+_forking_guards = [False]  # fork_guards(), for the whole process
+
+
+def fork_guards(enabled: bool = True) -> None:
+    """Start every later engine's guard (``enabled``; else as by default) in a child forked
+    from this process, rather than in an interpreter of its own: 10-13 ms of CPU less an engine (the interpreter's start and the
+    guard's imports), which a host that starts many engines (the arbiter's game processes)
+    spends many times over.
+
+    Only for a process that knows its threads: the child runs the guard's code on the calling
+    thread's copy of the process, so no other thread may hold, at any moment, a lock that code
+    takes (the guard takes none of the host's, and the interpreter's own are made safe by
+    ``os.fork``).  Where that is not known (a GUI's server, a library's caller) the default,
+    a new interpreter, is the safe way."""
+    _forking_guards[0] = enabled
 
 
 def kill_all() -> None:
@@ -419,7 +436,124 @@ def _sleep_until(done: Callable[[], bool], timeout: float, waiter: Waiter) -> No
         interval = min(interval * 2, POLL_INTERVAL * 20)
 
 
-def _wait_process(process: subprocess.Popen[bytes], timeout: float) -> int | None:
+class _Process(Protocol):
+    """What the transport asks of the process it started (the guard, or the engine itself): a
+    :class:`subprocess.Popen`, or a :class:`_ForkedGuard`."""
+
+    pid: int
+    stdin: IO[bytes] | None
+    stdout: IO[bytes] | None
+    stderr: IO[bytes] | None
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def send_signal(self, sig: int) -> None: ...
+
+    def kill(self) -> None: ...
+
+
+class _ForkedGuard:
+    """A guard run in a child forked from this process (see :func:`fork_guards`), its pipes
+    the engine's: the part of a :class:`subprocess.Popen` the transport uses, the exit status
+    told as Popen tells it (negative: killed by that signal)."""
+
+    def __init__(self, command: list[str], cwd: str | None, env: dict[str, str] | None, arguments: list[str]) -> None:
+        from . import guard  # (only here: ctypes costs a host that never forks a guard 3 ms to import)
+
+        prctl = guard._prctl()  # looked up before the fork: the child loads nothing (no dlopen)
+        ends: list[int] = []  # this side's: the engine's stdin (written), stdout and stderr (read)
+        child_ends: list[int] = []
+        try:
+            for stream in range(3):
+                read, write = os.pipe()
+                ends.append(write if stream == 0 else read)
+                child_ends.append(read if stream == 0 else write)
+            self.pid = os.fork()
+            if self.pid == 0:
+                _run_forked_guard(guard, prctl, child_ends, int(arguments[1]), cwd, env, [*arguments, *command])
+        except BaseException:
+            for fd in ends:
+                os.close(fd)
+            raise
+        finally:
+            for fd in child_ends:
+                os.close(fd)
+        self.stdin: IO[bytes] | None = open(ends[0], "wb", buffering=0)  # noqa: SIM115  (closed by the transport)
+        self.stdout: IO[bytes] | None = open(ends[1], "rb", buffering=0)  # noqa: SIM115
+        self.stderr: IO[bytes] | None = open(ends[2], "rb", buffering=0)  # noqa: SIM115
+        self.returncode: int | None = None
+        self._waitpid_lock = threading.Lock()  # one waitpid at a time: a second would find no child
+
+    def poll(self) -> int | None:
+        if self.returncode is None and self._waitpid_lock.acquire(blocking=False):  # (else a wait() reaps it)
+            try:
+                if self.returncode is None:
+                    pid, status = os.waitpid(self.pid, os.WNOHANG)
+                    if pid == self.pid:
+                        self.returncode = os.waitstatus_to_exitcode(status)
+            finally:
+                self._waitpid_lock.release()
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if timeout is None:
+            with self._waitpid_lock:
+                if self.returncode is None:
+                    self.returncode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+            return self.returncode
+        deadline = time.monotonic() + timeout
+        pause = 0.0005
+        while (code := self.poll()) is None:  # (Popen.wait's way: waitpid has no timeout)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise subprocess.TimeoutExpired([str(self.pid)], timeout)
+            time.sleep(min(pause, remaining))
+            pause = min(pause * 2, 0.05)
+        return code
+
+    def send_signal(self, sig: int) -> None:
+        if self.poll() is None:  # (a pid reaped could be another process's by now)
+            os.kill(self.pid, sig)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+def _run_forked_guard(
+    guard: Any,
+    prctl: Any,
+    stdio: list[int],
+    report_fd: int,
+    cwd: str | None,
+    env: dict[str, str] | None,
+    argv: list[str],
+) -> None:
+    """In the forked child: become what ``python -c guard.main`` started by Popen would be (a
+    session of its own, the engine's pipes as stdin/stdout/stderr, no other descriptor but the
+    report pipe, the handlers the host set back to their defaults), then the guard.  Never
+    returns."""
+    try:
+        os.setsid()
+        moved = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 4) for fd in (*stdio, report_fd)]  # clear of 0-3
+        for target, fd in enumerate(moved):  # the engine's stdin, stdout, stderr, then the report on 3
+            os.dup2(fd, target)
+        os.closerange(4, os.sysconf("SC_OPEN_MAX"))
+        if cwd is not None:
+            os.chdir(cwd)
+        signal.set_wakeup_fd(-1)
+        for number in signal.valid_signals():  # as exec would leave them: handlers back to the default
+            if number not in (signal.SIGKILL, signal.SIGSTOP) and callable(signal.getsignal(number)):
+                signal.signal(number, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        argv[1] = "3"
+        guard.main(argv, env, prctl)
+    finally:
+        os._exit(127)
+
+
+def _wait_process(process: _Process, timeout: float) -> int | None:
     """``process``'s exit status once it has ended, within ``timeout`` seconds, else None."""
     waiter = current_waiter()
     if waiter.blocking:
@@ -462,7 +596,7 @@ class ProcessTransport(Transport):
         self.cwd = cwd
         self.env = env
         self.die_with_parent = die_with_parent
-        self._process: subprocess.Popen[bytes] | None = None
+        self._process: _Process | None = None
         self._engine_pid: int | None = None
         self._stdout: _LineReader | None = None
         self._read_lock = threading.Lock()  # held while the output is read: close() waits for no reader
@@ -482,6 +616,7 @@ class ProcessTransport(Transport):
     def start(self, log: LogFunction | None) -> None:
         if not self.command:
             raise OSError("empty command")
+        process: _Process
         if GUARDED:
             process = self._start_guarded()
         else:
@@ -520,32 +655,26 @@ class ProcessTransport(Transport):
         thread.start()
         self._stderr_thread = thread
 
-    def _start_guarded(self) -> subprocess.Popen[bytes]:
+    def _start_guarded(self) -> _Process:
         """Start the guard, which starts the engine and reports its pid (or why it could not);
         the guard's process, whose pipes are the engine's."""
         report, writer = os.pipe()
+        arguments = ["guard", str(writer), str(os.getpid()), "1" if self.die_with_parent else "0", "--"]
+        process: _Process
         try:
-            process = self._process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-I",
-                    "-S",
-                    "-c",
-                    _GUARD_START,
-                    str(writer),
-                    str(os.getpid()),
-                    "1" if self.die_with_parent else "0",
-                    "--",
-                    *self.command,
-                ],
-                cwd=self.cwd,
-                env=self.env,
-                start_new_session=True,
-                pass_fds=(writer,),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
+            if _forking_guards[0]:
+                process = self._process = _ForkedGuard(self.command, self.cwd, self.env, arguments)
+            else:
+                process = self._process = subprocess.Popen(
+                    [sys.executable, "-I", "-S", "-c", _GUARD_START, *arguments[1:], *self.command],
+                    cwd=self.cwd,
+                    env=self.env,
+                    start_new_session=True,
+                    pass_fds=(writer,),
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                )
         except BaseException:
             os.close(report)
             raise

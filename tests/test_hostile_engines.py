@@ -6,13 +6,14 @@ memory bounded and no process, thread or file descriptor left behind.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ from arbiter.records.game import START, GameRecord, Termination
 from arbiter.records.pgn import PgnGame, format_game, read_pgn
 from protocol import EngineClient, EngineStalled, Limit, UnreadableMove
 from protocol.client import MAX_INFOS, HandshakeError, ProtocolViolation
-from protocol.transport import GUARDED, ProcessTransport
+from protocol.transport import GUARDED, ProcessTransport, fork_guards
 
 ENGINES = Path(__file__).parent / "engines"
 sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
@@ -404,8 +405,19 @@ def test_a_full_log_disk_is_reported_once_and_costs_nothing(tmp_path: Path) -> N
 needs_guard = pytest.mark.skipif(not GUARDED, reason="the process-tree guard is Linux-only")
 
 
+@pytest.fixture(params=["interpreter", "forked"])
+def guard_start(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Each guard test twice: the guard started as an interpreter of its own (the default), and
+    forked from the host (:func:`protocol.transport.fork_guards`, as the game processes do)."""
+    fork_guards(request.param == "forked")
+    try:
+        yield request.param
+    finally:
+        fork_guards(False)
+
+
 @needs_guard
-def test_helpers_in_new_sessions_die_with_the_engine(tmp_path: Path) -> None:
+def test_helpers_in_new_sessions_die_with_the_engine(tmp_path: Path, guard_start: str) -> None:
     engine = EngineClient([sys.executable, HOSTILE, "--escape", str(tmp_path)])
     engine.start()
     deadline = time.monotonic() + 10
@@ -466,7 +478,7 @@ def test_nothing_survives_the_arbiter_killed_with_sigkill(tmp_path: Path) -> Non
 
 
 @needs_guard
-def test_a_burst_of_signals_at_the_guard_still_ends_every_escaped_process(tmp_path: Path) -> None:
+def test_a_burst_of_signals_at_the_guard_still_ends_every_escaped_process(tmp_path: Path, guard_start: str) -> None:
     # The first SIGTERM ends the guard's wait and starts its sweep; the ones that follow at
     # once must neither kill the guard before the sweep nor cut it short.
     for trial in range(10):
@@ -487,6 +499,55 @@ def test_a_burst_of_signals_at_the_guard_still_ends_every_escaped_process(tmp_pa
                 break
         assert wait_all_gone(escaped) == [], f"trial {trial}"
         transport.close()
+
+
+ENGINE_SEES = """
+import json, os, signal, sys
+print(json.dumps({
+    "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd")),
+    "cwd": os.getcwd(),
+    "variable": os.environ.get("GUARDED_ENGINE_VARIABLE"),
+    "session_leader": os.getsid(0) == os.getpid(),
+}), flush=True)
+sys.exit(int(sys.stdin.readline()))
+"""
+
+
+@needs_guard
+def test_the_engine_and_its_guard_hold_nothing_of_the_host_either_way(tmp_path: Path, guard_start: str) -> None:
+    # The forked guard is a copy of its host: it must hold none of the host's descriptors
+    # (another engine's input kept open would hide the end of that input from its engine)
+    # and run none of the host's signal handlers, as a guard of its own interpreter does not.
+    handled = tmp_path / "handled"
+    signal.signal(signal.SIGUSR1, lambda number, frame: handled.write_text("the host's handler ran"))
+    try:
+        transports = [
+            ProcessTransport(
+                [sys.executable, "-c", ENGINE_SEES], str(tmp_path), {"GUARDED_ENGINE_VARIABLE": str(number)}
+            )
+            for number in (1, 2)
+        ]
+        for transport in transports:
+            transport.start(None)
+        for number, transport in enumerate(transports, 1):
+            assert json.loads(transport.receive(10.0)[0] or "{}") == {
+                "fds": [0, 1, 2, 3],  # (3: the listing's own)
+                "cwd": str(tmp_path),
+                "variable": str(number),
+                "session_leader": True,
+            }
+            guard = transport._process.pid  # type: ignore[union-attr]  # the test's one reach inside
+            assert sorted(int(fd) for fd in os.listdir(f"/proc/{guard}/fd")) == [0, 1, 2]
+        first, second = transports
+        first.send("3")
+        assert first.wait(10.0) == 3  # the guard exits as the engine did
+        os.kill(second._process.pid, signal.SIGUSR1)  # type: ignore[union-attr]
+        assert second.wait(10.0) == -signal.SIGUSR1  # the default action, not the host's handler
+        assert not handled.exists()
+        for transport in transports:
+            transport.close()
+    finally:
+        signal.signal(signal.SIGUSR1, signal.SIG_DFL)
 
 
 def test_a_long_event_with_a_crashing_engine_leaks_no_thread_or_descriptor() -> None:

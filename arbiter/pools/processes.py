@@ -57,6 +57,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from protocol.guard import PR_SET_PDEATHSIG, _prctl
+from protocol.transport import fork_guards
 from protocol.waiting import waiting_with
 
 from ..errors import ArbiterError
@@ -448,6 +449,10 @@ def serve(
     server dies."""
     _prctl()(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Its engines' guards forked from it, not started as interpreters: its only threads are
+    # the games' (or the hub's) and, idle in a read, its engines' stderr readers and the
+    # arbiter's listener.
+    fork_guards()
     lock = threading.Lock()
     closing = False  # this process closes its connection: its end is no news of the arbiter
 
