@@ -101,6 +101,17 @@ def sweep(engine: int, status: int | None) -> int | None:
     return status
 
 
+def default_handlers() -> None:
+    """Set every signal this process handles with a Python function back to its default action,
+    unblock every signal and drop the wakeup descriptor, as ``exec`` would: for a child forked
+    from a host (a guard, a game process), which must never run the host's handlers."""
+    signal.set_wakeup_fd(-1)
+    for number in signal.valid_signals():
+        if number not in (signal.SIGKILL, signal.SIGSTOP) and callable(signal.getsignal(number)):
+            signal.signal(number, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+
+
 def exit_like(status: int | None) -> None:
     """Exit as the engine did: the same code, or killed by the same signal."""
     if status is not None and not os.WIFSIGNALED(status):

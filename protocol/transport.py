@@ -542,11 +542,7 @@ def _run_forked_guard(
         os.closerange(4, os.sysconf("SC_OPEN_MAX"))
         if cwd is not None:
             os.chdir(cwd)
-        signal.set_wakeup_fd(-1)
-        for number in signal.valid_signals():  # as exec would leave them: handlers back to the default
-            if number not in (signal.SIGKILL, signal.SIGSTOP) and callable(signal.getsignal(number)):
-                signal.signal(number, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        guard.default_handlers()
         argv[1] = "3"
         guard.main(argv, env, prctl)
     finally:

@@ -365,13 +365,21 @@ def _parent(pid: int) -> int:
     return int(stat[stat.rindex(")") + 2 :].split()[1])
 
 
+def _caught_signals(pid: int) -> set[int]:
+    """The signals ``pid`` has a handler for (``SigCgt`` of /proc/PID/status)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    mask = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), 16)
+    return {number for number in range(1, 65) if mask >> (number - 1) & 1}
+
+
 @pytest.mark.parametrize("concurrency", [2, 4], ids=["a game a process", "games on a process's hub"])
 def test_games_at_once_are_played_in_processes_that_die_with_the_arbiter(tmp_path: Path, concurrency: int) -> None:
     """At concurrency 2 or more on a machine of two cores or more, the games are played in game
-    processes forked by a fork server that the arbiter started (each engine's guard is a child
-    of a game process, not of the arbiter); a SIGKILL of the arbiter takes the game processes,
-    every engine and the fork server with it, whether a process plays one game at a time or
-    several on its hub."""
+    processes forked by the arbiter itself (it has no other thread then: no fork server), each
+    engine's guard a child of a game process, not of the arbiter; the game processes keep none
+    of the arbiter's signal handlers (a SIGTERM at one would run the arbiter's interruption of
+    the event in the copy); a SIGKILL of the arbiter takes the game processes and every engine
+    with it, whether a process plays one game at a time or several on its hub."""
     from arbiter.pools.processes import process_shares
 
     pids = tmp_path / "pids"
@@ -402,16 +410,20 @@ def test_games_at_once_are_played_in_processes_that_die_with_the_arbiter(tmp_pat
         hosts = {_parent(_parent(engine)) for engine in engines}  # engine -> its guard -> who started it
         expected = len(process_shares(concurrency))
         assert len(hosts) == expected and (expected == 1 or process.pid not in hosts), (hosts, process.pid)
-        servers = {_parent(host) for host in hosts if host != process.pid}  # the fork server
-        assert len(servers) <= 1 and all(_parent(server) == process.pid for server in servers), servers
+        if expected > 1:
+            assert {_parent(host) for host in hosts} == {process.pid}
+            assert {signal.SIGINT, signal.SIGTERM, signal.SIGHUP} <= _caught_signals(process.pid)
+            assert all(
+                _caught_signals(host) & {signal.SIGINT, signal.SIGTERM, signal.SIGHUP} == set() for host in hosts
+            )
     finally:
         process.kill()
         process.communicate(timeout=30)
     assert_all_gone(pids, expected_at_least=engines_at_once)
     deadline = time.monotonic() + 5
-    while any(map(_running, hosts | servers)) and time.monotonic() < deadline:
+    while any(map(_running, hosts)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert [pid for pid in hosts | servers if _running(pid)] == []
+    assert [pid for pid in hosts if _running(pid)] == []
 
 
 @pytest.mark.parametrize("cores", [2, 1], ids=["a game a process", "two games on one process's hub"])

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 import pickle
 import random
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import FrozenInstanceError, replace
@@ -187,6 +189,20 @@ def test_writer_appends_whole_games_and_refuses_after_seal(tmp_path: Path) -> No
     again.write(random_game(4))
     again.close()
     assert [game.to_record().number for game in read_pgn_file(str(path))] == [1, 2, 4]
+
+
+def test_a_writer_starts_its_flusher_with_its_first_game_and_closes_at_once_without_one(tmp_path: Path) -> None:
+    # No thread until a game is written: the arbiter forks its game processes meanwhile.
+    descriptors, threads = len(os.listdir("/proc/self/fd")), threading.active_count()
+    idle = PgnWriter(str(tmp_path / "idle.pgn"))
+    assert threading.active_count() == threads
+    idle.close()
+    assert len(os.listdir("/proc/self/fd")) == descriptors
+    busy = PgnWriter(str(tmp_path / "busy.pgn"))
+    busy.write(random_game(1))
+    assert threading.active_count() == threads + 1
+    busy.close()
+    assert threading.active_count() == threads and len(os.listdir("/proc/self/fd")) == descriptors
 
 
 def test_reader_skips_what_our_writer_never_writes() -> None:

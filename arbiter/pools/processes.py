@@ -27,15 +27,19 @@ The games start together, once every game process is up (it has asked for its fi
 process still starting (forked, then starting its engines) while another plays would take the
 cores from that process's first games, whose moves would be charged for it.
 
-The game processes are forked from multiprocessing's fork server, a process without threads
-that has imported their modules once (:data:`_PRELOAD`): on a machine of many cores, many game
-processes start in milliseconds each instead of a tenth of a second of CPU each.
+The game processes are forked from the arbiter itself when it has no other thread (a plain
+match or tournament: nothing of another thread's can be caught half-done in the copy), else
+from multiprocessing's fork server, a process without threads that has imported their modules
+once (:data:`_PRELOAD`; 0.15 s of CPU more, with its resource tracker): on a machine of many
+cores, many game processes start in milliseconds each instead of a tenth of a second of CPU
+each.  A forked game process sets the arbiter's signal handlers back to their defaults and
+closes its copies of the arbiter's ends of the other game processes' connections.
 
 Crash safety: a game process ends at once when the arbiter is gone, even SIGKILLed (its
-connection to the arbiter, whose other end only the arbiter holds, ends), or when its fork
-server dies (``PR_SET_PDEATHSIG``), and its engines' guards then kill the engines; the fork
-server ends once the arbiter and every game process have.  :meth:`ProcessPool.interrupt`
-kills the game processes.  A game process ignores
+connection to the arbiter, whose other end only the arbiter holds, ends), or when the process
+it was forked from (the arbiter, or the fork server) dies (``PR_SET_PDEATHSIG``), and its
+engines' guards then kill the engines; the fork server ends once the arbiter and every game
+process have.  :meth:`ProcessPool.interrupt` kills the game processes.  A game process ignores
 SIGINT (a Ctrl-C reaches the whole process group: the arbiter decides).  A game process that
 dies on its own stops the pool with the reason; the games it was playing are not recorded (a
 tournament's ``resume`` plays them).
@@ -44,6 +48,7 @@ tournament's ``resume`` plays them).
 from __future__ import annotations
 
 import functools
+import gc
 import multiprocessing
 import os
 import pickle
@@ -54,9 +59,10 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection
+from multiprocessing.context import ForkContext, ForkServerContext
 from typing import Any
 
-from protocol.guard import PR_SET_PDEATHSIG, _prctl
+from protocol.guard import PR_SET_PDEATHSIG, _prctl, default_handlers
 from protocol.transport import fork_guards
 from protocol.waiting import waiting_with
 
@@ -162,11 +168,19 @@ class ProcessPool:
     ) -> None:
         """Play every job (until stopped or interrupted); returns when every game process is done.
         Re-raises, in the calling thread, an error that makes going on pointless."""
-        # Forked from a fork server (a process of its own, without threads, that imports the
-        # game processes' modules once): a game process starts in milliseconds instead of the
-        # tenth of a second of CPU an interpreter of its own takes to import them.
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(_PRELOAD)
+        # Forked from this process while it has no other thread (no lock of another thread's
+        # can be held in the copy), else from a fork server (a process of its own, without
+        # threads, that imports the game processes' modules once: 0.15 s of CPU more, with its
+        # resource tracker).  Either way a game process starts in milliseconds instead of the
+        # tenth of a second of CPU an interpreter of its own takes to import its modules.
+        forked = threading.active_count() == 1
+        context: ForkContext | ForkServerContext
+        if forked:
+            context = multiprocessing.get_context("fork")
+            gc.freeze()  # the copies' collections leave this process's objects (and pages) alone
+        else:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(_PRELOAD)
         first = 1
         for threads in self.shares:
             here, there = context.Pipe()
@@ -175,6 +189,7 @@ class ProcessPool:
                 name=f"arbiter-games-{first}",
                 daemon=True,
                 args=(
+                    tuple(game_process.connection.fileno() for game_process in self._processes) if forked else (),
                     there,
                     self.variant,
                     self.settings,
@@ -189,6 +204,8 @@ class ProcessPool:
             there.close()
             self._processes.append(_GameProcess(process, here))
             first += threads
+        if forked:
+            gc.unfreeze()
         self._start_gate = _StartGate(self._processes)
         relay = None
         if self.live is not None:
@@ -434,6 +451,7 @@ game process started from the ``dipole-arbiter`` script runs that script's impor
 
 
 def serve(
+    inherited: tuple[int, ...],
     connection: Connection,
     variant: str,
     settings: RefereeSettings,
@@ -445,9 +463,13 @@ def serve(
 ) -> None:
     """A game process: play the jobs the arbiter hands out, ``threads`` at once, and report.
     It ends at once (its engines' guards then kill the engines) when the arbiter is gone: its
-    connection to the arbiter ends, which only the arbiter holds the other end of; or its fork
-    server dies."""
+    connection to the arbiter ends, which only the arbiter holds the other end of; or the
+    process it was forked from (the arbiter, or the fork server) dies.  ``inherited``: the
+    arbiter's ends of the game processes forked before this one, closed here at once."""
     _prctl()(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    for fd in inherited:
+        os.close(fd)
+    default_handlers()  # (a copy of the arbiter: its handlers would interrupt the arbiter's event)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Its engines' guards forked from it, not started as interpreters: its only threads are
     # the games' (or the hub's) and, idle in a read, its engines' stderr readers and the

@@ -140,8 +140,9 @@ class PgnWriter:
         self._unsynced = False  # written since the flusher's last fsync began
         self._closing = False
         self._sync_error: OSError | None = None
-        self._flusher = threading.Thread(target=self._flush, daemon=True, name="pgn-fsync")
-        self._flusher.start()
+        # Started by the first write: until then the arbiter has no thread of its own, and so
+        # may fork its game processes (arbiter.pools.processes).
+        self._flusher: threading.Thread | None = None
 
     def write(self, record: GameRecord) -> bool:
         """Append ``record``; False (and nothing written) once the writer is sealed."""
@@ -161,6 +162,9 @@ class PgnWriter:
                 except OSError:
                     pass
                 raise ArbiterError(f"PGN file {self.path}: {error.strerror or error}") from None
+            if self._flusher is None:
+                self._flusher = threading.Thread(target=self._flush, daemon=True, name="pgn-fsync")
+                self._flusher.start()
             with self._waiting:
                 if not self._unsynced:  # else the flusher has yet to sync: no need to wake it
                     self._unsynced = True
@@ -204,14 +208,18 @@ class PgnWriter:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
+                if self._flusher is None:  # nothing written: nothing to sync
+                    os.close(self._sync_fd)
                 with self._waiting:
                     self._closing = True
                     self._waiting.notify()
         finally:
             if acquired:
                 self._lock.release()
-        self._flusher.join(timeout=max(0.0, deadline - time.monotonic()))
-        return acquired and not self._flusher.is_alive()
+        flusher = self._flusher
+        if flusher is not None:
+            flusher.join(timeout=max(0.0, deadline - time.monotonic()))
+        return acquired and (flusher is None or not flusher.is_alive())
 
     def close(self, timeout: float = 120.0) -> None:
         """:meth:`seal`, waiting up to ``timeout`` seconds for the disk (an fsync can take
