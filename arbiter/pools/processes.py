@@ -57,7 +57,7 @@ import select
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from multiprocessing.connection import Connection
 from multiprocessing.context import ForkContext, ForkServerContext
 from typing import Any
@@ -160,6 +160,7 @@ class ProcessPool:
         self._processes: list[_GameProcess] = []
         self._dispatcher: threading.Thread | None = None
         self._requests: queue.Queue[_GameProcess | None] = queue.Queue()  # processes asking for a job
+        self._ask: Callable[[_GameProcess], None] = self._requests.put  # a process asks for a job: see run()
         self._start_gate = _StartGate(())
         self.live: LivePublisher | None = None  # the arbiter's publisher: the relay writes to it
 
@@ -214,16 +215,23 @@ class ProcessPool:
                 return next((p.playing[number] for p in self._processes if number in p.playing), None)
 
             relay = LiveRelay(self.live, playing)
-        feeder = threading.Thread(target=self._feed, args=(iter(jobs),), daemon=True, name="arbiter-games-feed")
-        feeder.start()
+        source = iter(jobs)
+        feeder = None
+        if isinstance(jobs, Sequence):  # nothing to wait for: the dispatcher hands each job out itself
+            self._ask = functools.partial(self._hand_out, source)
+        else:
+            feeder = threading.Thread(target=self._feed, args=(source,), daemon=True, name="arbiter-games-feed")
+            feeder.start()
+            self._ask = self._requests.put
         self._dispatcher = threading.Thread(
             target=self._dispatch, args=(on_start, on_finish, relay), daemon=True, name="arbiter-games-dispatch"
         )
         self._dispatcher.start()
         while self._dispatcher.is_alive():
             self._dispatcher.join(timeout=0.5)
-        self._requests.put(None)
-        feeder.join(timeout=5.0)
+        if feeder is not None:
+            self._requests.put(None)
+            feeder.join(timeout=5.0)
         for game_process in self._processes:
             game_process.process.join(timeout=5.0)
         if relay is not None:
@@ -257,23 +265,29 @@ class ProcessPool:
                         self._error = error
 
     def _feed(self, jobs: Iterator[GameJob]) -> None:
-        """Answer each game process's request for its next job, one at a time.  On a thread of
-        its own: a knockout's or Swiss event's schedule waits for the stage's last games, whose
-        records the dispatcher must go on taking meanwhile."""
+        """Answer each game process's request for its next job, one at a time, when the jobs
+        come from an iterator: on a thread of its own, since a knockout's or Swiss event's
+        schedule waits for the stage's last games, whose records the dispatcher must go on
+        taking meanwhile.  (A list of jobs has nothing to wait for: the dispatcher hands them
+        out itself, sparing a hand-over between threads a game.)"""
         while (game_process := self._requests.get()) is not None:
-            job = None
-            try:  # the process waits for an answer, whatever the schedule raises
-                job = None if self.stopping() else next(jobs, None)
-            except BaseException as error:  # noqa: BLE001  (handed to run(); no more jobs)
-                if self._error is None:
-                    self._error = error
-            finally:
-                if job is not None:
-                    game_process.handed[job.number] = job
-                try:
-                    game_process.send(job)
-                except OSError:  # the process is gone: its end is the dispatcher's to report
-                    pass
+            self._hand_out(jobs, game_process)
+
+    def _hand_out(self, jobs: Iterator[GameJob], game_process: _GameProcess) -> None:
+        """Send ``game_process`` the next job (None: there is none, or the pool stops)."""
+        job = None
+        try:  # the process waits for an answer, whatever the schedule raises
+            job = None if self.stopping() else next(jobs, None)
+        except BaseException as error:  # noqa: BLE001  (handed to run(); no more jobs)
+            if self._error is None:
+                self._error = error
+        finally:
+            if job is not None:
+                game_process.handed[job.number] = job
+            try:
+                game_process.send(job)
+            except OSError:  # the process is gone: its end is the dispatcher's to report
+                pass
 
     def _handle(
         self,
@@ -286,7 +300,7 @@ class ProcessPool:
         kind = message[0]
         if kind == "next":
             for asking in self._start_gate.asked(game_process):
-                self._requests.put(asking)
+                self._ask(asking)
         elif kind == "start":
             number = message[1]
             job = game_process.handed.pop(number)
@@ -326,7 +340,7 @@ class ProcessPool:
     def _ended(self, game_process: _GameProcess) -> None:
         """A game process's connection closed: after its last word, or because it died."""
         for asking in self._start_gate.ended(game_process):
-            self._requests.put(asking)
+            self._ask(asking)
         if game_process.done or self.interrupted:
             return
         game_process.process.join(timeout=1.0)
