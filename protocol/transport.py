@@ -111,9 +111,9 @@ _forking_guards = [False]  # fork_guards(), for the whole process
 
 def fork_guards(enabled: bool = True) -> None:
     """Start every later engine's guard (``enabled``; else as by default) in a child forked
-    from this process, rather than in an interpreter of its own: 10-13 ms of CPU less an engine (the interpreter's start and the
-    guard's imports), which a host that starts many engines (the arbiter's game processes)
-    spends many times over.
+    from this process, rather than in an interpreter of its own: 10-13 ms of CPU less an
+    engine (the interpreter's start and the guard's imports), which a host that starts many
+    engines (the arbiter's game processes) spends many times over.
 
     Only for a process that knows its threads: the child runs the guard's code on the calling
     thread's copy of the process, so no other thread may hold, at any moment, a lock that code
@@ -541,7 +541,11 @@ def _run_forked_guard(
             os.dup2(fd, target)
         os.closerange(4, os.sysconf("SC_OPEN_MAX"))
         if cwd is not None:
-            os.chdir(cwd)
+            try:
+                os.chdir(cwd)
+            except OSError as error:  # reported as the guard reports an engine it cannot start
+                os.write(3, f"error {error.errno or 0}".encode())
+                raise
         guard.default_handlers()
         argv[1] = "3"
         guard.main(argv, env, prctl)

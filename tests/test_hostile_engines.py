@@ -550,6 +550,17 @@ def test_the_engine_and_its_guard_hold_nothing_of_the_host_either_way(tmp_path: 
         signal.signal(signal.SIGUSR1, signal.SIG_DFL)
 
 
+@needs_guard
+def test_an_engine_or_a_folder_that_is_not_there_is_the_same_error_either_way(tmp_path: Path, guard_start: str) -> None:
+    for command, cwd in (
+        ([str(tmp_path / "no-engine")], None),
+        ([sys.executable, "-c", "pass"], str(tmp_path / "no-dir")),
+    ):
+        with pytest.raises(FileNotFoundError) as raised:
+            ProcessTransport(command, cwd).start(None)
+        assert raised.value.errno == 2, (command, cwd)
+
+
 def test_a_long_event_with_a_crashing_engine_leaks_no_thread_or_descriptor() -> None:
     crasher = EngineSpec("bad", (sys.executable, TOY, "--crash", "--after", "2"), SearchLimits(depth=1))
     play(crasher, toy("good", SearchLimits(depth=1)), 2)  # warm up (imports, first threads)

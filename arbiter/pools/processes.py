@@ -183,30 +183,32 @@ class ProcessPool:
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(_PRELOAD)
         first = 1
-        for threads in self.shares:
-            here, there = context.Pipe()
-            process = context.Process(
-                target=serve,
-                name=f"arbiter-games-{first}",
-                daemon=True,
-                args=(
-                    tuple(game_process.connection.fileno() for game_process in self._processes) if forked else (),
-                    there,
-                    self.variant,
-                    self.settings,
-                    threads,
-                    first,
-                    self.recover,
-                    self.logs.directory if self.logs is not None else None,
-                    self.live is not None,
-                ),
-            )
-            process.start()
-            there.close()
-            self._processes.append(_GameProcess(process, here))
-            first += threads
-        if forked:
-            gc.unfreeze()
+        try:
+            for threads in self.shares:
+                here, there = context.Pipe()
+                process = context.Process(
+                    target=serve,
+                    name=f"arbiter-games-{first}",
+                    daemon=True,
+                    args=(
+                        tuple(game_process.connection.fileno() for game_process in self._processes) if forked else (),
+                        there,
+                        self.variant,
+                        self.settings,
+                        threads,
+                        first,
+                        self.recover,
+                        self.logs.directory if self.logs is not None else None,
+                        self.live is not None,
+                    ),
+                )
+                process.start()
+                there.close()
+                self._processes.append(_GameProcess(process, here))
+                first += threads
+        finally:
+            if forked:
+                gc.unfreeze()
         self._start_gate = _StartGate(self._processes)
         relay = None
         if self.live is not None:
