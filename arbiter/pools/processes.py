@@ -93,7 +93,7 @@ class _GameProcess:
         self.playing: dict[int, GameJob] = {}  # started (and reported) and not yet recorded
         self.abandoned: set[int] = set()  # started after a stop: abandoned, their records dropped
         self.done = False
-        self._send_lock = threading.Lock()  # the feeder sends jobs, the dispatcher abandons
+        self._send_lock = threading.Lock()  # jobs go from the feeder or the dispatcher, abandons from the dispatcher
 
     def send(self, message: Any) -> None:
         with self._send_lock:
