@@ -4,13 +4,24 @@ an independent reference generator over many random playouts."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_dipole import reference_moves
 
-from dipole_engine.rules import BLACK, PASS, WHITE, DipoleBoard, MoveKind, new_board
+from dipole_engine.rules import (
+    BLACK,
+    PASS,
+    WHITE,
+    Board,
+    DipoleBoard,
+    IllegalMoveError,
+    MoveKind,
+    RulesError,
+    new_board,
+)
 
 pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
 
@@ -80,6 +91,9 @@ def test_exits_over_far_and_side_edges_are_one_move_per_count() -> None:
 def test_forced_pass_is_the_only_move_and_a_ply() -> None:
     board = new_board("dipole", "W:W1d4:B2c5,2e5")
     assert board.legal_moves() == [PASS]
+    assert board.must_pass() and board.parse_move("pass") == PASS
+    with pytest.raises(IllegalMoveError):
+        board.parse_move("d4-d6")  # the move its text names, found without generating, is not legal
     board.push(PASS)
     assert board.turn == BLACK
     assert board.fen() == "B:W1d4:B2c5,2e5"
@@ -131,6 +145,58 @@ def test_generator_agrees_with_reference_along_playouts(seed: int, variant: str)
         if not moves:
             break
         board.push(rng.choice(moves))
+
+
+def outcome(board: Board[Any], text: str, legal: list[Any] | None = None) -> tuple[object, ...]:
+    """What ``board.parse_move(text, legal)`` gives: the move (by identity), or its error's
+    type and message."""
+    try:
+        return ("move", id(board.parse_move(text, legal)))
+    except RulesError as error:
+        return (type(error), str(error))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    variant=st.sampled_from(["dipole", "dipole-s", "dipole-10", "dipole-10s", "impasse"]),
+)
+def test_a_move_found_by_its_text_and_a_forced_pass_agree_with_the_legal_moves(seed: int, variant: str) -> None:
+    """parse_move finds a move by its own text without generating the legal moves, and
+    must_pass stops at the first move it finds: both must say what the legal moves say, for
+    the texts of legal moves and of moves met elsewhere in the game (mostly illegal here)."""
+    rng = random.Random(seed)
+    board = new_board(variant)
+    met: list[str] = ["pass", "a1-a3", "zz-9", ""]
+    for _ in range(120):
+        moves = board.legal_moves()
+        assert board.must_pass() == (len(moves) == 1 and str(moves[0]) == "pass"), board.fen()
+        if not moves:
+            break
+        met += [str(move) for move in moves]
+        for text in [str(move) for move in moves] + rng.sample(met, min(len(met), 16)):
+            assert outcome(board, text) == outcome(board, text, moves), (board.fen(), text)
+        board.push(rng.choice(moves))
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), blocked=st.sets(st.sampled_from(["left", "right"])), behind=st.integers(0, 2))
+def test_must_pass_agrees_with_the_legal_moves_around_a_forced_pass(seed: int, blocked: set[str], behind: int) -> None:
+    """A white checker whose two forward squares (its only ones: the straight one is light)
+    hold Black stacks of one (a capture forwards), two or three (blocked), or not; and behind
+    it, diagonally, a Black stack of one (a capture backwards), of two (none), or nothing: a
+    forced pass exactly when both forward squares are blocked and nothing behind can be taken."""
+    rng = random.Random(seed)
+    geom = new_board("dipole").geometry
+    square = rng.choice([sq for sq in geom.dark_squares if 1 <= geom.file_of(sq) <= 6 and 1 <= geom.rank_of(sq) <= 6])
+    file, rank = geom.file_of(square), geom.rank_of(square)
+    heights = {step: rng.randint(1, 3) for side, step in (("left", -1), ("right", 1)) if side in blocked}
+    black = [f"{height}{geom.name(geom.square(file + step, rank + 1))}" for step, height in heights.items()]
+    if behind:
+        black.append(f"{behind}{geom.name(geom.square(file + rng.choice((-1, 1)), rank - 1))}")
+    board = new_board("dipole", f"W:W1{geom.name(square)}:B{','.join(black)}")
+    forced = len(heights) == 2 and min(heights.values()) >= 2 and behind != 1 and bool(black)
+    assert board.must_pass() == (board.legal_moves() == [PASS]) == forced, board.fen()
 
 
 @settings(max_examples=40, deadline=None)

@@ -512,12 +512,11 @@ class _Game:
         )
         return limit, (self.settings.stall_timeout if deadline is None else deadline)
 
-    def play_move(self, side: _Side, slot: EngineSlot, legal: Sequence[Any]) -> None:
+    def play_move(self, side: _Side, slot: EngineSlot) -> None:
         """Ask ``side``'s engine for a move, check it, charge the time, and play it.  An engine
         that pondered on the reply just played gets ``ponderhit`` instead of ``go`` (its clock
         runs from then); one that pondered on another reply is stopped first (the answer is
-        discarded).  Then, if it names a predicted reply, it ponders on that.  ``legal``: the
-        position's legal moves."""
+        discarded).  Then, if it names a predicted reply, it ponders on that."""
         client = slot.client
         assert client is not None
         limit, deadline = self.limit_for(side)
@@ -565,7 +564,7 @@ class _Game:
         try:
             if token is None:
                 raise RulesError("the engine answered bestmove (none) but the game is not over")
-            move = self.board.parse_move(token, legal)
+            move = self.board.parse_move(token)  # (its own text: found and checked, nothing generated)
         except RulesError as illegal:
             shown = "(none)" if token is None else visible(token)
             self.warn(side, f"illegal move '{shown}': {illegal}")
@@ -715,16 +714,15 @@ class _Game:
                         WHITE_WINS if winner == WHITE else BLACK_WINS, Termination.NORMAL, self.normal_reason(winner)
                     )
                 side = self.sides[board.turn]
-                legal = board.legal_moves()
                 if self.control is not None:
                     self.control._check()
-                if len(legal) == 1 and str(legal[0]) == PASS_TEXT:
+                if board.must_pass():
                     self.play_forced_pass(side)
                 elif isinstance(side.seat, HumanSeat):
                     assert self.control is not None, "a game with a human seat needs a GameControl"
                     self.play_human_move(side, self.control)
                 else:
-                    self.play_move(side, side.seat, legal)
+                    self.play_move(side, side.seat)
         except _GameOver as over:
             self.end_pondering()
             return self.record(over)

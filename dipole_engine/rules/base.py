@@ -187,6 +187,18 @@ class Board(ABC, Generic[MoveT]):
         """Whether ``move`` is legal here (games may answer without generating every move)."""
         return move in self.legal_moves()
 
+    def must_pass(self) -> bool:
+        """Whether the side to move may only pass: the game goes on and its one legal move is the
+        pass, which a referee plays without asking (games may answer without generating every
+        move)."""
+        legal = self.legal_moves()
+        return len(legal) == 1 and str(legal[0]) == "pass"
+
+    def _move_named(self, token: str) -> MoveT | None:
+        """A move whose own text is ``token``, legal here or not, where the game can find one
+        without generating the legal moves (None: it cannot, or no move has that text)."""
+        return None
+
     @abstractmethod
     def takes_checkers_off(self, move: MoveT) -> bool:
         """Whether ``move``, legal here, takes any checker (of either side) off the board."""
@@ -204,6 +216,9 @@ class Board(ABC, Generic[MoveT]):
         ``legal``: the position's :meth:`legal_moves`, when the caller has them already."""
         token = self._move_token(text)
         if legal is None:
+            named = self._move_named(token)
+            if named is not None and self.is_legal(named):  # the usual case: nothing generated
+                return named
             legal = self.legal_moves()
         for move in legal:  # the usual text: a move's own
             if move.text == token:

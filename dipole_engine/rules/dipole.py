@@ -115,6 +115,8 @@ class _Tables:
     squares and squares on no line); ``openings[color][square][h]`` is the number of exits and
     forward targets of a stack of height ``h`` there: its move count on an empty board, before
     captures backwards and enemy stacks that block.  ``rank[square]`` is the square's rank.
+    ``named[text]`` is the move of the tables with that move text (one object a move, shared by
+    the tables and both colours: a text names one kind, origin, target and count).
     """
 
     def __init__(self, geom: Geometry, max_height: int) -> None:
@@ -198,6 +200,7 @@ class _Tables:
             self.reach[color] = reach
             self.openings[color] = openings
         self.rank = [geom.rank_of(sq) for sq in range(geom.size)]
+        self.named = {move.text: move for move in moves.values()}
 
 
 @cache
@@ -368,6 +371,31 @@ class DipoleBoard(Board[DipoleMove]):
         if not (white and black):
             return []
         return self._moves(False)
+
+    def must_pass(self) -> bool:
+        _, white, black = self.material  # (BLACK's index, -1, would miss the fast path)
+        if not (white and black):
+            return False
+        # _moves' conditions, stopping at the first move they find (mostly on the first stack).
+        sign = self.turn
+        mine, _, ours, _ = self.white_view if sign > 0 else self.black_view
+        forward = self._tables.forward[sign]
+        backward = self._tables.backward[sign]
+        exits = self._tables.exits[sign]
+        for sq in ours:
+            h = mine[sq]
+            if exits[sq][h]:
+                return False
+            for target, k, _, _, _ in forward[sq][h]:
+                if mine[target] >= -k:  # empty (a basic move), own (a merge), or a capture
+                    return False
+            for target, k, _ in backward[sq][h]:
+                if -k <= mine[target] < 0:
+                    return False
+        return True
+
+    def _move_named(self, token: str) -> DipoleMove | None:
+        return self._tables.named.get(token)
 
     def is_legal(self, move: DipoleMove) -> bool:
         """Whether ``move`` is legal here, worked out from its own squares (a pass alone needs
