@@ -213,7 +213,9 @@ class Board(ABC, Generic[MoveT]):
 
     def parse_move(self, text: str, legal: Sequence[MoveT] | None = None) -> MoveT:
         """The legal move that ``text`` names; raises InvalidMoveError or IllegalMoveError.
-        ``legal``: the position's :meth:`legal_moves`, when the caller has them already."""
+        ``legal``: the position's :meth:`legal_moves`, when the caller has them already (without
+        them, a move given by its own text is looked up and checked alone where the game can:
+        nothing is generated)."""
         token = self._move_token(text)
         if legal is None:
             named = self._move_named(token)
