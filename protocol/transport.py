@@ -503,14 +503,10 @@ class _ForkedGuard:
                 if self.returncode is None:
                     self.returncode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
             return self.returncode
-        deadline = time.monotonic() + timeout
-        pause = 0.0005
-        while (code := self.poll()) is None:  # (Popen.wait's way: waitpid has no timeout)
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise subprocess.TimeoutExpired([str(self.pid)], timeout)
-            time.sleep(min(pause, remaining))
-            pause = min(pause * 2, 0.05)
+        _sleep_until(lambda: self.poll() is not None, timeout, BLOCKING)  # (waitpid has no timeout)
+        code = self.poll()
+        if code is None:
+            raise subprocess.TimeoutExpired([str(self.pid)], timeout)
         return code
 
     def send_signal(self, sig: int) -> None:
