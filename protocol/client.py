@@ -34,7 +34,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import TracebackType
 
 from .codec import (
@@ -129,16 +129,34 @@ class ProtocolViolation(EngineError):
     :data:`~protocol.transport.MAX_LINE`, or an endless handshake.  The engine has been killed."""
 
 
-@dataclass
+@dataclass(init=False)
 class SearchResult:
     """What one ``go`` produced."""
 
     bestmove: str | None  # the token exactly as sent; None for ``bestmove (none)``
-    infos: list[Info] = field(default_factory=list)  # the last MAX_INFOS info lines of this search, in order
-    elapsed: float = 0.0  # seconds from writing ``go`` to the arrival of ``bestmove``
-    scored: Info | None = None  # the last info line with a score (however many came after it)
-    depth: int | None = None  # the depth of the last info line that gave one
-    ponder: str | None = None  # the reply the engine predicts (``bestmove ... ponder <move>``), unchecked
+    infos: list[Info]  # the last MAX_INFOS info lines of this search, in order
+    elapsed: float  # seconds from writing ``go`` to the arrival of ``bestmove``
+    scored: Info | None  # the last info line with a score (however many came after it)
+    depth: int | None  # the depth of the last info line that gave one
+    ponder: str | None  # the reply the engine predicts (``bestmove ... ponder <move>``), unchecked
+
+    # Written out, not the dataclass's: the compiled build compiles this one, where the
+    # generated __init__ would be interpreted code run at every move.
+    def __init__(
+        self,
+        bestmove: str | None,
+        infos: list[Info] | None = None,
+        elapsed: float = 0.0,
+        scored: Info | None = None,
+        depth: int | None = None,
+        ponder: str | None = None,
+    ) -> None:
+        self.bestmove = bestmove
+        self.infos = [] if infos is None else infos
+        self.elapsed = elapsed
+        self.scored = scored
+        self.depth = depth
+        self.ponder = ponder
 
 
 MAX_INFOS = 32

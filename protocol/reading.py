@@ -404,11 +404,19 @@ def _parse_id(tokens: list[str]) -> Id:
     return Id(tokens[1], " ".join(tokens[2:]))
 
 
+# An engine answers every move with a BestMove: made by setting its two slots, not by its
+# dataclass __init__ (interpreted code, two calls of object.__setattr__, frozen as it is).
+_SET_MOVE: Final[Callable[[BestMove, str | None], None]] = getattr(BestMove, "move").__set__  # noqa: B009
+_SET_PONDER: Final[Callable[[BestMove, str | None], None]] = getattr(BestMove, "ponder").__set__  # noqa: B009
+
+
 def _parse_bestmove(tokens: list[str]) -> BestMove:
     count = len(tokens)
     if count == 2 or (count == 4 and tokens[2] == "ponder"):
-        move = None if tokens[1] == "(none)" else tokens[1]
-        return BestMove(move, tokens[3] if count == 4 else None)
+        best: BestMove = _NEW(BestMove)
+        _SET_MOVE(best, None if tokens[1] == "(none)" else tokens[1])
+        _SET_PONDER(best, tokens[3] if count == 4 else None)
+        return best
     raise ProtocolError("bestmove: expected 'bestmove <move> [ponder <move>]' or 'bestmove (none)'")
 
 

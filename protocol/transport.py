@@ -50,7 +50,7 @@ from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Sequence
 from itertools import repeat
-from typing import IO, Any, Protocol
+from typing import IO, Any, Final, Protocol
 
 from mypy_extensions import mypyc_attr
 
@@ -207,6 +207,7 @@ class Transport(ABC):
         return None
 
 
+_LINE_FEED: Final = 10
 _OVERLONG = object()  # ends a stream at a stdout line longer than MAX_LINE
 
 
@@ -240,10 +241,13 @@ class _LineQueue:
         return self._end
 
 
-def _decode(data: bytes | bytearray) -> list[str]:
-    """The lines of ``data`` (lines joined by line feeds, the last one's left off), decoded."""
+def _decode(data: bytes | bytearray, ended: bool = False) -> list[str]:
+    """The lines of ``data`` (lines joined by line feeds, the last one's left off unless
+    ``ended``), decoded."""
     text = data.decode("utf-8", "replace")
     lines = text.split("\n")
+    if ended:
+        lines.pop()  # (the empty text after the last line feed)
     return [line.rstrip("\r") for line in lines] if "\r" in text else lines
 
 
@@ -333,6 +337,10 @@ class _LineReader:
             self._pending = bytearray()
             self._end = (EndOfOutput, arrival)
             return 0
+        if chunk[-1] == _LINE_FEED and not self._pending and not self._skipping:
+            # The usual read: whole lines, nothing held (and none overlong: CHUNK < MAX_LINE).
+            self._take(_decode(chunk, True), arrival)
+            return len(chunk)
         start = 0
         if self._skipping:
             start = chunk.find(b"\n") + 1

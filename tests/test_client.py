@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from protocol import (
     EngineClient,
@@ -30,7 +32,7 @@ from protocol import (
     format_command,
     kill_all,
 )
-from protocol.transport import MAX_LINE, EndOfOutput, ProcessTransport, _live_groups
+from protocol.transport import MAX_LINE, EndOfOutput, ProcessTransport, _LineReader, _live_groups
 
 pytestmark = pytest.mark.build  # the compiled client, transport, referee or hub: CI runs these on both builds
 
@@ -611,3 +613,38 @@ def test_kill_all_in_process() -> None:
     assert not group_alive(pgid)
     with pytest.raises(EngineCrashed):
         client.is_ready(timeout=5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(["go", "bestmove a1-b2", "info depth 3", "é", "", "\r", "\n", "\r\n"]), max_size=40),
+    st.lists(st.integers(min_value=1, max_value=12), min_size=1, max_size=8),
+)
+def test_reader_lines_do_not_depend_on_how_the_output_is_cut(pieces: list[str], cuts: list[int]) -> None:
+    """However an engine's output arrives (whole lines at a read, the usual case, or lines cut
+    anywhere, even inside a character), the reader gives the same lines, without their ends."""
+    data = "".join(pieces).encode()
+    expected = data.decode().split("\n")
+    if expected[-1] == "":  # (the text after the last line feed, when there is none)
+        expected.pop()
+    expected = [line.rstrip("\r") for line in expected]
+    read, write = os.pipe()
+    reader = _LineReader(read, None, lambda line: True)
+    lines: list[str] = []
+    try:
+        at, index = 0, 0
+        while at < len(data):
+            size = cuts[index % len(cuts)]
+            index += 1
+            os.write(write, data[at : at + size])
+            at += size
+            reader.collect()
+        os.close(write)
+        write = -1
+        while (line := reader.next(1.0)[0]) is not EndOfOutput:
+            lines.append(line)
+    finally:
+        os.close(read)
+        if write >= 0:
+            os.close(write)
+    assert lines == expected
