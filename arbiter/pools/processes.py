@@ -300,10 +300,10 @@ class ProcessPool:
         relay: LiveRelay | None,
     ) -> None:
         kind = message[0]
-        if kind == "next":
+        if kind in ("next", "start"):  # a start asks for the next job too
             for asking in self._start_gate.asked(game_process):
                 self._ask(asking)
-        elif kind == "start":
+        if kind == "start":
             number = message[1]
             job = game_process.handed.pop(number)
             with self._report_lock:
@@ -503,12 +503,14 @@ def serve(
     # twice a move to spare no thread anything (about a fifth of a move's CPU here).
     hub = Hub() if threads > 1 else None
     replies: GreenQueue[GameJob | None] | queue.SimpleQueue[GameJob | None]
-    replies = GreenQueue(hub) if hub is not None else queue.SimpleQueue()  # the arbiter's answers to "next"
+    replies = GreenQueue(hub) if hub is not None else queue.SimpleQueue()  # the jobs asked for
 
     def jobs() -> Iterator[GameJob]:
+        # The first job is asked for here; each later one by the start of the game before it
+        # (one message a game fewer), so it is in hand when a game ends.  A job taken and not
+        # started asks for none: the pool takes it only to stop (see GamePool._work).
         send(("next",))
         while (job := replies.get()) is not None:  # advanced only under the pool's lock of jobs
-            send(("next",))  # the job after this one, asked for now: in hand when a game ends
             yield job
 
     def listen() -> None:
