@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -42,6 +43,46 @@ def test_a_greenlet_wakes_when_its_pipe_is_readable_and_another_runs_meanwhile()
     assert events == ["waiting", "writing", "read ping"]
     os.close(read_end)
     os.close(write_end)
+
+
+def test_a_greenlet_whose_answers_are_always_there_does_not_keep_the_others_waiting() -> None:
+    """A greenlet that finds its pipe readable goes on without parking (a look instead of two
+    switches), but only for a moment after the hub's poll: another greenlet's pipe, readable
+    meanwhile, is seen at the hub's next poll, not once the first has nothing left to do."""
+    hub = Hub()
+    busy_read, busy_write = os.pipe()
+    os.write(busy_write, b"x")  # the busy greenlet's answer: always there (each read puts it back)
+    late_read, late_write = os.pipe()
+    looks = [0]
+    late: list[float] = []
+    written: list[float] = []
+
+    def busy() -> None:
+        stop = time.monotonic() + 2.0
+        while not late and time.monotonic() < stop:
+            assert hub.readable(busy_read, 5.0)
+            os.write(busy_write, os.read(busy_read, 1))
+            looks[0] += 1
+
+    def waiting() -> None:
+        assert hub.readable(late_read, 5.0)
+        late.append(time.monotonic() - written[0])
+
+    def write_late() -> None:
+        time.sleep(0.05)  # (the busy greenlet runs alone meanwhile)
+        written.append(time.monotonic())
+        os.write(late_write, b"!")
+
+    writer = threading.Thread(target=write_late)
+    hub.spawn(busy)
+    hub.spawn(waiting)
+    writer.start()
+    hub.run()
+    writer.join()
+    assert late and late[0] < 0.5  # (a moment of 0.2 ms; without it, the whole busy loop: 2 s)
+    assert looks[0] > 100  # and the busy greenlet went on meanwhile
+    for fd in (busy_read, busy_write, late_read, late_write):
+        os.close(fd)
 
 
 def test_a_wait_times_out_at_its_deadline_and_says_so() -> None:

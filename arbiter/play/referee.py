@@ -289,7 +289,7 @@ class GameControl:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._moves: queue.Queue[tuple[int, str] | None] = queue.Queue()
+        self._moves: queue.SimpleQueue[tuple[int, str] | None] = queue.SimpleQueue()  # (C: one a game)
         self._ending: _GameOver | None = None
         self._thinking: EngineClient | None = None
 

@@ -33,6 +33,10 @@ from protocol.waiting import Waiter
 
 T = TypeVar("T")
 
+LOOK_WINDOW = 0.0002
+"""Seconds after the hub's poll during which a greenlet about to wait for its engine first looks
+whether the answer is there (see :meth:`Hub.readable`)."""
+
 _HANGUP = select.POLLHUP | select.POLLERR | select.POLLNVAL  # wake every waiter of the descriptor
 
 
@@ -68,6 +72,7 @@ class Hub(Waiter):
         self._order = itertools.count()
         self._ready: deque[tuple[greenlet.greenlet, bool]] = deque()  # to resume, and with what
         self._tasks: set[greenlet.greenlet] = set()  # what run() waits for: the greenlets but the daemons
+        self._polled = -math.inf  # when the loop's poll last returned
 
     # -- the greenlets ---------------------------------------------------------------------
     def spawn(self, function: Callable[[], object], *, daemon: bool = False) -> greenlet.greenlet:
@@ -97,7 +102,9 @@ class Hub(Waiter):
             timeout = self._timeout()
             if timeout is None and not self._by_fd:
                 raise RuntimeError("every greenlet waits for another: nothing can wake them")
-            self._wake(self._poll.poll(timeout))
+            events = self._poll.poll(timeout)
+            self._polled = time.monotonic()
+            self._wake(events)
 
     def schedule(self, task: greenlet.greenlet) -> None:
         """Resume ``task`` (parked by :meth:`park`) at the hub's next turn."""
@@ -109,6 +116,13 @@ class Hub(Waiter):
 
     # -- the waiter ------------------------------------------------------------------------
     def readable(self, fd: int, timeout: float | None) -> bool:
+        # A look before parking, when no other greenlet is ready to run and the hub polled a
+        # moment ago: an engine woken by the command just written often answers before the
+        # writer runs on (it took the core), and a look costs less than two switches.  The
+        # moment bounds how long the others' answers can wait unread for a greenlet that keeps
+        # finding its own (their engines' clocks run meanwhile).
+        if not self._ready and time.monotonic() - self._polled < LOOK_WINDOW and Waiter._wait(fd, select.POLLIN, 0):
+            return True
         return self._park(fd, select.POLLIN, timeout)
 
     def writable(self, fd: int, timeout: float | None) -> bool:
