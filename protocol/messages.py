@@ -80,7 +80,7 @@ _limit_numbers = attrgetter(*_LIMIT_FIELDS)
 _NO_NUMBERS = (None,) * len(_LIMIT_FIELDS)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Limit:
     """The limits of a search, the parameters of ``go``; times in milliseconds.
 
@@ -91,6 +91,9 @@ class Limit:
     that many moves; ``searchmoves`` restricts the root moves (the codec does not check them:
     moves are the engine's); ``ponder`` searches the position after the predicted move,
     untimed until ``ponderhit`` (SPEC.md 4.6, 4.12).
+
+    Like :class:`Info` it keeps its fields in a dict, not in slots: a host makes one and writes
+    it at every move, and :func:`~protocol.writing.move_limit` makes it with its dict at once.
     """
 
     wtime: int | None = None

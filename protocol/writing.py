@@ -12,22 +12,19 @@ on the way in, which in compiled code would raise a ``TypeError`` first) and che
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import fields
+from collections.abc import Sequence
 from typing import Final
 
-from .messages import _LIMIT_FIELDS, _NO_NUMBERS, Limit, ProtocolError
+from .messages import _LIMIT_FIELDS, Limit, ProtocolError
 from .reading import _GO_FLAGS, _GO_KEYWORDS, _GO_NUMBERS, _MAX_DIGITS, _UCI_CLOCK_WORDS, _UGI_CLOCK_WORDS
 
 _MAX_VALUE: Final = 10**_MAX_DIGITS
 
 # A host makes a Limit at every move: not by its dataclass __init__ (twelve calls of
-# object.__setattr__, frozen as it is, and a __post_init__) but by setting each field's slot
-# (test_codec checks that the two make equal values).
+# object.__setattr__, frozen as it is, and a __post_init__) but with its dict at once, as the
+# reader makes an Info (test_codec checks that the two make equal values).
 _NEW: Final = object.__new__
-_LIMIT_SLOTS: Final[list[Callable[[Limit, object], None]]] = [
-    getattr(Limit, field.name).__set__ for field in fields(Limit)
-]  # wtime ... mate (_LIMIT_FIELDS), then infinite, ponder, searchmoves
+_SET: Final = object.__setattr__
 
 
 def move_limit(
@@ -44,9 +41,34 @@ def move_limit(
     the limit of one move's search, with the fields a host sets for it (no ``mate``, ``ponder``
     or ``searchmoves``; none set at all is ``infinite``, as for :class:`Limit`)."""
     limit: Limit = _NEW(Limit)
-    numbers = (wtime, btime, winc, binc, movestogo, movetime, depth, nodes, None)
-    for set_slot, value in zip(_LIMIT_SLOTS, (*numbers, numbers == _NO_NUMBERS, False, ())):
-        set_slot(limit, value)
+    infinite = (
+        wtime is None
+        and btime is None
+        and winc is None
+        and binc is None
+        and movestogo is None
+        and movetime is None
+        and depth is None
+        and nodes is None
+    )
+    _SET(
+        limit,
+        "__dict__",
+        {
+            "wtime": wtime,
+            "btime": btime,
+            "winc": winc,
+            "binc": binc,
+            "movestogo": movestogo,
+            "movetime": movetime,
+            "depth": depth,
+            "nodes": nodes,
+            "mate": None,
+            "infinite": infinite,
+            "ponder": False,
+            "searchmoves": (),
+        },
+    )
     return limit
 
 

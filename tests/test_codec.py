@@ -352,11 +352,12 @@ _MOVE_NUMBERS |= {"depth": 1, "nodes": 1}
 @settings(max_examples=300, deadline=None)
 @given(st.fixed_dictionaries({}, optional={name: st.integers(low, 10**12) for name, low in _MOVE_NUMBERS.items()}))
 def test_a_hosts_limit_of_a_move_is_the_limit_its_constructor_makes(numbers: dict[str, int]) -> None:
-    """``move_limit`` (protocol/writing.py) sets a Limit's slots without its ``__init__``: what it
+    """``move_limit`` (protocol/writing.py) sets a Limit's dict without its ``__init__``: what it
     makes equals, hashes and prints as ``Limit(...)`` of the same numbers (none at all:
-    ``infinite``), writes the same ``go`` line, and stays frozen."""
+    ``infinite``), has the same fields, writes the same ``go`` line, and stays frozen."""
     made, fast = Limit(**numbers), move_limit(**numbers)
     assert fast == made and hash(fast) == hash(made) and repr(fast) == repr(made)
+    assert vars(fast) == vars(made) and list(vars(fast)) == [field.name for field in dataclasses.fields(Limit)]
     assert fast.infinite is (not numbers) and fast.mate is None and fast.searchmoves == ()
     assert format_command(Go(fast)) == format_command(Go(made))
     with pytest.raises(dataclasses.FrozenInstanceError):

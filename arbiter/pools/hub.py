@@ -137,12 +137,17 @@ class Hub(Waiter):
         self._main.switch()
 
     def _park(self, fd: int, events: int, timeout: float | None) -> bool:
-        if greenlet.getcurrent() is self._main or (timeout is not None and timeout <= 0):
+        task = greenlet.getcurrent()
+        if task is self._main or (timeout is not None and timeout <= 0):
             return Waiter._wait(fd, events, timeout)  # (the hub itself, or a look without a wait)
-        wait = _Wait(greenlet.getcurrent(), fd, events)
-        waits = self._by_fd.setdefault(fd, [])
-        waits.append(wait)
-        self._poll.register(fd, self._events(waits))
+        wait = _Wait(task, fd, events)
+        waits = self._by_fd.get(fd)
+        if waits is None:  # (the usual wait: the descriptor's only one)
+            self._by_fd[fd] = [wait]
+            self._poll.register(fd, events)
+        else:
+            waits.append(wait)
+            self._poll.register(fd, self._events(waits))
         if timeout is not None:
             self._add_timer(time.monotonic() + timeout, wait)
         try:
