@@ -238,9 +238,9 @@ class Info:
     mate, negative when the engine is being mated; ``score_bound`` is "lower" or "upper" for
     a score that is only a bound.  ``string`` (free text) is always the last field.
 
-    Unlike the other messages it keeps its fields in a dict, not in slots: an engine writes
-    many info lines a search, and the reader (:mod:`protocol.reading`) makes each Info with
-    the dict it parsed the line into, at once."""
+    Unlike the other messages but :class:`Limit` it keeps its fields in a dict, not in slots:
+    an engine writes many info lines a search, and the reader (:mod:`protocol.reading`) makes
+    each Info with the dict it parsed the line into, at once."""
 
     depth: int | None = None
     seldepth: int | None = None
