@@ -49,7 +49,6 @@ import time
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Sequence
-from itertools import repeat
 from typing import IO, Any, Final, Protocol
 
 from mypy_extensions import mypyc_attr
@@ -364,7 +363,9 @@ class _LineReader:
 
     def _take(self, lines: list[str], arrival: float) -> None:
         if lines:  # (none before an overlong line that comes first)
-            self._lines.extend(zip(lines, repeat(arrival)))
+            queued = self._lines
+            for line in lines:  # (mostly one line)
+                queued.append((line, arrival))
             if self.on_read is not None:
                 self.on_read(lines)
 
