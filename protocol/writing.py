@@ -16,15 +16,13 @@ from collections.abc import Sequence
 from typing import Final
 
 from .messages import _LIMIT_FIELDS, Limit, ProtocolError
-from .reading import _GO_FLAGS, _GO_KEYWORDS, _GO_NUMBERS, _MAX_DIGITS, _UCI_CLOCK_WORDS, _UGI_CLOCK_WORDS
+from .reading import _GO_FLAGS, _GO_KEYWORDS, _GO_NUMBERS, _MAX_DIGITS, _NEW, _SET, _UCI_CLOCK_WORDS, _UGI_CLOCK_WORDS
 
 _MAX_VALUE: Final = 10**_MAX_DIGITS
 
 # A host makes a Limit at every move: not by its dataclass __init__ (twelve calls of
 # object.__setattr__, frozen as it is, and a __post_init__) but with its dict at once, as the
 # reader makes an Info (test_codec checks that the two make equal values).
-_NEW: Final = object.__new__
-_SET: Final = object.__setattr__
 
 
 def move_limit(
