@@ -5,6 +5,8 @@
     python benchmarks/arbiter_vs_cutegames.py --rounds 2           # each runner twice at each concurrency
     python benchmarks/arbiter_vs_cutegames.py --tc 1+0.01 --concurrency 8   # a fast clock
     python benchmarks/arbiter_vs_cutegames.py --info 8             # 8 info lines before each bestmove
+    python benchmarks/arbiter_vs_cutegames.py --think 1 --cores 1 --concurrency 8 16 32
+                                                  # engines that leave the cores free, on one core
 
 The engine is ``benchmarks/instant_engine.c``, compiled with ``cc`` into a temporary directory:
 it answers every ``go`` at once by replaying one fixed legal game from the start position (the
@@ -13,6 +15,10 @@ core), and answers cutegames' UGI queries (``gameover``, ``result``, ``p1turn``)
 game.  So every game of both runners is the same 55 plies, and what is measured is the
 runners' own cost.  With ``--info N`` it first writes N ``info`` lines (depth, score, nodes, a
 pv), as an engine that searches does at each iteration: what reading them costs each runner.
+With ``--think MS`` it waits that long before each ``bestmove``, asleep: engines that leave the
+cores to the runner, whose throughput should then grow with its concurrency until its own CPU
+fills the cores; ``--cores N`` runs both runners (and their engines) on N of the cores this
+process may use, so that the same concurrency can be measured on one core and on more.
 
 Each runner plays ``--games`` games at 10+0.1 (``--tc``) from the start position, at each concurrency,
 the two runners alternating (so that the shared machine's load falls on both alike).  For each
@@ -315,6 +321,16 @@ def main() -> None:
         metavar="N",
         help="info lines the engine writes before each bestmove, as a searching engine does (default 0)",
     )
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        metavar="MS",
+        help="milliseconds the engine waits, asleep, before each bestmove (default 0: it answers at once)",
+    )
+    parser.add_argument(
+        "--cores", type=int, metavar="N", help="run both runners on N of the cores this process may use (default all)"
+    )
     parser.add_argument("--cutegames", default=DEFAULT_CUTEGAMES, help="the cutegames binary")
     parser.add_argument(
         "--arbiter-root",
@@ -326,7 +342,17 @@ def main() -> None:
     tc = (float(base), float(increment or 0))
     if args.info < 0:
         raise SystemExit(f"--info: expected a number of lines, 0 or more, found {args.info}")
+    if not 0 <= args.think <= 10_000:
+        raise SystemExit(f"--think: expected milliseconds from 0 to 10000, found {args.think:g}")
     os.environ["INSTANT_ENGINE_INFO"] = str(args.info)  # (the engines inherit it)
+    os.environ["INSTANT_ENGINE_THINK_US"] = str(round(args.think * 1000))
+    if args.cores is not None:
+        allowed = sorted(os.sched_getaffinity(0))
+        if not 1 <= args.cores <= len(allowed):
+            raise SystemExit(
+                f"--cores: expected 1 to {len(allowed)} (the cores this process may use), found {args.cores}"
+            )
+        os.sched_setaffinity(0, allowed[: args.cores])  # (the runners, their processes and engines inherit it)
     if not os.access(args.cutegames, os.X_OK):
         raise SystemExit(f"cutegames not found at {args.cutegames} (--cutegames PATH or $CUTEGAMES)")
     with tempfile.TemporaryDirectory(prefix="arbiter-vs-cutegames-") as temp:
@@ -348,8 +374,8 @@ def main() -> None:
         )
         print(
             f"{args.games} games at {args.tc} per run, instant engine ({len(fixed_game()[0])} plies a game, "
-            f"{args.info} info lines a move), "
-            f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"
+            f"{args.info} info lines a move, {args.think:g} ms asleep a move), "
+            f"{len(os.sched_getaffinity(0))} of {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"
         )
         summary: list[tuple[int, Run, Run]] = []
         for concurrency in args.concurrency:

@@ -13,6 +13,11 @@
    N, a score, nodes, a four-move pv of the stored game), as an engine that searches writes
    them: what reading them costs a runner.
 
+   With $INSTANT_ENGINE_THINK_US set to N, it waits N microseconds (asleep: no CPU) before each
+   bestmove, as an engine that leaves its core to others while it thinks (one searching on
+   another machine, or on a GPU): so that a runner's throughput can grow with its concurrency
+   until its own CPU fills the cores.
+
    When it ends (quit, or the end of its input) it appends its own CPU time and its process id,
    "<user> <system> <pid>" (seconds), to the file $INSTANT_ENGINE_CPU if that is set: so the
    benchmark can take the engines' time out of a runner's whole process tree. */
@@ -21,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "game.h"
@@ -52,6 +58,9 @@ static int starts(const char *line, const char *word) {
 int main(void) {
     const char *info = getenv("INSTANT_ENGINE_INFO");
     const int info_lines = info != NULL ? atoi(info) : 0;
+    const char *think = getenv("INSTANT_ENGINE_THINK_US");
+    const long think_us = think != NULL ? atol(think) : 0;
+    const struct timespec pause = {think_us / 1000000, (think_us % 1000000) * 1000};
     char *line = NULL;
     size_t capacity = 0;
     int ply = 0;
@@ -65,6 +74,7 @@ int main(void) {
         } else if (starts(line, "position")) {
             ply = count_moves(line);
         } else if (starts(line, "go")) {
+            if (think_us > 0) nanosleep(&pause, NULL);
             for (int depth = 1; depth <= info_lines && ply < game_length; depth++) {
                 printf("info depth %d seldepth %d score cp %d nodes %d nps 1000000 time %d pv", depth, depth + 2,
                        (depth * 7) % 50 - 25, depth * 1000, depth);
