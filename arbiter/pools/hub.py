@@ -25,7 +25,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from types import TracebackType
-from typing import Generic, TypeVar
+from typing import Final, Generic, TypeVar
 
 import greenlet
 
@@ -37,7 +37,16 @@ LOOK_WINDOW = 0.0002
 """Seconds after the hub's poll during which a greenlet about to wait for its engine first looks
 whether the answer is there (see :meth:`Hub.readable`)."""
 
-_HANGUP = select.POLLHUP | select.POLLERR | select.POLLNVAL  # wake every waiter of the descriptor
+# A module's attribute read in compiled code is looked up at every call, as is a method of a C
+# type; a Final name is the compiled module's own constant.  (Several are used at every move.)
+_monotonic: Final = time.monotonic
+_current: Final = greenlet.getcurrent
+_switch: Final = greenlet.greenlet.switch
+_heappush: Final = heapq.heappush
+_heappop: Final = heapq.heappop
+_POLLIN: Final = select.POLLIN
+_POLLOUT: Final = select.POLLOUT
+_HANGUP: Final = select.POLLHUP | select.POLLERR | select.POLLNVAL  # wake every waiter of the descriptor
 
 
 class _Wait:
@@ -61,7 +70,7 @@ class Hub(Waiter):
     blocking = False
 
     def __init__(self) -> None:
-        self._main = greenlet.getcurrent()
+        self._main = _current()
         self._poll = select.poll()
         self._by_fd: dict[int, list[_Wait]] = {}
         # A heap of (deadline, order, wait).  A wait that ends before its deadline stays in it
@@ -70,7 +79,7 @@ class Hub(Waiter):
         self._timers: list[tuple[float, int, _Wait]] = []
         self._stale_timers = 0
         self._order = itertools.count()
-        self._ready: deque[tuple[greenlet.greenlet, bool]] = deque()  # to resume, and with what
+        self._ready: list[tuple[greenlet.greenlet, bool]] = []  # to resume (first first), and with what
         self._tasks: set[greenlet.greenlet] = set()  # what run() waits for: the greenlets but the daemons
         self._polled = -math.inf  # when the loop's poll last returned
 
@@ -89,12 +98,12 @@ class Hub(Waiter):
         tasks = self._tasks
         while True:
             while self._ready:
-                task, value = self._ready.popleft()
+                task, value = self._ready.pop(0)  # (a few at most: a list is quicker than a deque)
                 if not task.dead:
                     if task:
-                        task.switch(value)
+                        _switch(task, value)
                     else:  # not started yet
-                        task.switch()
+                        _switch(task)
                 if task.dead:
                     tasks.discard(task)
             if not tasks:
@@ -103,8 +112,8 @@ class Hub(Waiter):
             if timeout is None and not self._by_fd:
                 raise RuntimeError("every greenlet waits for another: nothing can wake them")
             events = self._poll.poll(timeout)
-            self._polled = time.monotonic()
-            self._wake(events)
+            self._polled = now = _monotonic()
+            self._wake(events, now)
 
     def schedule(self, task: greenlet.greenlet) -> None:
         """Resume ``task`` (parked by :meth:`park`) at the hub's next turn."""
@@ -112,7 +121,7 @@ class Hub(Waiter):
 
     def park(self) -> None:
         """Wait (the calling greenlet) until :meth:`schedule` d."""
-        self._main.switch()
+        _switch(self._main)
 
     # -- the waiter ------------------------------------------------------------------------
     def readable(self, fd: int, timeout: float | None) -> bool:
@@ -121,23 +130,23 @@ class Hub(Waiter):
         # writer runs on (it took the core), and a look costs less than two switches.  The
         # moment bounds how long the others' answers can wait unread for a greenlet that keeps
         # finding its own (their engines' clocks run meanwhile).
-        if not self._ready and time.monotonic() - self._polled < LOOK_WINDOW and Waiter._wait(fd, select.POLLIN, 0):
+        if not self._ready and _monotonic() - self._polled < LOOK_WINDOW and Waiter._wait(fd, _POLLIN, 0):
             return True
-        return self._park(fd, select.POLLIN, timeout)
+        return self._park(fd, _POLLIN, timeout)
 
     def writable(self, fd: int, timeout: float | None) -> bool:
-        return self._park(fd, select.POLLOUT, timeout)
+        return self._park(fd, _POLLOUT, timeout)
 
     def sleep(self, seconds: float) -> None:
-        if greenlet.getcurrent() is self._main:
+        if _current() is self._main:
             super().sleep(seconds)
             return
-        wait = _Wait(greenlet.getcurrent(), -1, 0)
-        self._add_timer(time.monotonic() + seconds, wait)
-        self._main.switch()
+        wait = _Wait(_current(), -1, 0)
+        self._add_timer(_monotonic() + seconds, wait)
+        _switch(self._main)
 
     def _park(self, fd: int, events: int, timeout: float | None) -> bool:
-        task = greenlet.getcurrent()
+        task = _current()
         if task is self._main or (timeout is not None and timeout <= 0):
             return Waiter._wait(fd, events, timeout)  # (the hub itself, or a look without a wait)
         wait = _Wait(task, fd, events)
@@ -149,9 +158,9 @@ class Hub(Waiter):
             waits.append(wait)
             self._poll.register(fd, self._events(waits))
         if timeout is not None:
-            self._add_timer(time.monotonic() + timeout, wait)
+            self._add_timer(_monotonic() + timeout, wait)
         try:
-            ready: bool = self._main.switch()
+            ready: bool = _switch(self._main)
         finally:
             if wait.pending:  # the greenlet was killed while it waited
                 self._forget(wait)
@@ -163,7 +172,7 @@ class Hub(Waiter):
             self._timers = timers = [timer for timer in timers if timer[2].pending]
             heapq.heapify(timers)
             self._stale_timers = 0
-        heapq.heappush(timers, (deadline, next(self._order), wait))
+        _heappush(timers, (deadline, next(self._order), wait))
         wait.timed = True
 
     @staticmethod
@@ -192,23 +201,22 @@ class Hub(Waiter):
     def _timeout(self) -> int | None:
         """Milliseconds until the next deadline (None: none)."""
         while self._timers and not self._timers[0][2].pending:
-            heapq.heappop(self._timers)
+            _heappop(self._timers)
             self._stale_timers -= 1
         if not self._timers:
             return None
-        return max(0, math.ceil((self._timers[0][0] - time.monotonic()) * 1000))
+        return max(0, math.ceil((self._timers[0][0] - _monotonic()) * 1000))
 
-    def _wake(self, events: list[tuple[int, int]]) -> None:
+    def _wake(self, events: list[tuple[int, int]], now: float) -> None:
         """Queue the greenlets whose descriptors are ready (True) or whose deadlines have passed
-        (False)."""
+        by ``now`` (False)."""
         for fd, revents in events:
             for wait in list(self._by_fd.get(fd, ())):
                 if revents & (wait.events | _HANGUP):
                     self._forget(wait)
                     self._ready.append((wait.task, True))
-        now = time.monotonic()
         while self._timers and self._timers[0][0] <= now:
-            _, _, wait = heapq.heappop(self._timers)
+            _, _, wait = _heappop(self._timers)
             if not wait.pending:
                 self._stale_timers -= 1
                 continue
@@ -230,7 +238,7 @@ class GreenLock:
 
     def __enter__(self) -> GreenLock:
         if self._held:
-            self._waiting.append(greenlet.getcurrent())
+            self._waiting.append(_current())
             self._hub.park()  # woken holding it (handed over by __exit__)
         else:
             self._held = True
@@ -261,6 +269,6 @@ class GreenQueue(Generic[T]):
 
     def get(self) -> T:
         while not self._items:
-            self._takers.append(greenlet.getcurrent())
+            self._takers.append(_current())
             self._hub.park()
         return self._items.popleft()
