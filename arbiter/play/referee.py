@@ -343,13 +343,33 @@ class GameControl:
         return entry
 
 
+class _Terms:
+    """What a side's limits and clock control make of each of its moves, read once a game: they
+    are Python classes (pickled to game processes), whose every field compiled code reads
+    through a lookup (a dozen a move); these are a compiled class's own."""
+
+    def __init__(self, limits: SearchLimits, clock: Clock) -> None:
+        control = clock.control  # (never replaced: a clock keeps its control)
+        self.margin = limits.margin
+        self.movetime = limits.movetime
+        self.movetime_ms = _ms(limits.movetime) if limits.movetime is not None else None
+        self.depth = limits.depth
+        self.nodes = limits.nodes
+        self.stopped_by_host = limits.stopped_by_host
+        self.timed = limits.clock is not None or limits.movetime is not None  # a move can be late
+        self.clocked = control is not None  # the clock runs: its fields go with each go
+        self.increment_ms = _ms(control.increment) if control is not None else 0
+
+
 @dataclass
 class _Side:
-    """One side of a game in progress: its seat, its clock, its colour."""
+    """One side of a game in progress: its seat, its clock, its colour, what its limits make
+    of each move."""
 
     seat: Seat
     color: Color
     clock: Clock
+    terms: _Terms
     on_info: Callable[[Info], None] | None = None  # what sees the side's engine's info lines, once made
 
     @property
@@ -400,10 +420,11 @@ class _Game:
         self.settings = settings
         self.notify = notify
         self.control = control
-        self.sides = {
-            color: _Side(seat, color, clocks[color] if clocks is not None else Clock(seat.spec.limits.clock))
-            for color, seat in ((WHITE, white), (BLACK, black))
-        }
+        self.sides: dict[Color, _Side] = {}
+        for color, seat in ((WHITE, white), (BLACK, black)):
+            limits = seat.spec.limits
+            clock = clocks[color] if clocks is not None else Clock(limits.clock)
+            self.sides[color] = _Side(seat, color, clock, _Terms(limits, clock))
         self.board: Board[Any] = job.opening.board(job.variant)
         self.start_fen = job.opening.fen
         self.move_texts: list[str] = list(job.opening.moves)
@@ -488,27 +509,27 @@ class _Game:
     # -- playing ---------------------------------------------------------------------------
     def limit_for(self, side: _Side) -> tuple[Limit, float]:
         """The ``go`` parameters for ``side`` and the seconds it has before it stalls."""
-        limits = side.seat.spec.limits
+        terms = side.terms
+        clocked = terms.clocked
+        deadline = side.clock.remaining + terms.margin if clocked else None
+        if terms.movetime is not None:
+            per_move = terms.movetime + terms.margin
+            deadline = per_move if deadline is None else min(deadline, per_move)
+        if terms.stopped_by_host:  # tc=inf alone: think until the arbiter's stop
+            return Limit(infinite=True), self.settings.stall_timeout
         # Clock fields go only to a side that has a clock (one playing to a depth must not
         # start managing time because it sees its opponent's clock).
-        timed = side.clock.control is not None
-        white, black = self.sides[WHITE].clock, self.sides[BLACK].clock
-        deadline = side.clock.remaining + limits.margin if timed else None
-        if limits.movetime is not None:
-            per_move = limits.movetime + limits.margin
-            deadline = per_move if deadline is None else min(deadline, per_move)
-        if limits.stopped_by_host:  # tc=inf alone: think until the arbiter's stop
-            return Limit(infinite=True), self.settings.stall_timeout
-        white_control, black_control = (white.control, black.control) if timed else (None, None)
+        white, black = self.sides[WHITE], self.sides[BLACK]
+        white_clocked, black_clocked = clocked and white.terms.clocked, clocked and black.terms.clocked
         limit = move_limit(
-            wtime=_ms(white.remaining) if white_control else None,
-            btime=_ms(black.remaining) if black_control else None,
-            winc=_ms(white_control.increment) if white_control else None,
-            binc=_ms(black_control.increment) if black_control else None,
-            movestogo=side.clock.moves_to_go if timed else None,
-            movetime=_ms(limits.movetime) if limits.movetime is not None else None,
-            depth=limits.depth,
-            nodes=limits.nodes,
+            wtime=_ms(white.clock.remaining) if white_clocked else None,
+            btime=_ms(black.clock.remaining) if black_clocked else None,
+            winc=white.terms.increment_ms if white_clocked else None,
+            binc=black.terms.increment_ms if black_clocked else None,
+            movestogo=side.clock.moves_to_go if clocked else None,
+            movetime=terms.movetime_ms,
+            depth=terms.depth,
+            nodes=terms.nodes,
         )
         return limit, (self.settings.stall_timeout if deadline is None else deadline)
 
@@ -520,8 +541,8 @@ class _Game:
         client = slot.client
         assert client is not None
         limit, deadline = self.limit_for(side)
-        limits = slot.spec.limits
-        timed = limits.clock is not None or limits.movetime is not None
+        terms = side.terms
+        timed = terms.timed
         hit = False
         if slot.ponders:  # (only the referee starts ponder searches, and only for such an engine)
             predicted = self.predicted.pop(side.color, None)
@@ -539,7 +560,7 @@ class _Game:
             control._think(client)
         # tc=inf alone: the move is what the engine found when stopped at the deadline, and it
         # has stop_grace from that stop, however late the busy arbiter sent it.
-        stop_after, timeout = (deadline, self.settings.stop_grace) if limits.stopped_by_host else (None, deadline)
+        stop_after, timeout = (deadline, self.settings.stop_grace) if terms.stopped_by_host else (None, deadline)
         try:
             if hit:
                 answer = client.ponderhit(timeout=timeout, on_info=on_info, stop_after=stop_after)
@@ -557,8 +578,8 @@ class _Game:
         if control is not None:  # an answer to the host's stop is not played
             control._check()
         elapsed = answer.elapsed
-        over_time = limits.movetime is not None and elapsed > limits.movetime + limits.margin
-        if not side.clock.spend(elapsed, limits.margin) or over_time:
+        over_time = terms.movetime is not None and elapsed > terms.movetime + terms.margin
+        if not side.clock.spend(elapsed, terms.margin) or over_time:
             raise self.lost_on_time(side)
         token = answer.bestmove
         try:
