@@ -6,14 +6,14 @@ moves played since the last one (:func:`extend_position`); with the checks every
 Compiled with the rules in the compiled build, as :mod:`protocol.reading` is: a host does this
 at every ply of every game.  A writer takes values of any type and refuses, with a
 :class:`~protocol.messages.ProtocolError`, one it cannot write so that it reads back as itself;
-so every field of a message is read here with ``getattr`` (typed ``Any``: no check of its type
-on the way in, which in compiled code would raise a ``TypeError`` first) and checked by hand.
+so every field of a message is read here typed ``Any`` (no check of its type on the way in,
+which in compiled code would raise a ``TypeError`` first) and checked by hand.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 from .messages import _LIMIT_FIELDS, Limit, ProtocolError
 from .reading import _GO_FLAGS, _GO_KEYWORDS, _GO_NUMBERS, _MAX_DIGITS, _NEW, _SET, _UCI_CLOCK_WORDS, _UGI_CLOCK_WORDS
@@ -92,6 +92,7 @@ _LIMIT_LOW: Final = {name: low for name, low in _GO_NUMBERS.values()}
 # Per field of a go line: its name, its word on the wire (UCI's, UGI's) and the least value a
 # check passes without a closer look (a number of at most _MAX_DIGITS digits, not below its low).
 _LEAST: Final = {name: 1 - _MAX_VALUE if low is None else low for name, low in _LIMIT_LOW.items()}
+_ALL_FIELDS: Final = (*_LIMIT_FIELDS, *_GO_FLAGS, "searchmoves")
 _GO_WIRE: Final[dict[bool, list[tuple[str, str, int]]]] = {
     ugi: [(name, wire.get(name, name), _LEAST[name]) for name in _LIMIT_FIELDS]
     for ugi, wire in (
@@ -106,28 +107,34 @@ def write_go(limit: object, ugi: bool) -> str:
     words when ``ugi``."""
     if not isinstance(limit, Limit):
         raise ProtocolError(f"go: expected a Limit, found {limit!r}")
-    parts = ["go"]
+    # A Limit keeps its fields in its dict: read at once there, not by a lookup each (a subclass
+    # may compute one: read one by one).
+    fields: dict[str, Any] = (
+        limit.__dict__ if type(limit) is Limit else {name: getattr(limit, name) for name in _ALL_FIELDS}
+    )
+    words = ["go"]
     for name, wire, least in _GO_WIRE[ugi]:
-        value = getattr(limit, name)
+        value = fields[name]
         if value is not None:
             if type(value) is not int or not least <= value < _MAX_VALUE:
                 _check_int(value, f"go {name}", _LIMIT_LOW[name])  # says what is wrong
-            parts.append(f"{wire} {value}")
+            words.append(wire)
+            words.append(str(value))
     for flag in _GO_FLAGS:
-        value = getattr(limit, flag)
+        value = fields[flag]
         if value is True:
-            parts.append(flag)
+            words.append(flag)
         elif value is not False:
             raise ProtocolError(f"go: {flag} must be True or False, found {value!r}")
-    searchmoves = getattr(limit, "searchmoves")  # noqa: B009  (typed Any: checked below)
+    searchmoves = fields["searchmoves"]
     if not isinstance(searchmoves, tuple):
         raise ProtocolError(f"go: searchmoves must be a tuple, found {searchmoves!r}")
     if searchmoves:
         for move in searchmoves:
             if _check_token(move, "go searchmoves move") in _GO_KEYWORDS:
                 raise ProtocolError(f"go: searchmoves move {move!r} is a go keyword")
-        parts.append("searchmoves " + " ".join(searchmoves))
-    return " ".join(parts)
+        words.append("searchmoves " + " ".join(searchmoves))
+    return " ".join(words)
 
 
 def format_go(limit: Limit) -> str:

@@ -364,6 +364,19 @@ def test_a_hosts_limit_of_a_move_is_the_limit_its_constructor_makes(numbers: dic
         fast.wtime = 4  # type: ignore[misc]
 
 
+def test_a_limit_subclass_writes_the_same_go_line() -> None:
+    """The ``go`` writer reads a Limit's fields from its dict at once, and a subclass's one by
+    one (it may compute one): the same line either way."""
+
+    class Tagged(Limit):
+        pass
+
+    fields = {"wtime": 1000, "btime": 2000, "depth": 7, "ponder": True, "searchmoves": ("a1-b2",)}
+    line = format_command(Go(Limit(**fields)))  # type: ignore[arg-type]
+    assert line == "go wtime 1000 btime 2000 depth 7 ponder searchmoves a1-b2"
+    assert format_command(Go(Tagged(**fields))) == line  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     "value,message",
     [
