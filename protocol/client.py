@@ -36,6 +36,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
+from typing import Final
 
 from .codec import (
     BestMove,
@@ -159,6 +160,8 @@ class SearchResult:
         self.ponder = ponder
 
 
+_monotonic: Final = time.monotonic  # (a module's attribute is looked up at every call in compiled code)
+
 MAX_INFOS = 32
 """How many of a search's ``info`` lines a :class:`SearchResult` keeps (the last ones): an
 engine may write millions, and each may be a long line."""
@@ -274,7 +277,7 @@ class EngineClient:
             reason = error.strerror or str(error)
             raise EngineStartError(self.name, f"cannot start {' '.join(self.command)!r}: {reason}") from None
         self._state = _IDLE
-        deadline = time.monotonic() + timeout
+        deadline = _monotonic() + timeout
         handshake_lines = handshake_chars = 0
         try:
             self._send_command(Uci(), deadline)
@@ -344,14 +347,14 @@ class EngineClient:
 
     def is_ready(self, timeout: float = 10.0) -> None:
         """``isready`` and wait for ``readyok``; EngineTimeout, EngineStalled or EngineCrashed."""
-        deadline = time.monotonic() + timeout
+        deadline = _monotonic() + timeout
         self._send_command(IsReady(), deadline)
         while not isinstance(self._expect(deadline, "readyok", EngineTimeout), ReadyOk):
             pass
 
     def new_game(self, timeout: float = 10.0) -> None:
         """``ucinewgame`` then :meth:`is_ready`."""
-        self._send_command(UciNewGame(), time.monotonic() + timeout)
+        self._send_command(UciNewGame(), _monotonic() + timeout)
         self.is_ready(timeout)
 
     def set_position(self, fen: str | None, moves: Sequence[str] = ()) -> None:
@@ -394,13 +397,13 @@ class EngineClient:
         if self._state in (_SEARCHING, _PONDERING):
             raise EngineError(self.name, "go() while a search is running")
         if self._stale:
-            self._collect_stale(None if timeout is None else time.monotonic() + timeout)
+            self._collect_stale(None if timeout is None else _monotonic() + timeout)
         line = format_go(limit)
         if position is not None:
             line = self._position_line(*position) + "\n" + line
         self._transport.collect()  # what was written before the go is not its answer
         self._state = _SEARCHING
-        started = time.monotonic()
+        started = _monotonic()
         self._go_written = started
         if stop_after is not None:
             return self._answer(line, None, started, started, timeout, on_info, started + stop_after)
@@ -418,10 +421,10 @@ class EngineClient:
         if self._state in (_SEARCHING, _PONDERING):
             raise EngineError(self.name, "ponder() while a search is running")
         if self._stale:
-            self._collect_stale(time.monotonic() + self.write_timeout)
+            self._collect_stale(_monotonic() + self.write_timeout)
         line = self._position_line(*position) + "\n" + format_command(Go(dataclasses.replace(limit, ponder=True)))
         self._state = _PONDERING
-        self._ponder_written = time.monotonic()
+        self._ponder_written = _monotonic()
         self._send(line)
 
     def ponderhit(
@@ -440,7 +443,7 @@ class EngineClient:
             raise EngineError(self.name, "ponderhit() without a ponder search")
         self._transport.collect()  # the ponder search's output so far: before the ponderhit
         self._state = _SEARCHING
-        started = time.monotonic()
+        started = _monotonic()
         self._go_written = started
         line = format_command(PonderHit())
         if stop_after is not None:
@@ -457,7 +460,7 @@ class EngineClient:
             return
         self._state = _SEARCHING
         self._go_written = self._ponder_written
-        deadline = time.monotonic() + timeout
+        deadline = _monotonic() + timeout
         answered = False
         try:
             self._send_command(Stop(), deadline)
@@ -499,7 +502,7 @@ class EngineClient:
                     try:  # a line read late, after stop_at, still counts: only the wait is bounded
                         response, arrival = self._next(stop_at, "bestmove", EngineTimeout, strict=False)
                     except EngineTimeout:
-                        stopped = time.monotonic()
+                        stopped = _monotonic()
                         deadline = None if grace is None else stopped + grace
                         stop_at = None
                         self._send_command(Stop(), deadline)
@@ -534,7 +537,7 @@ class EngineClient:
         take the line: 0 for a caller that may not wait at all."""
         if self.alive:
             try:
-                self._send_command(Stop(), None if write_timeout is None else time.monotonic() + write_timeout)
+                self._send_command(Stop(), None if write_timeout is None else _monotonic() + write_timeout)
             except EngineError:
                 pass
 
@@ -547,12 +550,12 @@ class EngineClient:
             self._state = _CLOSED
             return None
         if self._state != _CLOSED:
-            deadline = time.monotonic() + grace
+            deadline = _monotonic() + grace
             try:
                 self._send(format_command(Quit()), deadline)
             except (EngineCrashed, EngineStalled):
                 pass  # it is gone, or has just been killed
-            self._transport.wait(deadline - time.monotonic())
+            self._transport.wait(deadline - _monotonic())
         self._close()
         return self._transport.poll()
 
@@ -604,7 +607,7 @@ class EngineClient:
             )
         timeout = self.write_timeout
         if deadline is not None:
-            timeout = min(timeout, max(0.0, deadline - time.monotonic()))
+            timeout = min(timeout, max(0.0, deadline - _monotonic()))
         if self._log_function is not None:
             with self._log_lock:
                 for part in line.split("\n"):  # a position and its go are written at once
@@ -657,7 +660,7 @@ class EngineClient:
         if self._held is not None:
             (line, arrival), self._held = self._held, None
         else:
-            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            remaining = None if deadline is None else max(0.0, deadline - _monotonic())
             try:
                 line, arrival = self._transport.receive(remaining)
             except TimeoutError:

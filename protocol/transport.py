@@ -91,6 +91,8 @@ BATCH = 64
 MAX_PAUSE = 0.02
 """The longest pause (seconds) a flooding engine's reader makes between two batches."""
 
+_monotonic: Final = time.monotonic  # (a module's attribute is looked up at every call in compiled code)
+
 # Process groups of engines started here, and guard processes, not yet known to be gone
 # (dicts keep insertion order and their single-key operations are atomic: kill_all relies on it).
 _live_groups: dict[int, None] = {}
@@ -224,7 +226,7 @@ class _LineQueue:
         if not lines:
             return
         with self._arrived:
-            stamp = time.monotonic()
+            stamp = _monotonic()
             self._items.extend((line, stamp) for line in lines)
             self._arrived.notify()
 
@@ -292,7 +294,7 @@ class _LineReader:
         for it; TimeoutError when none came."""
         lines = self._lines
         if not lines:
-            deadline = None if timeout is None else time.monotonic() + timeout
+            deadline = None if timeout is None else _monotonic() + timeout
             while not lines:
                 if self._end is not None:
                     if self._end[0] is _OVERLONG:
@@ -300,7 +302,7 @@ class _LineReader:
                     return EndOfOutput, self._end[1]
                 if self._full:
                     self._pause()
-                self._read(None if deadline is None else deadline - time.monotonic())
+                self._read(None if deadline is None else deadline - _monotonic())
         elif self._handed >= BATCH:
             self._pause()
         self._handed += 1
@@ -327,7 +329,7 @@ class _LineReader:
             chunk = os.read(self.fd, CHUNK)
         except OSError:  # the pipe was closed under us
             chunk = b""
-        arrival = self._began = time.monotonic()
+        arrival = self._began = _monotonic()
         self._handed = 0
         self._full = len(chunk) == CHUNK
         if not chunk:
@@ -392,8 +394,8 @@ class _LineReader:
 
     def _pause(self) -> None:
         """The pause after a batch of a flood: as long as it took to handle."""
-        current_waiter().sleep(min(time.monotonic() - self._began, MAX_PAUSE))
-        self._began = time.monotonic()
+        current_waiter().sleep(min(_monotonic() - self._began, MAX_PAUSE))
+        self._began = _monotonic()
         self._handed = 0
         self._full = False
 
@@ -401,9 +403,9 @@ class _LineReader:
 def _write_rest(fd: int, data: memoryview, timeout: float | None) -> None:
     """Write ``data`` to the non-blocking pipe ``fd``, which is full: wait for the reader to
     make room, at most ``timeout`` seconds in all (None: no limit), else TimeoutError."""
-    deadline = None if timeout is None else time.monotonic() + timeout
+    deadline = None if timeout is None else _monotonic() + timeout
     while data:
-        remaining = None if deadline is None else deadline - time.monotonic()
+        remaining = None if deadline is None else deadline - _monotonic()
         if remaining is not None and remaining <= 0:
             raise TimeoutError("the engine did not take its input in time")
         current_waiter().writable(fd, remaining)
@@ -416,9 +418,9 @@ def _write_rest(fd: int, data: memoryview, timeout: float | None) -> None:
 def _read_report(fd: int, timeout: float) -> str:
     """What the guard wrote on its report pipe before closing it ('' if nothing in time)."""
     data = b""
-    deadline = time.monotonic() + timeout
+    deadline = _monotonic() + timeout
     try:
-        while (remaining := deadline - time.monotonic()) > 0:
+        while (remaining := deadline - _monotonic()) > 0:
             if not current_waiter().readable(fd, remaining):
                 break
             chunk = os.read(fd, 64)
@@ -438,9 +440,9 @@ block (:mod:`protocol.waiting`), at first: the interval doubles up to 20 times t
 def _sleep_until(done: Callable[[], bool], timeout: float, waiter: Waiter) -> None:
     """Look at ``done`` between sleeps of ``waiter`` (growing from :data:`POLL_INTERVAL`)
     until it holds or ``timeout`` seconds have passed."""
-    deadline = time.monotonic() + timeout
+    deadline = _monotonic() + timeout
     interval = POLL_INTERVAL
-    while not done() and (remaining := deadline - time.monotonic()) > 0:
+    while not done() and (remaining := deadline - _monotonic()) > 0:
         waiter.sleep(min(interval, remaining))
         interval = min(interval * 2, POLL_INTERVAL * 20)
 
@@ -716,11 +718,11 @@ class ProcessTransport(Transport):
         data = (line + "\n").encode("utf-8")
         lock = self._write_lock
         if not lock.acquire(blocking=False):  # another thread's line is being written
-            queued = time.monotonic()
+            queued = _monotonic()
             if not lock.acquire(timeout=-1 if timeout is None else timeout):
                 raise TimeoutError("an earlier line is still waiting for room in the engine's input")
             if timeout is not None:
-                timeout = max(0.0, timeout - (time.monotonic() - queued))
+                timeout = max(0.0, timeout - (_monotonic() - queued))
         try:
             fd = self._stdin_fd
             if self._closed or fd < 0:  # closed only with the lock held
@@ -755,7 +757,7 @@ class ProcessTransport(Transport):
                 if self._output_open:
                     assert self._stdout is not None
                     return self._stdout.next(timeout)
-                return EndOfOutput, time.monotonic()
+                return EndOfOutput, _monotonic()
             finally:
                 if self._closed:  # close() found a read under way: the output is this reader's to close
                     self._close_output()
