@@ -36,6 +36,7 @@ Every engine group and guard is kept in a registry until it is gone, and :func:`
 
 from __future__ import annotations
 
+import _thread
 import atexit
 import fcntl
 import math
@@ -91,7 +92,13 @@ BATCH = 64
 MAX_PAUSE = 0.02
 """The longest pause (seconds) a flooding engine's reader makes between two batches."""
 
-_monotonic: Final = time.monotonic  # (a module's attribute is looked up at every call in compiled code)
+# Called at every move.  Compiled code looks a module's attribute (time.monotonic, os.read) up
+# at every call, and a C type's method (a lock's acquire) too; Final names are C constants.
+_monotonic: Final = time.monotonic
+_os_read: Final = os.read
+_os_write: Final = os.write
+_lock_acquire: Final = _thread.LockType.acquire
+_lock_release: Final = _thread.LockType.release
 
 # Process groups of engines started here, and guard processes, not yet known to be gone
 # (dicts keep insertion order and their single-key operations are atomic: kill_all relies on it).
@@ -279,8 +286,9 @@ class _LineReader:
         self.fd = fd
         self.on_read = on_read
         self.overlong = overlong
-        self._poll = select.poll()  # not select(): any descriptor number
-        self._poll.register(fd, select.POLLIN)
+        poll = select.poll()  # not select(): any descriptor number
+        poll.register(fd, select.POLLIN)
+        self._ready: Callable[[int | None], list[tuple[int, int]]] = poll.poll  # (the method looked up once)
         self._lines: deque[tuple[str, float]] = deque()
         self._pending = bytearray()  # the start of a line whose end has not been read yet
         self._skipping = False  # through the rest of an overlong line
@@ -311,7 +319,7 @@ class _LineReader:
     def collect(self) -> None:
         """Read what the stream holds now (at most :data:`COLLECT` bytes), without waiting."""
         taken = 0
-        ready = self._poll.poll
+        ready = self._ready
         while self._end is None and taken < COLLECT and ready(0):  # mostly nothing: one poll
             taken += self._read(0.0)
 
@@ -320,13 +328,13 @@ class _LineReader:
         complete lines queued and handed to ``on_read``; the bytes read."""
         waiter = current_waiter()
         if waiter is BLOCKING or timeout == 0:  # (collect()'s reads of what is there: no wait)
-            ready = bool(self._poll.poll(None if timeout is None else max(0, math.ceil(timeout * 1000))))
+            ready = bool(self._ready(None if timeout is None else max(0, math.ceil(timeout * 1000))))
         else:
             ready = waiter.readable(self.fd, timeout)
         if not ready:
             raise TimeoutError
         try:
-            chunk = os.read(self.fd, CHUNK)
+            chunk = _os_read(self.fd, CHUNK)
         except OSError:  # the pipe was closed under us
             chunk = b""
         arrival = self._began = _monotonic()
@@ -717,7 +725,7 @@ class ProcessTransport(Transport):
             raise BrokenPipeError("the engine is not running")
         data = (line + "\n").encode("utf-8")
         lock = self._write_lock
-        if not lock.acquire(blocking=False):  # another thread's line is being written
+        if not _lock_acquire(lock, False):  # another thread's line is being written
             queued = _monotonic()
             if not lock.acquire(timeout=-1 if timeout is None else timeout):
                 raise TimeoutError("an earlier line is still waiting for room in the engine's input")
@@ -728,13 +736,13 @@ class ProcessTransport(Transport):
             if self._closed or fd < 0:  # closed only with the lock held
                 raise BrokenPipeError("the engine's input is closed")
             try:
-                written = os.write(fd, data)
+                written = _os_write(fd, data)
             except BlockingIOError:
                 written = 0
             if written < len(data):
                 _write_rest(fd, memoryview(data)[written:], timeout)
         finally:
-            lock.release()
+            _lock_release(lock)
         if self._closed:  # close() found the lock held, so the input is the last writer's to close
             self._close_input()
 
