@@ -488,7 +488,7 @@ class EngineClient:
         from ``since`` on and ``elapsed`` counted from ``started`` (the state is _SEARCHING).
         With ``stop_at`` (a time), ``stop`` is written then and ``deadline`` is instead a
         number of seconds counted from that write."""
-        infos: deque[Info] = deque(maxlen=MAX_INFOS)
+        infos: deque[Info] | None = None  # (made at the first info line, if one comes)
         scored: Info | None = None
         depth: int | None = None
         answered = False
@@ -508,6 +508,8 @@ class EngineClient:
                         self._send_command(Stop(), deadline)
                         continue
                 if type(response) is Info and arrival >= since:
+                    if infos is None:
+                        infos = deque(maxlen=MAX_INFOS)
                     infos.append(response)
                     if response.score_cp is not None or response.score_mate is not None:
                         scored = response
@@ -517,7 +519,8 @@ class EngineClient:
                         on_info(response)
                 elif type(response) is BestMove:
                     answered = True
-                    return SearchResult(response.move, list(infos), arrival - started, scored, depth, response.ponder)
+                    kept = [] if infos is None else list(infos)
+                    return SearchResult(response.move, kept, arrival - started, scored, depth, response.ponder)
                 elif type(response) is _UnreadableBestMove:
                     answered = True
                     raise UnreadableMove(
