@@ -263,13 +263,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=300, help="games per loop (default 300)")
     parser.add_argument("--at-once", type=int, nargs="+", default=[1, 2], help="loops side by side (default 1 2)")
-    parser.add_argument("--loop", choices=list(RUNS), help=argparse.SUPPRESS)  # a child: run this loop
-    parser.add_argument("--engine", help=argparse.SUPPRESS)
+    parser.add_argument("--loop", choices=list(RUNS), help="run this loop alone, in this process")
+    parser.add_argument("--engine", help=argparse.SUPPRESS)  # (a child's: the engine main() built)
     args = parser.parse_args()
     if args.games < 1 or any(count < 1 for count in args.at_once):
         parser.error("--games and --at-once take numbers of 1 or more")
-    if args.loop is not None:
+    if args.loop is not None and args.engine is not None:
         measure(args.loop, Path(args.engine), args.games)
+        return
+    if args.loop is not None:  # one loop alone (under taskset, perf or valgrind): its engine first
+        with tempfile.TemporaryDirectory(prefix="ply-floor-") as temp:
+            measure(args.loop, build_engine(Path(temp)), args.games)
         return
     with tempfile.TemporaryDirectory(prefix="ply-floor-") as temp:
         engine = build_engine(Path(temp))
