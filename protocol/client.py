@@ -31,12 +31,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Final
 
 from .codec import (
     BestMove,
@@ -63,7 +61,7 @@ from .codec import (
     format_response,
 )
 from .reading import read_response
-from .transport import EndOfOutput, LineTooLongError, LogFunction, ProcessTransport, Transport, kill_all
+from .transport import EndOfOutput, LineTooLongError, LogFunction, ProcessTransport, Transport, _monotonic, kill_all
 
 __all__ = [
     "EngineClient",
@@ -159,8 +157,6 @@ class SearchResult:
         self.depth = depth
         self.ponder = ponder
 
-
-_monotonic: Final = time.monotonic  # (a module's attribute is looked up at every call in compiled code)
 
 MAX_INFOS = 32
 """How many of a search's ``info`` lines a :class:`SearchResult` keeps (the last ones): an
