@@ -114,6 +114,30 @@ ENGINE = MoveSource.ENGINE
 
 
 @pytest.mark.parametrize(
+    "move",
+    [
+        MoveRecord("e1-e3", ENGINE, time=0.0005),
+        MoveRecord("e1-e3", ENGINE, time=12.3456),
+        MoveRecord("e1-e3", ENGINE),
+        MoveRecord("e1-e3", ENGINE, depth=4, time=1.5),
+        MoveRecord("e1-e3", ENGINE, score_cp=-7, time=0.25),
+        MoveRecord("e1-e3", ENGINE, score_cp=0),
+        MoveRecord("e1-e3", ENGINE, score_mate=2, depth=3, time=0.1),
+        MoveRecord("e1-e3", MoveSource.BOOK, time=0.1),
+        MoveRecord("pass", MoveSource.FORCED),
+    ],
+)
+def test_each_moves_comment_is_written_as_its_record_says(move: MoveRecord) -> None:
+    """``format_game`` writes an engine's move with its time alone itself (the usual comment,
+    on the arbiter's path at every game's end); every move's comment is still the one
+    ``MoveRecord.comment`` gives."""
+    record = replace(random_game(1), moves=(move,), reason="", result="1-0")
+    comment = move.comment()
+    written = f"1. {move.text} {{{comment}}} 1-0" if comment else f"1. {move.text} 1-0"
+    assert format_game(record).split("\n\n")[1] == written
+
+
+@pytest.mark.parametrize(
     "answer,made",
     [
         (SearchResult("a1-b2", elapsed=0.25), MoveRecord("a1-b2", ENGINE, time=0.25)),

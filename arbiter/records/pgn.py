@@ -23,6 +23,8 @@ from ..errors import ArbiterError
 from ..files import read_text
 from .game import RESULTS, GameRecord, MoveRecord, MoveSource, Termination
 
+_BY_ENGINE = MoveSource.ENGINE
+
 LINE_WIDTH = 79
 
 
@@ -71,9 +73,11 @@ def _black_first(variant: str, fen: str | None) -> bool:
 
 def format_game(record: GameRecord) -> str:
     """The PGN text of one game, ending with a blank line."""
-    head = "".join(f"[{name} {_quote(value)}]\n" for name, value in record_tags(record))
-    # The movetext's tokens (move numbers, moves, comments), wrapped at LINE_WIDTH: the
-    # arbiter writes one game at every game's end, in the process that keeps every record.
+    head = "".join([f"[{name} {_quote(value)}]\n" for name, value in record_tags(record)])
+    # The movetext's tokens (move numbers, moves, comments).  The arbiter writes one game at
+    # every game's end, in the process that keeps every record: an engine's move with its time
+    # alone (the usual comment) is written here, not by MoveRecord.comment, and no comment of a
+    # move needs escaping (digits, signs, "M", "/", "s", "book", "forced").
     tokens: list[str] = []
     add = tokens.append
     black = _black_first(record.variant, record.fen)
@@ -87,12 +91,15 @@ def format_game(record: GameRecord) -> str:
             add(f"{number}.")
         black = not black
         add(move.text)
-        comment = move.comment()
-        if comment:
-            add(_comment(comment))
+        if move.source is _BY_ENGINE and move.score_cp is None and move.score_mate is None:
+            if move.time is not None:
+                add(f"{{{move.time:.3f}s}}")
+        elif comment := move.comment():
+            add("{" + comment + "}")
     if record.reason:
         add(_comment(record.reason))
     add(record.result)
+    # Wrapped at LINE_WIDTH, a space between two tokens.
     lines: list[str] = []
     line: list[str] = []
     width = -1  # of the tokens in line, with a space before each
