@@ -8,6 +8,7 @@ they are the same whichever game or variant was played.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
@@ -109,6 +110,7 @@ class MoveRecord:
 
 
 _MOVE_FIELDS = tuple(field.name for field in fields(MoveRecord))  # move_record's parameters, in order
+_move_values = operator.attrgetter(*_MOVE_FIELDS)
 _NEW = object.__new__
 _SET = object.__setattr__
 
@@ -187,8 +189,8 @@ class GameRecord:
         """Pickled with its moves' fields column by column (every game process sends each of its
         games to the arbiter this way): half the time of a pickle of each move, with its dict."""
         state = dict(self.__dict__)
-        moves = [move.__dict__ for move in state.pop("moves")]
-        return (_rebuilt_game, (state, *([move[name] for move in moves] for name in _MOVE_FIELDS)))
+        columns = list(zip(*map(_move_values, state.pop("moves")))) or [()] * len(_MOVE_FIELDS)
+        return (_rebuilt_game, (state, *columns))
 
 
 @dataclass(frozen=True)
