@@ -59,10 +59,12 @@ Move = Any
 MAX_DEPTH: Final = 64
 ASPIRATION_DEPTH: Final = 4
 ASPIRATION_WINDOW: Final = 40
-CHECK_EVERY: Final = 256
-"""Look at the clock and the stop flag every this many nodes (0.4-1 ms), and
-let other threads run: compiled (mypyc) code never gives up the interpreter lock by itself, so
-without that the protocol thread would wait for the whole search to answer ``isready``."""
+CHECK_EVERY: Final = 64
+"""Look at the clock and the stop flag every this many nodes (0.2-1 ms in the pure build, in
+Impasse too, whose nodes cost twice Dipole's: at 256 an Impasse search overran its deadline by
+3-4 ms on an idle machine), and let other threads run: compiled (mypyc) code never gives up
+the interpreter lock by itself, so without that the protocol thread would wait for the whole
+search to answer ``isready``."""
 DELTA_MARGIN: Final = 150
 """Quiescence skips a capture whose optimistic gain still leaves it this far below alpha."""
 LMR_MIN_DEPTH: Final = 3
@@ -152,6 +154,7 @@ class Searcher:
         self._node_limit: int | None = None
         self._hard_deadline: float | None = None
         self._soft_deadline: float | None = None
+        self._fixed_time = False  # movetime: search on to the deadline
         self._clock_start = 0.0
         self._search_start = 0.0
         self._ponder_hit_at: tuple[TimePlan, float] | None = None  # a ponderhit's plan and time
@@ -161,6 +164,9 @@ class Searcher:
         """Quiet moves' cutoff scores by ``id(move)``: moves are the rules' shared table objects,
         so ids are stable and the table is bounded by the number of distinct moves."""
         self._pv: list[list[Move]] = []
+        self._root_improved: Move | None = None
+        """A root move that beat the first one in the running iteration (as Stockfish does, the
+        move played if the iteration is cut short)."""
         self._tt_table = tt.table
         self._tt_mask = tt.mask
 
@@ -173,6 +179,7 @@ class Searcher:
         """Put the search under ``time_plan``, counted from ``start`` (a ``time.monotonic()``)."""
         self._soft_deadline = None if time_plan.soft_ms is None else start + time_plan.soft_ms / 1000
         self._hard_deadline = None if time_plan.hard_ms is None else start + time_plan.hard_ms / 1000
+        self._fixed_time = time_plan.fixed
         self._clock_start = start
         self._next_check = 0
 
@@ -194,6 +201,7 @@ class Searcher:
             hard = hit_at
         self._soft_deadline = soft
         self._hard_deadline = hard
+        self._fixed_time = time_plan.fixed
         self._clock_start = self._search_start
         self._next_check = 0
 
@@ -256,6 +264,7 @@ class Searcher:
         self._root_moves = root_moves
         try:
             for depth in range(1, max_depth + 1):
+                self._root_improved = None
                 if lines == 1:
                     score = self._aspiration(depth, score)
                     found = [(score, self._pv[0])]
@@ -282,14 +291,17 @@ class Searcher:
                     if len(root_moves) == 1:
                         break  # nothing to think about
                     elapsed = time.monotonic()
-                    # The next iteration takes several times the last one: start it only if
-                    # it is likely to finish before the target.
-                    if elapsed >= soft_deadline or elapsed - self._clock_start >= 0.6 * (
-                        soft_deadline - self._clock_start
+                    # A fixed time is searched to its deadline.  On a clock, the next iteration
+                    # takes several times the last one: start it only if it is likely to
+                    # finish before the target.
+                    if not self._fixed_time and (
+                        elapsed >= soft_deadline
+                        or elapsed - self._clock_start >= 0.6 * (soft_deadline - self._clock_start)
                     ):
                         break
         except _Abort:
-            pass
+            if self._root_improved is not None and lines == 1:
+                best_move = self._root_improved  # the unfinished iteration already prefers it
         finally:
             self._unwind(board)
         if best_move is None:  # stopped before depth 1 was complete
@@ -412,6 +424,8 @@ class Searcher:
                 best_index = index
                 pv[0] = [move] + (pv[1] if depth > 1 else [])
                 if score > alpha:
+                    if index != first:
+                        self._root_improved = move
                     alpha = score
                     if score >= beta:
                         break

@@ -97,7 +97,7 @@ from .codec import (
     parse_int,
 )
 from .reading import read_command
-from .timeman import MOVE_OVERHEAD, UNTIMED, TimePlan, plan
+from .timeman import MOVE_OVERHEAD, UNTIMED, Reserve, TimePlan, overrun, plan
 
 __all__ = ["MULTI_PV", "PONDER", "EngineLoop", "SearchJob", "serve"]
 
@@ -122,7 +122,8 @@ class SearchJob(Generic[P]):
     ``go`` has ``infinite`` set; ``limit.searchmoves``, when set, are legal moves of
     ``position``, checked by the loop); ``options`` every option's current value by name (spin:
     int, check: bool, others: str); ``started`` the ``time.monotonic()`` at which ``go`` was
-    read; ``nodes`` the calls to :meth:`stopped` so far.
+    read; ``reserve_ms`` the time the clock plan keeps back beyond ``MoveOverhead`` (the loop's
+    :class:`~protocol.timeman.Reserve`); ``nodes`` the calls to :meth:`stopped` so far.
 
     A ``go ponder`` search is untimed (:meth:`time_plan` is UNTIMED) until ``ponderhit``; from
     then on its budget is that of its ``go`` limits, counted from the ``ponderhit``
@@ -135,6 +136,7 @@ class SearchJob(Generic[P]):
     options: Mapping[str, OptionValue]
     started: float
     white_to_move: bool = True
+    reserve_ms: float = 0.0
     nodes: int = 0
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
     _emit: Callable[[Info], None] = field(default=lambda info: None, repr=False)
@@ -193,12 +195,12 @@ class SearchJob(Generic[P]):
 
     def time_plan(self) -> TimePlan:
         """This search's budgets (:func:`protocol.timeman.plan`) from the ``go`` limits, the
-        mover's clock (``white_to_move`` says whose) and ``MoveOverhead``: a target and a
-        deadline, for a search that decides between iterations; UNTIMED while pondering."""
+        mover's clock (``white_to_move`` says whose), ``MoveOverhead`` and the reserve: a target
+        and a deadline, for a search that decides between iterations; UNTIMED while pondering."""
         if self.pondering:
             return UNTIMED
         overhead = self.options.get(MOVE_OVERHEAD.name, MOVE_OVERHEAD.default)
-        return plan(self.limit, self.white_to_move, int(overhead))  # type: ignore[arg-type]
+        return plan(self.limit, self.white_to_move, int(overhead), self.reserve_ms)  # type: ignore[arg-type]
 
     def time_budget(self) -> float | None:
         """Seconds this search may take (None: no time limit), what :meth:`stopped` keeps
@@ -219,6 +221,36 @@ class SearchJob(Generic[P]):
         if self._on_ponderhit is not None:
             self._on_ponderhit()
         self._released.set()
+
+
+@dataclass(frozen=True)
+class _ClockedMove:
+    """A search on the clock, kept until the next ``go`` shows what the host charged for it."""
+
+    origin: tuple[str | None, tuple[str, ...]]
+    time_left: int
+    increment: int
+    last_of_control: bool
+    took_ms: float
+    hard_ms: float
+
+    def charged_ms(self, origin: tuple[str | None, list[str]], limit: Limit, white: bool) -> float | None:
+        """What the host charged for this move, from the clock of the next ``go`` (``limit``,
+        ``white`` to move, the position set as ``origin``), when that is the same side's next
+        move in the same game and the clock was not reset by a new time control; else None."""
+        fen, moves = origin
+        earlier = self.origin[1]
+        time_left = limit.wtime if white else limit.btime
+        if (
+            time_left is None
+            or self.last_of_control
+            or fen != self.origin[0]
+            or len(moves) != len(earlier) + 2
+            or tuple(moves[: len(earlier)]) != earlier
+        ):
+            return None
+        charged = self.time_left + self.increment - time_left
+        return float(charged) if charged >= 0 else None
 
 
 class EngineLoop(Generic[P]):
@@ -278,6 +310,8 @@ class EngineLoop(Generic[P]):
         self._output_broken = False
         self._thread: threading.Thread | None = None
         self._job: SearchJob[P] | None = None
+        self.reserve = Reserve()
+        self._last_clocked: _ClockedMove | None = None  # the last search on the clock, set on its bestmove
         # True from a go until its bestmove is written; changed only under the output lock, so a
         # host that has read the bestmove finds the engine idle (SPEC.md 6.2).
         self._busy = False
@@ -445,13 +479,48 @@ class EngineLoop(Generic[P]):
             if self._busy:
                 raise ProtocolError("go: a search is already running; send stop first")
             self._busy = True
+        self._learn_overrun(command.limit, white)
         job: SearchJob[P] = SearchJob(
-            self.position, command.limit, self.variant, dict(self.values), time.monotonic(), white_to_move=white
+            self.position,
+            command.limit,
+            self.variant,
+            dict(self.values),
+            time.monotonic(),
+            white_to_move=white,
+            reserve_ms=self.reserve.ms,
         )
         job._emit = lambda info: self._report(job, info)
         self._job = job
-        self._thread = threading.Thread(target=self._run, args=(job,), name="search", daemon=True)
+        fen, moves = self._origin
+        self._thread = threading.Thread(target=self._run, args=(job, (fen, tuple(moves))), name="search", daemon=True)
         self._thread.start()
+
+    def _learn_overrun(self, limit: Limit, white: bool) -> None:
+        """Teach the reserve how far the last search on the clock overran its plan: by the
+        host's clock when this ``go`` is the same side's next move, else by the engine's own."""
+        last, self._last_clocked = self._last_clocked, None
+        if last is not None:
+            charged = last.charged_ms(self._origin, limit, white)
+            self.reserve.observe(overrun(last.took_ms, last.hard_ms, charged))
+
+    def _clocked_move(self, job: SearchJob[P], origin: tuple[str | None, tuple[str, ...]]) -> _ClockedMove | None:
+        """``job`` (of the position set as ``origin``) as a search on the clock, just as it
+        answers; None if it was not one (no clock, ``infinite``, or a ponder search that no
+        ``ponderhit`` put on the clock)."""
+        limit = job.limit
+        time_left = limit.wtime if job.white_to_move else limit.btime
+        hard_ms = job.time_plan().hard_ms
+        if time_left is None or hard_ms is None or job.pondering:
+            return None
+        increment = (limit.winc if job.white_to_move else limit.binc) or 0
+        return _ClockedMove(
+            origin=origin,
+            time_left=time_left,
+            increment=increment,
+            last_of_control=limit.movestogo == 1,
+            took_ms=(time.monotonic() - job.clock_started) * 1000,
+            hard_ms=hard_ms,
+        )
 
     def _ponderhit(self, _: PonderHit) -> None:
         job = self._job
@@ -465,8 +534,9 @@ class EngineLoop(Generic[P]):
             job._last_pv = info.pv
         self._send(info)
 
-    def _run(self, job: SearchJob[P]) -> None:
-        """The search thread: exactly one ``bestmove``, after every ``info`` of this search."""
+    def _run(self, job: SearchJob[P], origin: tuple[str | None, tuple[str, ...]]) -> None:
+        """The search thread: exactly one ``bestmove``, after every ``info`` of this search
+        (of the position set as ``origin``)."""
         move: str | None = None
         try:
             move = self.search(job)
@@ -487,6 +557,7 @@ class EngineLoop(Generic[P]):
             ponder = job._last_pv[1]
         text = format_response(BestMove(move, ponder)) + "\n"
         with self._output:
+            self._last_clocked = self._clocked_move(job, origin)
             self._busy = False
             self._write(text)
 

@@ -15,7 +15,7 @@ from arbiter.compliance import CheckSettings, check_engine
 from dipole_engine.rules import Board, divide, new_board
 from protocol import Limit, OptionSpec
 from protocol.loop import EngineLoop, SearchJob
-from protocol.timeman import plan
+from protocol.timeman import RESERVE_DECAY, plan
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "minimal_engine.py"
@@ -369,3 +369,42 @@ def test_the_time_budget_is_the_engines_time_plan() -> None:
             budget = job(limit, overhead).time_budget()
             assert budget == (None if expected.soft_ms is None else expected.soft_ms / 1000)
     assert job(Limit(wtime=10_000, movestogo=1)).time_budget() == 6.0  # the last move before the control
+
+
+def test_the_clock_plan_keeps_a_reserve_that_grows_when_moves_overrun() -> None:
+    jobs: list[SearchJob[Board]] = []
+
+    def record(job: SearchJob[Board]) -> str | None:
+        jobs.append(job)
+        return first_move(job)
+
+    engine = Running(make_loop(record))
+    board = new_board()
+    moves: list[str] = []
+
+    def play(clock: int) -> None:
+        """Our move with ``clock`` ms left (10 ms a move), answered at once; then the opponent's."""
+        position = " ".join(["position startpos", *(["moves", *moves] if moves else [])])
+        engine.send(position, f"go wtime {clock} btime 1000 winc 10 binc 10")
+        engine.wait_for("bestmove", len(moves) // 2 + 1)
+        ours = engine.lines()[-1].split()[1]
+        board.push_text(ours)
+        reply = str(board.legal_moves()[0])
+        board.push_text(reply)
+        moves.extend([ours, reply])
+
+    play(1000)
+    play(710)  # the host charged 300 ms for a move answered at once (a busy machine, say)
+    play(720)  # then nothing: the busy spell has passed
+    engine.send("ucinewgame", "position startpos", "go wtime 1000 btime 1000 winc 10 binc 10")
+    engine.wait_for("bestmove", 4)
+    engine.close()
+    reserves = [job.reserve_ms for job in jobs]
+    assert reserves[0] == 0
+    assert 580 <= reserves[1] <= 600, reserves  # twice the overrun
+    assert reserves[2] == reserves[1] * RESERVE_DECAY, reserves  # no overrun: it decays
+    assert reserves[3] == reserves[2] * RESERVE_DECAY, reserves  # a new game: the engine's own time
+    # The plan keeps the reserve back as well as MoveOverhead.
+    assert jobs[1].time_plan() == plan(Limit(wtime=710, winc=10), True, 50, reserves[1])
+    hard_ms = jobs[1].time_plan().hard_ms
+    assert hard_ms is not None and 0 < hard_ms <= 710 - 50 - reserves[1]

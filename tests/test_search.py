@@ -36,7 +36,7 @@ from dipole_engine.tt import (
 )
 from protocol import Limit
 from protocol.loop import SearchJob
-from protocol.timeman import plan
+from protocol.timeman import Reserve, TimePlan, overrun, plan
 
 pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
 
@@ -286,24 +286,44 @@ def test_tt_hashfull_counts_the_current_search() -> None:
     inc=st.integers(0, 60_000),
     mtg=st.none() | st.integers(0, 100),
     overhead=st.integers(0, 1000),
+    reserve=st.floats(0, 2000),
     white=st.booleans(),
 )
 def test_timeman_never_plans_beyond_the_clock(
-    time_left: int, inc: int, mtg: int | None, overhead: int, white: bool
+    time_left: int, inc: int, mtg: int | None, overhead: int, reserve: float, white: bool
 ) -> None:
     limits = Limit(wtime=time_left, btime=time_left, winc=inc, binc=inc, movestogo=mtg)
-    budget = plan(limits, white, overhead)
+    budget = plan(limits, white, overhead, reserve)
+    keep_back = overhead + reserve
     assert budget.soft_ms is not None and budget.hard_ms is not None
     assert 0 <= budget.soft_ms <= budget.hard_ms
-    assert budget.hard_ms <= max(0, time_left - overhead)
-    if time_left > overhead + 1000 and (mtg is None or mtg > 1):
-        assert budget.hard_ms <= 0.8 * (time_left - overhead)
+    assert budget.hard_ms <= max(0, time_left - keep_back)
+    if time_left > keep_back + 1000 and (mtg is None or mtg > 1):
+        assert budget.hard_ms <= 0.8 * (time_left - keep_back)
+
+
+def test_the_reserve_grows_with_an_overrun_and_decays_without() -> None:
+    # A move planned to stop by 40 ms that the host charged 70 ms for overran by 30 ms; one
+    # that stopped by itself after 12 ms and was charged 13 overran by 1 ms.
+    assert overrun(took_ms=45, hard_ms=40, charged_ms=70) == 30
+    assert overrun(took_ms=12, hard_ms=40, charged_ms=13) == 1
+    assert overrun(took_ms=45, hard_ms=40) == 5  # no clock to tell: the engine's own lateness
+    reserve = Reserve()
+    reserve.observe(30)
+    assert reserve.ms == 60
+    reserve.observe(-5)
+    reserve.observe(1)
+    assert reserve.ms == 60 * 0.95 * 0.95
+    reserve.observe(10_000)  # a host's odd clock cannot make it keep everything back
+    assert reserve.ms == 2000
 
 
 def test_timeman_budgets() -> None:
-    assert plan(Limit(movetime=500), True, 30).hard_ms == 470
-    assert plan(Limit(movetime=500), True, 30).soft_ms == 470
-    assert plan(Limit(movetime=10), True, 30).hard_ms == 0
+    # movetime is the full time but for the answer's way, whatever MoveOverhead: that is for clocks.
+    assert plan(Limit(movetime=500), True, 30) == TimePlan(498, 498)
+    assert plan(Limit(movetime=10), True, 30) == TimePlan(9.5, 9.5)
+    assert plan(Limit(movetime=10), True, 30).fixed
+    assert plan(Limit(movetime=0), True, 30) == TimePlan(0, 0)
     assert not plan(Limit(depth=5), True, 30).timed
     assert not plan(Limit(infinite=True, wtime=1000), True, 30).timed
     # Each side's own clock: White has a minute, Black a second.
@@ -316,7 +336,7 @@ def test_timeman_budgets() -> None:
     assert plan(Limit(wtime=60_000, winc=1000), True, 0).soft_ms >= base.soft_ms + 700
     # movestogo 1: most of what is left; movetime and clock together: the tighter wins.
     assert 5000 < plan(Limit(wtime=10_000, movestogo=1), True, 0).soft_ms < 9000
-    assert plan(Limit(wtime=60_000, movetime=100), True, 0).hard_ms == 100
+    assert plan(Limit(wtime=60_000, movetime=100), True, 0).hard_ms == 98
 
 
 # -- search ------------------------------------------------------------------------------------
