@@ -23,8 +23,14 @@ It is meant for broken engines, so it holds against them as a match does: whatev
 writes, the checker keeps only counts and the few lines a check needs (never every line: an
 engine may flood millions), its handshake no more id and option lines than the arbiter's
 client takes; every wait ends at its deadline, checked on every line read, however fast lines
-come; and a line longer than the transport takes (an endless one too) is a FAIL of the check
-that reads it, like a flood or a late answer.  The run then goes on and ends with its summary.
+come, and so does every write; and a line longer than the transport takes (an endless one too)
+is a FAIL of the check that reads it, like a flood or a late answer.  The run then goes on and
+ends with its summary.
+
+The whole run has a bound too (``run_timeout``), so that the deadlines of many checks, each
+failed by an engine that floods or hangs, do not add up: every wait and write ends by then at
+the latest; once it has passed, the check under way fails, the checks not yet run are one FAIL
+line, the engine is stopped and the summary follows.
 """
 
 from __future__ import annotations
@@ -70,6 +76,7 @@ GO_ANALYSIS = "depth 2"  # the go parameters of the MultiPV and searchmoves chec
 MATES = {"dipole": "W:W2d4:B1d6", "impasse": "W:W1a1:B2b2"}
 MATE_LIMIT = 2
 MATE_BUDGET = 50_000  # positions the rules may visit to judge one mate claim; beyond: not judged
+RUN_TIMEOUT = 90.0  # seconds: the whole run's bound (the project's engine takes 4 s)
 _R = TypeVar("_R", bound=Response)
 
 
@@ -93,7 +100,8 @@ class CheckSettings:
     know); ``positions``: random positions for the legal-move check, shared out among them;
     ``timeout``: seconds for the handshake and for any answer without a time limit;
     ``margin``: milliseconds an answer may arrive after its time limit (pipe and scheduling),
-    and an engine may take to exit after ``quit`` beyond a second.
+    and an engine may take to exit after ``quit`` beyond a second; ``run_timeout``: seconds
+    the whole run may take.
     """
 
     command: tuple[str, ...]
@@ -104,6 +112,7 @@ class CheckSettings:
     seed: int = 1
     timeout: float = 10.0
     margin: int = 100
+    run_timeout: float = RUN_TIMEOUT
     log: Callable[[str, str], None] | None = None
 
 
@@ -117,6 +126,10 @@ class _Late(_Fail):
 
 class _Skip(Exception):
     """The check does not apply, or checks an optional feature the engine does not offer."""
+
+
+class _OutOfTime(Exception):
+    """The run's bound has passed: the checks not yet run are not run."""
 
 
 @dataclass
@@ -157,8 +170,9 @@ class _Session:
     """One engine process and a raw conversation with it: every line it writes is seen, and
     none is kept beyond what the check at hand needs (see :class:`_Wait`)."""
 
-    def __init__(self, settings: CheckSettings) -> None:
+    def __init__(self, settings: CheckSettings, ends: float) -> None:
         self.settings = settings
+        self.ends = ends  # the run's bound (time.monotonic()): no wait or write goes beyond it
         self.transport = ProcessTransport(list(settings.command), settings.cwd)
         try:
             self.transport.start(settings.log or (lambda direction, line: None))
@@ -168,8 +182,13 @@ class _Session:
     def send(self, line: str) -> None:
         if self.settings.log is not None:
             self.settings.log(">", line)
+        timeout = min(self.settings.timeout, self.ends - time.monotonic())
         try:
-            self.transport.send(line)
+            self.transport.send(line, max(0.0, timeout))
+        except TimeoutError:
+            if timeout < self.settings.timeout:
+                raise self.out_of_time(f"the engine took {line.strip()!r}") from None
+            raise _Fail(f"the engine did not take {line.strip()!r} within {timeout:.1f} s") from None
         except OSError:
             raise _Fail(f"the engine is gone ({self._how()}) when sent {line.strip()!r}") from None
 
@@ -177,21 +196,28 @@ class _Session:
         """The next line, parsed, with its arrival time.  _Fail once ``wait``'s deadline has
         passed (a line that arrived after it never counts, however fast lines come), when the
         output ends, on a line longer than the transport takes, or on a line that is not a
-        response of the protocol."""
+        response of the protocol.  The run's bound ends the wait too, if it comes first."""
+        deadline = min(wait.deadline, self.ends)
         try:
-            line, arrival = self.transport.receive(max(0.0, wait.deadline - time.monotonic()))
+            line, arrival = self.transport.receive(max(0.0, deadline - time.monotonic()))
         except TimeoutError:
-            raise wait.late() from None
+            raise self._late(wait) from None
         except LineTooLongError as error:
             raise _Fail(f"the engine wrote {error} while the checker waited for {wait.awaited}") from None
-        if arrival > wait.deadline:
-            raise wait.late()
+        if arrival > deadline:
+            raise self._late(wait)
         if line is EndOfOutput:
             raise _Fail(f"the engine {self._how()} while the checker waited for {wait.awaited}")
         try:
             return parse_response(line), arrival
         except ProtocolError as error:
             raise _Fail(f"unreadable line {line[:60]!r}: {error}") from None
+
+    def _late(self, wait: _Wait) -> _Fail:
+        return wait.late() if wait.deadline <= self.ends else self.out_of_time(f"{wait.awaited} came")
+
+    def out_of_time(self, what: str) -> _Fail:
+        return _Fail(f"the run's bound of {self.settings.run_timeout:g} s (--run-timeout) passed before {what}")
 
     def until(self, kind: type[_R], wait: _Wait) -> tuple[_R, float]:
         """The first response of type ``kind`` and its arrival time; ``wait`` counts the others."""
@@ -295,6 +321,7 @@ class _Checker:
     session: _Session | None = None
     options: dict[str, OptionSpec] = field(default_factory=dict)
     variants: list[str] = field(default_factory=list)
+    ends: float = 0.0  # the run's bound (time.monotonic()), set when it starts
 
     # -- bookkeeping -----------------------------------------------------------------------
     def record(self, name: str, status: Status, detail: str = "") -> None:
@@ -305,7 +332,10 @@ class _Checker:
     @contextmanager
     def check(self, name: str) -> Iterator[Callable[[str], None]]:
         """Run one check: ``ok`` unless it raises _Fail; ``note(text)`` sets the ok detail.
-        After a failure the engine is replaced by a fresh one."""
+        After a failure the engine is replaced by a fresh one.  _OutOfTime once the run's bound
+        has passed: the check is not run."""
+        if time.monotonic() >= self.ends:
+            raise _OutOfTime
         notes: list[str] = []
         try:
             yield notes.append
@@ -325,7 +355,7 @@ class _Checker:
 
     def fresh(self) -> _Session:
         """A new engine process, after ``uci``, the user's options and ``isready``."""
-        session = _Session(self.settings)
+        session = _Session(self.settings, self.ends)
         try:
             session.handshake()
             for name, value in self.settings.options:
@@ -359,39 +389,49 @@ class _Checker:
 
     # -- the checks --------------------------------------------------------------------------
     def run(self) -> list[CheckResult]:
+        self.ends = time.monotonic() + self.settings.run_timeout
         try:
             self.check_handshakes()
-            if not self.variants:
-                return self.results
-            for check in (
-                self.check_isready,
-                self.check_variants,
-                self.check_new_game,
-                self.check_positions,
-                self.check_limits,
-                self.check_time,
-                self.check_infinite,
-                self.check_legal_moves,
-                self.check_finished,
-                self.check_line_endings,
-                self.check_bad_input,
-                self.check_perft,
-                self.check_queries,
-                self.check_multipv,
-                self.check_searchmoves,
-                self.check_mate,
-                self.check_ponder,
-                self.check_quit,
-            ):
-                check()
+            if self.variants:
+                self.check_protocol()
+        except _OutOfTime:
+            self.record(
+                "the checks not run",
+                "FAIL",
+                f"the run's bound of {self.settings.run_timeout:g} s (--run-timeout) passed before them",
+            )
         finally:
             self.restart()
         return self.results
 
+    def check_protocol(self) -> None:
+        """Every check after the handshakes, in order."""
+        for check in (
+            self.check_isready,
+            self.check_variants,
+            self.check_new_game,
+            self.check_positions,
+            self.check_limits,
+            self.check_time,
+            self.check_infinite,
+            self.check_legal_moves,
+            self.check_finished,
+            self.check_line_endings,
+            self.check_bad_input,
+            self.check_perft,
+            self.check_queries,
+            self.check_multipv,
+            self.check_searchmoves,
+            self.check_mate,
+            self.check_ponder,
+            self.check_quit,
+        ):
+            check()
+
     def check_handshakes(self) -> None:
         with self.check("handshake: uci ... uciok, ids and options well formed") as note:
             self.restart()
-            self.session = session = _Session(self.settings)
+            self.session = session = _Session(self.settings, self.ends)
             responses = session.handshake("uci")
             self.options = {r.name: r for r in responses if isinstance(r, OptionSpec)}
             ids = {r.field: r.value for r in responses if isinstance(r, Id)}
@@ -409,12 +449,13 @@ class _Checker:
             session.ready()
             note(f"id name {ids['name']!r}, {len(names)} option(s)")
         with self.check("the arbiter's client starts it and sets its options"):
-            client = EngineClient(list(self.settings.command), cwd=self.settings.cwd)
+            timeout = max(0.0, min(self.settings.timeout, self.ends - time.monotonic()))
+            client = EngineClient(list(self.settings.command), cwd=self.settings.cwd, write_timeout=timeout)
             try:
-                client.start(timeout=self.settings.timeout)
+                client.start(timeout=timeout)
                 for name, value in self.settings.options:
                     client.set_option(name, value)
-                client.is_ready(timeout=self.settings.timeout)
+                client.is_ready(timeout=max(0.0, min(self.settings.timeout, self.ends - time.monotonic())))
             except EngineError as error:
                 raise _Fail(str(error)) from None
             finally:
@@ -424,7 +465,7 @@ class _Checker:
             return
         self.variants = self.choose_variants()
         with self.check("handshake: ugi ... ugiok") as note:
-            session = _Session(self.settings)
+            session = _Session(self.settings, self.ends)
             try:
                 responses = session.handshake("ugi")
                 session.ready()
@@ -885,7 +926,10 @@ class _Checker:
             session.send("quit")
             started = time.monotonic()
             bound = 1000 + self.settings.margin  # ms: a second to exit, and the scheduling margin
-            code = session.transport.wait(bound / 1000)
+            patience = min(bound / 1000, self.ends - started)
+            code = session.transport.wait(max(0.0, patience))
+            if code is None and patience * 1000 < bound:
+                raise session.out_of_time("the engine exited")
             if code is None:
                 raise _Fail(f"still running {bound} ms after 'quit'")
             if code != 0:

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_arbiter_games import assert_all_gone
 
 from arbiter.compliance import CheckSettings, check_engine
 
@@ -255,3 +256,72 @@ def test_a_flooding_or_endless_engine_gets_fail_lines_and_a_summary_in_bounded_t
     # every wait ends at its deadline: a few seconds per check at most, however much is written
     assert took < 5 + len(results) * (float(timeout) + 3), f"{took:.1f} s for {len(results)} checks"
     assert not [line for line in failed if "within -" in line]
+
+
+# An engine that answers everything but go, and floods info lines on go, never a bestmove; it
+# leaves its pid in the directory given.  Every fresh engine the checker starts does the same.
+FLOODING_ENGINE = """
+import os, sys
+open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
+flood = "info depth 1 score cp 0 nodes 1 pv a1-a2\\n" * 500
+answers = {"uci": "id name Flood\\nuciok", "ugi": "id name Flood\\nugiok", "isready": "readyok"}
+for line in sys.stdin:
+    word = (line.split() or [""])[0]
+    if word == "go":
+        while True:
+            sys.stdout.write(flood)
+    if word == "quit":
+        break
+    if word in answers:
+        print(answers[word], flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_an_engine_flooding_info_lines_ends_the_run_within_its_bound(tmp_path: Path) -> None:
+    """Each check's deadline holds however fast the lines come, and their deadlines do not add
+    up: the run ends within --run-timeout (and a second or two to stop the engine) with the
+    FAIL lines and the summary, and no engine process outlives it.  Without the run's bound
+    this run takes over a minute: some 35 checks each wait their 2 s for a bestmove."""
+    engine = tmp_path / "flooding_engine.py"
+    engine.write_text(FLOODING_ENGINE)
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    run_timeout = 8
+    begin = time.monotonic()
+    done = subprocess.run(
+        [
+            *ARBITER,
+            "check-engine",
+            "--engine",
+            f"cmd={sys.executable} {engine} {pids}",
+            "--timeout",
+            "2",
+            "--run-timeout",
+            str(run_timeout),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    took = time.monotonic() - begin
+    lines = done.stdout.splitlines()
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr == ""
+    assert took < run_timeout + 2 + 2, f"{took:.1f} s"  # (and up to 2 s to start Python on a busy machine)
+    failed = [line for line in lines if line.startswith("FAIL")]
+    flooded = r"no 'bestmove' for 'go depth 1' within 2\.0 s \(it wrote \d{4,} other lines meanwhile"
+    assert any(re.search(flooded, line) for line in failed), done.stdout
+    assert (
+        failed[-1] == f"FAIL  the checks not run: the run's bound of {run_timeout} s (--run-timeout) passed before them"
+    )
+    results = [line for line in lines if line.startswith(("ok  ", "FAIL", "skip"))]
+    assert (
+        lines[-1]
+        == f"{len(results)} checks: {len(results) - len(failed)} ok, {len(failed)} failed, 0 skipped; the engine FAILED"
+    )
+    assert_all_gone(pids, expected_at_least=3)
+    shown = subprocess.run([*ARBITER, "check-engine", "--help"], capture_output=True, text=True, timeout=60).stdout
+    help_text = " ".join(shown.split())  # the bound, documented: the option, its default and what it does
+    assert "the run ends within --run-timeout seconds" in help_text and "[default: 90.0;" in help_text

@@ -2,7 +2,8 @@
 
 The engine is given as to ``match`` (``--engine cmd=... [name=] [dir=] [option.X=]...``); the
 checker chooses every search limit itself.  Exit status 0 when every check passed, 1 when
-one failed, 2 for bad input.
+one failed, 2 for bad input.  The whole run ends within ``--run-timeout`` seconds and the
+moment it takes to stop the engine.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import TextIO
 
 import click
 
-from ..compliance import CheckSettings, check_engine, summary
+from ..compliance import RUN_TIMEOUT, CheckSettings, check_engine, summary
 from ..errors import ArbiterError
 from ..play.engines import OPTION_PREFIX, build_spec, parse_tokens
 from .options import SEPARATOR, VARIANT_NAMES, EngineWordsCommand
@@ -62,14 +63,31 @@ ENGINE_KEYS = ("cmd", "name", "dir")
     metavar="MS",
     help="Milliseconds an answer may arrive after its movetime or clock, and an engine may take beyond a second to exit after quit (the pipe and the machine).",
 )
+@click.option(
+    "--run-timeout",
+    type=click.FloatRange(min=1, max=86_400),
+    default=RUN_TIMEOUT,
+    show_default=True,
+    metavar="SECONDS",
+    help="Longest the whole run may take: then the check under way fails, the checks not run yet are one FAIL line, the engine is stopped and the summary follows (a second or two later at most).",
+)
 @click.option("--log", "log_path", metavar="FILE", help="Write the whole conversation to FILE.")
 def check_engine_command(
-    engine: str, variants: tuple[str, ...], positions: int, seed: int, timeout: float, margin: int, log_path: str | None
+    engine: str,
+    variants: tuple[str, ...],
+    positions: int,
+    seed: int,
+    timeout: float,
+    margin: int,
+    run_timeout: float,
+    log_path: str | None,
 ) -> int:
     """Check that an engine speaks protocol/SPEC.md: one line per check, then a summary.
 
     Exit status 0 when every check passed (optional features the engine does not offer are
-    skipped, not failed), 1 when one failed.
+    skipped, not failed), 1 when one failed.  However the engine behaves, the run ends within
+    --run-timeout seconds (and the second or two it takes to stop the engine), with FAIL lines
+    for what went wrong and the summary.
     """
     settings = parse_tokens(engine.split(SEPARATOR), "--engine")
     unknown = [key for key in settings if key not in ENGINE_KEYS and not key.startswith(OPTION_PREFIX)]
@@ -92,7 +110,9 @@ def check_engine_command(
 
         print(f"Checking {spec.name}: {' '.join(spec.command)}")
         results = check_engine(
-            CheckSettings(spec.command, spec.cwd, spec.options, variants, positions, seed, timeout, margin, log=log),
+            CheckSettings(
+                spec.command, spec.cwd, spec.options, variants, positions, seed, timeout, margin, run_timeout, log
+            ),
             lambda result: print(result.line(), flush=True),
         )
     print(summary(results))
