@@ -477,3 +477,72 @@ def test_pgn_clocks_follow_its_time_control_tags(tmp_path: Path) -> None:
                 timed += spent is not None
             side = "b" if side == "w" else "w"
         assert timed > 2
+
+
+def damaged_copies(event: Path, into: Path) -> dict[str, Path]:
+    """Copies of the fixture's event database, damaged: ``settings`` has garbage over the pages
+    of its settings (refused on opening), ``moves`` over its moves' pages only (the settings and
+    results read well: the damage shows when the games are read, pages already being written)."""
+    roots = dict(
+        sqlite3.connect(f"file:{event / 'event.db'}?mode=ro&immutable=1", uri=True)
+        .execute("SELECT name, rootpage FROM sqlite_master")
+        .fetchall()
+    )
+    copies = {}
+    for name, table in (("settings", "event"), ("moves", "moves")):
+        copy = into / f"{name}-damaged.db"
+        shutil.copy(event / "event.db", copy)
+        with open(copy, "r+b") as handle:
+            handle.seek((roots[table] - 1) * 4096)
+            handle.write(b"\xa5" * 4096)
+        copies[name] = copy
+    return copies
+
+
+def listing(directory: Path) -> dict[str, tuple[int, int]]:
+    """Every file under ``directory`` with its size and mtime, and every directory.  (Not a
+    directory's mtime: a file written beside its target and removed unused changes it.)"""
+    return {
+        str(path.relative_to(directory)): (0, 0) if path.is_dir() else (path.stat().st_size, path.stat().st_mtime_ns)
+        for path in directory.rglob("*")
+    }
+
+
+def test_an_empty_file_is_neither_an_event_database_nor_pgn(tmp_path: Path) -> None:
+    """Not an empty site and status 0: one line, status 2, from every command that reads it."""
+    empty = tmp_path / "event.db"
+    empty.write_bytes(b"")
+    message = f"dipole-arbiter: error: {empty} is empty: neither an event database nor a PGN file\n"
+    for command in (["publish", str(empty), "--output", str(tmp_path / "site")], ["ratings", str(empty)]):
+        run = arbiter(*command, cwd=tmp_path)
+        assert (run.returncode, run.stderr, run.stdout) == (2, message, ""), command
+    run = arbiter("replay", str(empty), cwd=tmp_path)
+    assert (run.returncode, run.stderr) == (2, message)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["event.db"]  # no site, no -wal
+
+
+def test_a_failed_publish_leaves_the_disk_as_it_was(event: Path, tmp_path: Path) -> None:
+    """A damaged event database: one line, status 2; the output directories the publish would
+    have made (and their parents) are not left behind, a site already there is untouched, and
+    the database, read-only, is neither changed nor given -wal/-shm files.  So with
+    ``ratings`` and ``export``."""
+    copies = damaged_copies(event, tmp_path)
+    before = {name: copy.read_bytes() for name, copy in copies.items()}
+    site = tmp_path / "site"
+    assert arbiter("publish", str(event / "event.db"), "--output", str(site), cwd=tmp_path).returncode == 0
+    published = listing(site)
+    for name, copy in copies.items():
+        damaged = f"dipole-arbiter: error: event database {copy} is damaged and cannot be read: "
+        for output in (tmp_path / "new" / "site", site):
+            run = arbiter("publish", str(copy), "--output", str(output), cwd=tmp_path)
+            assert run.returncode == 2, (name, run.stdout)
+            assert run.stderr.startswith(damaged) and run.stderr.count("\n") == 1, run.stderr
+            assert not (tmp_path / "new").exists(), name
+        assert listing(site) == published
+        reads = [["ratings", str(copy)], ["export", str(copy), "--pgn", str(tmp_path / "out.pgn")]]
+        if name == "settings":  # (ratings and export read no move of a game but export's)
+            for command in reads:
+                run = arbiter(*command, cwd=tmp_path)
+                assert (run.returncode, run.stderr.startswith(damaged), run.stderr.count("\n")) == (2, True, 1)
+        assert copy.read_bytes() == before[name]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [*sorted(p.name for p in copies.values()), "site"]

@@ -29,8 +29,10 @@ worker whose game ended while the other games go on, so FULL costs nothing that 
 
 One arbiter at a time runs an event: a writer holds an exclusive ``flock`` on the database
 file for as long as it has it open (the kernel drops it when the process dies, however it
-dies).  Readers (``export``, ``ratings``, the GUI's watch page) take no lock, open the file
-read-only (``mode=ro``) and may read while the event runs.
+dies).  Readers (``export``, ``ratings``, ``publish``, the GUI's watch page) take no lock and
+never write: while an arbiter runs the event (or a write waits in its WAL) they read it as WAL
+readers (``mode=ro``), alongside the arbiter; else as a file that cannot change
+(``immutable=1``), which makes no ``-wal``/``-shm`` file beside it, even beside a damaged one.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from dipole_engine.rules import BLACK, WHITE, new_board
 
 from ..errors import ArbiterError
 from ..files import SQLITE_MAGIC, is_sqlite_file
+from ..live.publisher import event_running
 from ..play.adjudication import ResignRule
 from ..play.engines import EngineSpec, limits_from_settings
 from ..play.referee import GameJob, RefereeSettings
@@ -293,6 +296,16 @@ def is_event_file(path: str) -> bool:
     return is_sqlite_file(path)
 
 
+def settled(path: str) -> bool:
+    """Whether the event database at ``path`` cannot change under a reader: no arbiter runs it
+    (holds its lock) and no write waits in its WAL."""
+    try:
+        pending = os.path.getsize(path + "-wal") > 0
+    except OSError:
+        pending = False
+    return not pending and not event_running(path)
+
+
 @contextlib.contextmanager
 def _immediate(connection: sqlite3.Connection) -> Iterator[None]:
     """One write transaction (``BEGIN IMMEDIATE``): committed when the block ends, rolled back
@@ -365,12 +378,13 @@ class EventStore:
             raise
 
     @classmethod
-    def open(cls, path: str, *, write: bool, unchanging: bool = False) -> EventStore:
+    def open(cls, path: str, *, write: bool, unchanging: bool | None = None) -> EventStore:
         """An existing event database.  ``write``: to play it (takes the lock; fails if another
         arbiter has it); else to read it, alongside a running event.  ``unchanging`` (a reader
-        that knows no arbiter runs the event and no write waits in its WAL): read as a file that
-        cannot change, which takes no lock and makes no ``-wal``/``-shm`` file beside it (a WAL
-        reader, ``mode=ro``, makes both and may leave them)."""
+        that knows no arbiter runs the event and no write waits in its WAL; None: whether the
+        database is :func:`settled` now): read as a file that cannot change, which takes no
+        lock and makes no ``-wal``/``-shm`` file beside it (a WAL reader, ``mode=ro``, makes
+        both and may leave them)."""
         if not os.path.exists(path):
             raise EventError(f"event database {path}: no such file")
         if os.path.isdir(path):
@@ -395,7 +409,7 @@ class EventStore:
                         ) from None
                     raise EventError(f"event database {path}: {error.strerror or error}") from None
             mode = "rw" if write and os.access(path, os.W_OK) else "ro"  # a reader never writes (WAL reader)
-            if unchanging and not write:
+            if not write and (settled(path) if unchanging is None else unchanging):
                 connection = cls._connect_read_only(path)
                 cls._check(path, connection)
                 return cls(path, connection, None)
@@ -462,7 +476,7 @@ class EventStore:
             connection.close()
             if "not a database" in str(error):
                 raise EventError(f"{path} is not an event database (not an SQLite database at all)") from None
-            raise EventError(f"event database {path}: {error}") from None
+            raise EventError(f"event database {path} is damaged and cannot be read: {error}") from None
         if application != APPLICATION_ID or "schema_version" not in tables:
             connection.close()
             what = "an empty SQLite database" if not tables else "an SQLite database of some other program"

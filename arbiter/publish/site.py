@@ -35,6 +35,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -237,12 +238,10 @@ def check_output(output: str) -> None:
         raise ArbiterError(f"--output {output}: is not a directory")
     try:
         os.makedirs(output, exist_ok=True)
-        probe = os.path.join(output, f".publish-probe-{os.getpid()}")
-        with open(probe, "w"):
-            pass
-        os.unlink(probe)
     except OSError as error:
         raise ArbiterError(f"--output {output}: cannot write there ({error.strerror or error})") from None
+    if not os.access(output, os.W_OK | os.X_OK):  # (asked, not tried: a site already there stays as it was)
+        raise ArbiterError(f"--output {output}: cannot write there (permission denied)")
 
 
 def _load_manifest(path: str, version: str) -> tuple[dict[str, Any], int]:
@@ -260,8 +259,27 @@ def _load_manifest(path: str, version: str) -> tuple[dict[str, Any], int]:
 
 def publish(inputs: Sequence[str], output: str) -> Site:
     """Publish ``inputs`` (event databases and PGN files) into ``output``; ArbiterError (one
-    line) on bad input."""
-    check_output(output)
+    line) on bad input.  A publish that fails leaves no directory it made: the output and
+    whatever it wrote there are removed, and so are the missing parents it made."""
+    made = _first_missing(output)
+    try:
+        return _publish(inputs, output)
+    except BaseException:
+        if made is not None and os.path.isdir(made):
+            shutil.rmtree(made, ignore_errors=True)
+        raise
+
+
+def _first_missing(path: str) -> str | None:
+    """The outermost directory of ``path`` (``path`` itself included) that does not exist yet."""
+    missing = None
+    path = os.path.abspath(path)
+    while not os.path.lexists(path):
+        missing, path = path, os.path.dirname(path)
+    return missing
+
+
+def _publish(inputs: Sequence[str], output: str) -> Site:
     site = Site(output)
     manifest_path = os.path.join(output, MANIFEST)
     pgn_path = os.path.join(output, "games.pgn")
@@ -288,6 +306,7 @@ def publish(inputs: Sequence[str], output: str) -> Site:
     names = list(dict.fromkeys([*engines, *(n for o in outcomes for n in (o.white, o.black))]))
     engine_slugs: set[str] = set()
     slugs = {name: _slug(name, engine_slugs) for name in names}
+    check_output(output)  # only now: bad input leaves the output as it was
     plans = [_GamePlan(site, source, slugs, cache.get(key)) for source, key in zip(sources, keys)]
     _write_pgn(
         pgn_path, plans, [cache[key]["pgn"] for key in cache] if cache else [], list(cache) == keys[: len(cache)]

@@ -472,5 +472,9 @@ def read_pgn(text: str, name: str = "<pgn>") -> list[PgnGame]:
 
 
 def read_pgn_file(path: str) -> list[PgnGame]:
-    """Every game in the file at ``path``."""
-    return read_pgn(read_text(path, "PGN file"), path)
+    """Every game in the file at ``path``; ArbiterError (one line) for an empty file, which is
+    no record of anything (the commands that take event databases too get here with it)."""
+    text = read_text(path, "PGN file")
+    if not text:
+        raise ArbiterError(f"{path} is empty: neither an event database nor a PGN file")
+    return read_pgn(text, path)
