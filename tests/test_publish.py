@@ -524,8 +524,8 @@ def test_an_empty_file_is_neither_an_event_database_nor_pgn(tmp_path: Path) -> N
 def test_a_failed_publish_leaves_the_disk_as_it_was(event: Path, tmp_path: Path) -> None:
     """A damaged event database: one line, status 2; the output directories the publish would
     have made (and their parents) are not left behind, a site already there is untouched, and
-    the database, read-only, is neither changed nor given -wal/-shm files.  So with
-    ``ratings`` and ``export``."""
+    the database, read-only, is neither changed nor given -wal/-shm files.  ``export``,
+    ``ratings`` and ``replay`` refuse it in one line too."""
     copies = damaged_copies(event, tmp_path)
     before = {name: copy.read_bytes() for name, copy in copies.items()}
     site = tmp_path / "site"
@@ -539,10 +539,14 @@ def test_a_failed_publish_leaves_the_disk_as_it_was(event: Path, tmp_path: Path)
             assert run.stderr.startswith(damaged) and run.stderr.count("\n") == 1, run.stderr
             assert not (tmp_path / "new").exists(), name
         assert listing(site) == published
-        reads = [["ratings", str(copy)], ["export", str(copy), "--pgn", str(tmp_path / "out.pgn")]]
-        if name == "settings":  # (ratings and export read no move of a game but export's)
-            for command in reads:
-                run = arbiter(*command, cwd=tmp_path)
-                assert (run.returncode, run.stderr.startswith(damaged), run.stderr.count("\n")) == (2, True, 1)
+        reads = [["export", str(copy), "--pgn", str(tmp_path / "out.pgn")]]
+        if name == "settings":  # (ratings reads the results, not the moves)
+            reads.append(["ratings", str(copy)])
+        for command in reads:
+            run = arbiter(*command, cwd=tmp_path)
+            assert (run.returncode, run.stderr.startswith(damaged), run.stderr.count("\n")) == (2, True, 1), command
+        run = arbiter("replay", str(copy), cwd=tmp_path)  # it reads PGN only: a database is no text
+        assert run.returncode == 2 and run.stderr.count("\n") == 1
+        assert run.stderr.startswith(f"dipole-arbiter: error: PGN file {copy}: not UTF-8 text")
         assert copy.read_bytes() == before[name]
     assert sorted(path.name for path in tmp_path.iterdir()) == [*sorted(p.name for p in copies.values()), "site"]
