@@ -41,6 +41,14 @@ MAX_MOVES_TO_GO = 50
 HARD_FACTOR = 5.0
 """The deadline may stretch the target this many times (for an iteration that is late)."""
 
+INCREMENT_SHARE = 0.75
+"""A move's target adds this share of the increment, with a cushion in hand (below)."""
+CUSHION_INCREMENTS = 10
+"""With less than this many increments usable, the target adds a smaller share of the
+increment, in proportion: so the clock settles this far above what is kept back rather than
+at it (a long game at 1+0.01 spends about the increment a move wherever its clock settles,
+so the cushion costs a few moves' time once, and a late answer then costs no game)."""
+
 MAX_SHARE = 0.5
 """Never plan to spend more than this share of the usable time on one move (unless it is the
 last move before the time control)."""
@@ -52,7 +60,7 @@ that allows no margin at all still gets it in time."""
 
 RESERVE_GROWTH = 2.0
 """A move that overran its plan by X ms makes the reserve at least this many times X."""
-RESERVE_DECAY = 0.95
+RESERVE_DECAY = 0.98
 """Every move on the clock shrinks the reserve by this factor (a busy spell passes)."""
 MAX_RESERVE_MS = 2000.0
 """The most the reserve keeps back, whatever a host's clocks seemed to say."""
@@ -106,9 +114,10 @@ def overrun(took_ms: float, hard_ms: float, charged_ms: float | None = None) -> 
 def plan(limits: Limit, white_to_move: bool, move_overhead_ms: int, reserve_ms: float = 0.0) -> TimePlan:
     """The budgets for one search under ``limits`` (``wtime``/``winc`` when White moves).
 
-    ``movetime`` means that long, but for the answer's way (the overhead is for clocks); a clock gives a share
-    of what is left beyond ``move_overhead_ms + reserve_ms``, plus most of the increment; with
-    both, the tighter wins.  ``infinite`` ignores the clock.
+    ``movetime`` means that long, but for the answer's way (the overhead is for clocks); a
+    clock gives a share of what is left beyond ``move_overhead_ms + reserve_ms``, plus most of
+    the increment (less, the nearer the clock is to what is kept back); with both, the tighter
+    wins.  ``infinite`` ignores the clock.
     """
     if limits.infinite:
         return UNTIMED
@@ -138,7 +147,8 @@ def _clock_plan(time_left: int, increment: int, movestogo: int | None, keep_back
         # The last move before the control: use most of it, keep a margin for the unexpected.
         hard = usable * 0.9
         return TimePlan(usable * 0.6, hard)
-    soft = usable / moves + increment * 0.75
+    cushioned = min(1.0, usable / (CUSHION_INCREMENTS * increment)) if increment else 1.0
+    soft = usable / moves + increment * INCREMENT_SHARE * cushioned
     soft = min(soft, usable * MAX_SHARE)
     hard = min(soft * HARD_FACTOR, usable * 0.8)
     return TimePlan(soft, hard)

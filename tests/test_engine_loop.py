@@ -408,3 +408,32 @@ def test_the_clock_plan_keeps_a_reserve_that_grows_when_moves_overrun() -> None:
     assert jobs[1].time_plan() == plan(Limit(wtime=710, winc=10), True, 50, reserves[1])
     hard_ms = jobs[1].time_plan().hard_ms
     assert hard_ms is not None and 0 < hard_ms <= 710 - 50 - reserves[1]
+
+
+def test_a_position_that_adds_moves_to_the_last_plays_only_the_new_ones() -> None:
+    played: list[str] = []
+
+    def play(board: Board, move: str) -> None:
+        played.append(move)
+        board.push_text(move)
+
+    loop = EngineLoop(first_move, name="Test", new_position=new_board, play=play)
+    board = new_board()
+    line = []
+    for _ in range(6):
+        move = str(board.legal_moves()[0])
+        board.push_text(move)
+        line.append(move)
+    out = session(
+        [
+            f"position startpos moves {' '.join(line[:2])}",
+            f"position startpos moves {' '.join(line[:4])}",  # the game goes on: two more moves
+            f"position startpos moves {' '.join(line[:4])}",  # the same again: nothing to play
+            f"position startpos moves {' '.join(line[:3])}",  # a move taken back: built anew
+            f"position startpos moves {' '.join(line)}",
+        ],
+        loop,
+    )
+    assert out == []
+    assert played == line[:2] + line[2:4] + line[:3] + line[3:]
+    assert loop.position.fen() == board.fen()

@@ -334,8 +334,8 @@ def test_go_nodes(engine: EngineProcess) -> None:
 @pytest.mark.parametrize("variant", ["dipole", "impasse"])
 def test_go_movetime_gets_its_full_time(engine: EngineProcess, variant: str) -> None:
     # movetime N is N ms in full (MoveOverhead is for clocks): every answer comes after at least
-    # 0.9 N (a busy machine can only make it later), and the typical one (the median of five,
-    # so that one late scheduling does not fail the test) by N plus a few ms.
+    # 0.9 N, which a busy machine can only delay, and the quickest of five by N plus a few ms
+    # (the engine stops just before N; a busy machine delays some answers, hardly all five).
     engine.send(f"setoption name UCI_Variant value {variant}")
     for movetime in (20, 50, 100):
         took = []
@@ -348,7 +348,7 @@ def test_go_movetime_gets_its_full_time(engine: EngineProcess, variant: str) -> 
             assert best is not None
         shown = f"{variant}, go movetime {movetime}: answered after " + ", ".join(f"{ms:.1f}" for ms in took) + " ms"
         assert min(took) >= 0.9 * movetime, shown
-        assert sorted(took)[2] <= movetime + 8, shown
+        assert min(took) <= movetime + 5, shown
         assert max(took) <= movetime + 250, shown
 
 

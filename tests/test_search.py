@@ -36,7 +36,7 @@ from dipole_engine.tt import (
 )
 from protocol import Limit
 from protocol.loop import SearchJob
-from protocol.timeman import Reserve, TimePlan, overrun, plan
+from protocol.timeman import RESERVE_DECAY, Reserve, TimePlan, overrun, plan
 
 pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
 
@@ -313,7 +313,7 @@ def test_the_reserve_grows_with_an_overrun_and_decays_without() -> None:
     assert reserve.ms == 60
     reserve.observe(-5)
     reserve.observe(1)
-    assert reserve.ms == 60 * 0.95 * 0.95
+    assert reserve.ms == 60 * RESERVE_DECAY * RESERVE_DECAY
     reserve.observe(10_000)  # a host's odd clock cannot make it keep everything back
     assert reserve.ms == 2000
 
