@@ -3,10 +3,12 @@
 An openings file has one opening per line: a FEN, a FEN followed by moves, or moves from the
 variant's start (``c1-c3 d8-d6``).  Blank lines and lines starting with ``#`` are skipped.
 Every line is checked against the rules when the file is read; a bad one is reported with its
-line number.  Generated openings are ``plies`` random legal moves from the start that take no
-checker off the board (the rules' ``Board.takes_checkers_off``: in Dipole no capture or exit,
-in Impasse no bear-off or removal), drawn from ``random.Random(seed)`` in a fixed order, so a
-seed always gives the same openings.
+line number, and quoted once an earlier line was an opening (a file that does not start with
+one may be no openings file at all, whose text is not shown).  Generated openings are
+``plies`` random legal moves from the start that take no checker off the board (the rules'
+``Board.takes_checkers_off``: in Dipole no capture or exit, in Impasse no bear-off or
+removal), drawn from ``random.Random(seed)`` in a fixed order, so a seed always gives the
+same openings.
 
 The FEN part becomes the game's start position (PGN ``SetUp``/``FEN``); the moves are played
 as the first plies of the game and recorded as book moves.
@@ -54,7 +56,16 @@ def load_openings(path: str, variant: str) -> list[Opening]:
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
-        openings.append(parse_opening(stripped, variant, f"{path} line {number}"))
+        try:
+            openings.append(parse_opening(stripped, variant, f"{path} line {number}"))
+        except ArbiterError:
+            if openings:  # an openings file with a bad line: the line is quoted
+                raise
+            # Not one opening yet: maybe no openings file at all, whose text is not shown.
+            raise ArbiterError(
+                f"openings file {path}: line {number} is no opening of {variant} (a FEN, a FEN then "
+                f"moves, or moves from the start); is it an openings file?"
+            ) from None
     if not openings:
         raise ArbiterError(f"openings file {path}: no openings in it (only blank or # lines)")
     return openings

@@ -224,7 +224,19 @@ def build_spec(settings: Mapping[str, str], where: str, here: bool = True) -> En
 
 
 def limits_from_settings(settings: Mapping[str, str], where: str) -> SearchLimits:
-    """The SearchLimits that ``tc``/``st``/``depth``/``nodes``/``timemargin``/``ponder`` describe."""
+    """The SearchLimits that ``tc``/``st``/``depth``/``nodes``/``timemargin``/``ponder`` describe
+    (one at least bounding the engine's thinking)."""
+    limits = parse_limits(settings, where)
+    if not limits.bounded:
+        raise ArbiterError(
+            f"{where}: no limit on the engine's thinking; give tc=, st=, depth= or nodes= "
+            f"(or --tc/--st/--depth/--nodes for all engines)"
+        )
+    return limits
+
+
+def parse_limits(settings: Mapping[str, str], where: str) -> SearchLimits:
+    """The SearchLimits that ``settings`` describe, each value checked (``where``: who gave it)."""
     try:
         clock = TimeControl.parse(settings["tc"]) if "tc" in settings else None
         infinite = "tc" in settings and clock is None
@@ -235,15 +247,9 @@ def limits_from_settings(settings: Mapping[str, str], where: str) -> SearchLimit
         ponder = parse_switch(settings["ponder"], "ponder") if "ponder" in settings else False
     except ArbiterError as error:
         raise ArbiterError(f"{where}: {error}") from None
-    limits = SearchLimits(
+    return SearchLimits(
         clock=clock, movetime=movetime, depth=depth, nodes=nodes, margin=margin, infinite=infinite, ponder=ponder
     )
-    if not limits.bounded:
-        raise ArbiterError(
-            f"{where}: no limit on the engine's thinking; give tc=, st=, depth= or nodes= "
-            f"(or --tc/--st/--depth/--nodes for all engines)"
-        )
-    return limits
 
 
 def resolve_engines(
@@ -258,9 +264,12 @@ def resolve_engines(
     file's ``each`` over ``match_settings`` (the match-wide flags).  With no ``--engine`` but a
     config file, every engine of the file takes part.
 
+    A bad value of ``match_settings`` is refused naming its flag (``--tc``), not an engine.
     Two engines given the same ``name=`` is an error.  Engines whose names were taken from
     their commands and collide get ``-2``, ``-3``..., and ``warn`` (default: standard error)
     is told the new names."""
+    for key, value in (match_settings or {}).items():
+        parse_limits({key: value}, f"--{key}")  # a match-wide flag's error names the flag, not an engine
     base: Settings = dict(match_settings or {})
     if config is not None:
         base.update(config.each)
