@@ -12,7 +12,8 @@ machine others may use.  ``--max-games`` and ``--max-games-per-client`` bound th
 analyses running engines at once (:mod:`dipole_gui.limits`); ``--keep-games`` how long a game lives
 on after its last page went away (:mod:`dipole_gui.games`).  ``--manage`` serves the host's
 workbench (:mod:`dipole_gui.workbench`) over ``--events DIR`` and ``--engines-file``, with a
-token even on loopback.  Bad input ends in one line,
+token even on loopback; ``--max-event-concurrency`` bounds the games its events play at once.
+Bad input ends in one line,
 ``dipole-gui: error: <reason>``, and status 2.
 """
 
@@ -35,7 +36,7 @@ from dipole_engine import clikit
 
 from .addresses import is_loopback, is_wildcard, loopback_for, reachable_addresses, url_host
 from .config import DEFAULT_KEEP
-from .limits import DEFAULT_PER_CLIENT, DEFAULT_PER_SERVER, EngineJobs
+from .limits import DEFAULT_EVENT_CONCURRENCY, DEFAULT_PER_CLIENT, DEFAULT_PER_SERVER, EngineJobs
 
 PROG = "dipole-gui"
 DEFAULT_MOVETIME = "1"  # makes every engine spec complete; the page's time control replaces it
@@ -130,6 +131,14 @@ def access_token(host: str, given: str | None, manage: bool = False) -> str | No
     "access token (made up even on loopback) can then run any command as this server's user.",
 )
 @click.option(
+    "--max-event-concurrency",
+    type=click.IntRange(1, 1000),
+    default=DEFAULT_EVENT_CONCURRENCY,
+    show_default=True,
+    help="Games the events running in the events directory may play at once, in all (each runs two "
+    "engines), when one is started or resumed from the workbench.",
+)
+@click.option(
     "--events",
     "events_dir",
     default=".",
@@ -155,6 +164,7 @@ def cli(
     max_games_per_client: int,
     keep_games: int,
     manage: bool,
+    max_event_concurrency: int,
     events_dir: str,
     engines_file: str | None,
 ) -> int:
@@ -199,7 +209,9 @@ def cli(
     app.state.watching = Watching(watch, events_dir)
     if manage:
         app.state.workbench = Workbench(
-            os.path.abspath(events_dir), os.path.abspath(engines_file or os.path.join(events_dir, "engines.json"))
+            os.path.abspath(events_dir),
+            os.path.abspath(engines_file or os.path.join(events_dir, "engines.json")),
+            max_event_concurrency,
         )
     # ws_max_size: a longer message is refused from its header, never read.
     config = uvicorn.Config(app, log_level="warning", lifespan="on", ws="auto", ws_max_size=MAX_MESSAGE)

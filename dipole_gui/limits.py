@@ -9,6 +9,8 @@ processes, and the server at most twice its limit.
 
 A client is a remote address: every page of one browser, or of one machine, counts together.
 Taking a permit is refused with one line saying which limit is reached and which option sets it.
+The events the workbench starts are bounded in the same way, by the games they play at once
+(:data:`DEFAULT_EVENT_CONCURRENCY`, ``--max-event-concurrency``: :mod:`dipole_gui.workbench.events`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections import Counter
 
 DEFAULT_PER_SERVER = 8  # games and analyses at once on the server: at most 16 engine processes
 DEFAULT_PER_CLIENT = 4  # ... for one client address (a person plays one or two)
+DEFAULT_EVENT_CONCURRENCY = 8  # games at once over the events the workbench runs: 16 engine processes
 
 
 class LimitReached(Exception):

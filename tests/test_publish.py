@@ -549,4 +549,14 @@ def test_a_failed_publish_leaves_the_disk_as_it_was(event: Path, tmp_path: Path)
         assert run.returncode == 2 and run.stderr.count("\n") == 1
         assert run.stderr.startswith(f"dipole-arbiter: error: PGN file {copy}: not UTF-8 text")
         assert copy.read_bytes() == before[name]
-    assert sorted(path.name for path in tmp_path.iterdir()) == [*sorted(p.name for p in copies.values()), "site"]
+    # A site of other games: the good database's pages are new files, written before the
+    # damaged database's moves are read; they go, and every file written whole comes back.
+    other = tmp_path / "other"
+    assert arbiter("publish", str(event / "event.pgn"), "--output", str(other), cwd=tmp_path).returncode == 0
+    before_other = listing(other)
+    run = arbiter("publish", str(event / "event.db"), str(copies["moves"]), "--output", str(other), cwd=tmp_path)
+    assert run.returncode == 2 and run.stderr.startswith(f"dipole-arbiter: error: event database {copies['moves']}")
+    assert listing(other) == before_other
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
+        [*(p.name for p in copies.values()), "site", "other"]
+    )

@@ -24,12 +24,17 @@ hash is unchanged is neither replayed nor rendered nor written, so its file (and
 stays as it was; every other page is rendered and written only when its text differs from
 the file's, so an unchanged page keeps its mtime too.
 
+A publish that fails (bad input, a database damaged where only its games show it, a full disk)
+leaves the disk as it was: the inputs are read and checked before the output is touched, the
+files written meanwhile are put back (:class:`_Undo`) and the directories made are removed.
+
 Every value from the records reaches the pages through Jinja2's autoescape
 (:func:`arbiter.report.render.environment`) or :func:`.replay.script_json`; none is markup.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -191,11 +196,64 @@ def _clocks(source: Source, record: GameRecord) -> list[float | None]:
     return clocks_after(record, {record.white: _limits(record.white_tc), record.black: _limits(record.black_tc)})
 
 
+class _Undo:
+    """What a publish changed in its output, so that a failed one puts the output back as it was:
+    each file replaced (its old version kept meanwhile as a hard link in ``.publish-undo-<pid>``,
+    so that nothing is copied), appended to (its old size) or new, and each directory made."""
+
+    def __init__(self, output: str) -> None:
+        self.kept = os.path.join(output, f".publish-undo-{os.getpid()}")
+        self.files: list[tuple[str, str | int | None]] = []  # a path; its old version, old size or None (new)
+        self.directories: list[str] = []
+
+    def before(self, path: str, append: bool = False) -> None:
+        """Note ``path`` before it is written whole (or, ``append``, appended to)."""
+        if not os.path.exists(path):
+            self.files.append((path, None))
+        elif append:
+            self.files.append((path, os.path.getsize(path)))
+        else:
+            os.makedirs(self.kept, exist_ok=True)
+            old = os.path.join(self.kept, str(len(self.files)))
+            try:
+                os.link(path, old)
+            except OSError:  # a file system without hard links
+                shutil.copy2(path, old)
+            self.files.append((path, old))
+
+    def make_directory(self, path: str) -> None:
+        missing = _first_missing(path)
+        if missing is not None:
+            os.makedirs(path)
+            self.directories.append(missing)
+
+    def revert(self) -> None:
+        """Put back every file and remove every directory this publish wrote or made."""
+        for path, old in reversed(self.files):
+            with contextlib.suppress(OSError):
+                if old is None:
+                    os.unlink(path)
+                elif isinstance(old, int):
+                    os.truncate(path, old)
+                else:
+                    os.replace(old, path)
+        for directory in reversed(self.directories):
+            shutil.rmtree(directory, ignore_errors=True)
+        self.forget()
+
+    def forget(self) -> None:
+        """Drop the old versions kept: the publish is done."""
+        shutil.rmtree(self.kept, ignore_errors=True)
+        self.files, self.directories = [], []
+
+
 class Site:
-    """Writes the site into ``output`` (see the module docstring); counts what it wrote."""
+    """Writes the site into ``output`` (see the module docstring); counts what it wrote, and
+    notes it in ``undo``."""
 
     def __init__(self, output: str) -> None:
         self.output = output
+        self.undo = _Undo(output)
         self.written = 0
         self.unchanged = 0
         self.env = environment("arbiter.publish", "arbiter.report")
@@ -222,7 +280,8 @@ class Site:
                     return
         except OSError:
             pass
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        self.undo.make_directory(os.path.dirname(path))
+        self.undo.before(path)
         replace_text(path, text)
         self.written += 1
 
@@ -259,15 +318,20 @@ def _load_manifest(path: str, version: str) -> tuple[dict[str, Any], int]:
 
 def publish(inputs: Sequence[str], output: str) -> Site:
     """Publish ``inputs`` (event databases and PGN files) into ``output``; ArbiterError (one
-    line) on bad input.  A publish that fails leaves no directory it made: the output and
-    whatever it wrote there are removed, and so are the missing parents it made."""
+    line) on bad input.  A publish that fails leaves the disk as it was: every file it wrote is
+    put back (:class:`_Undo`), and the output directory and its parents, if it made them, are
+    removed."""
     made = _first_missing(output)
+    site = Site(output)
     try:
-        return _publish(inputs, output)
+        _publish(site, inputs)
     except BaseException:
-        if made is not None and os.path.isdir(made):
+        site.undo.revert()
+        if made is not None:
             shutil.rmtree(made, ignore_errors=True)
         raise
+    site.undo.forget()
+    return site
 
 
 def _first_missing(path: str) -> str | None:
@@ -279,8 +343,8 @@ def _first_missing(path: str) -> str | None:
     return missing
 
 
-def _publish(inputs: Sequence[str], output: str) -> Site:
-    site = Site(output)
+def _publish(site: Site, inputs: Sequence[str]) -> None:
+    output = site.output
     manifest_path = os.path.join(output, MANIFEST)
     pgn_path = os.path.join(output, "games.pgn")
     cache, pgn_size = _load_manifest(manifest_path, site.version)
@@ -309,8 +373,13 @@ def _publish(inputs: Sequence[str], output: str) -> Site:
     check_output(output)  # only now: bad input leaves the output as it was
     plans = [_GamePlan(site, source, slugs, cache.get(key)) for source, key in zip(sources, keys)]
     _write_pgn(
-        pgn_path, plans, [cache[key]["pgn"] for key in cache] if cache else [], list(cache) == keys[: len(cache)]
+        site.undo,
+        pgn_path,
+        plans,
+        [cache[key]["pgn"] for key in cache] if cache else [],
+        list(cache) == keys[: len(cache)],
     )
+    site.undo.before(manifest_path)
     replace_text(
         manifest_path,
         json.dumps(
@@ -361,7 +430,6 @@ def _publish(inputs: Sequence[str], output: str) -> Site:
         for row in table.rows
     ]
     site.write("results.json", json.dumps({"ratings": ratings, "games": results}, indent=1) + "\n")
-    return site
 
 
 class _GamePlan:
@@ -502,7 +570,7 @@ class _GamePlan:
         }
 
 
-def _write_pgn(path: str, plans: list[_GamePlan], old_parts: list[int], same_order: bool) -> None:
+def _write_pgn(undo: _Undo, path: str, plans: list[_GamePlan], old_parts: list[int], same_order: bool) -> None:
     """games.pgn: each source's part in turn, a part being the previous file's bytes of that
     source (``old_parts``: their lengths, in the previous order) and then its new games.  When
     the previous parts are a prefix of the new file, the new games are appended (nothing is
@@ -521,6 +589,7 @@ def _write_pgn(path: str, plans: list[_GamePlan], old_parts: list[int], same_ord
         )
         and all(plan.mode == "all" for plan in plans[len(old_parts) :])
     )
+    undo.before(path, append=appendable)
     if appendable:
         with open(path, "a", encoding="utf-8") as handle:
             for plan in plans:

@@ -17,14 +17,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..limits import DEFAULT_EVENT_CONCURRENCY
 from .checks import Checks
 
 
 @dataclass(frozen=True)
 class Workbench:
     """Where the workbench keeps things: the events directory (event databases, started from the
-    page or by hand) and the engines file."""
+    page or by hand) and the engines file; and the games the running events may play at once
+    (``--max-event-concurrency``)."""
 
     events_dir: str
     engines_file: str
+    max_concurrency: int = DEFAULT_EVENT_CONCURRENCY
     checks: Checks = field(default_factory=Checks)  # the engines page's check-engine runs

@@ -8,13 +8,19 @@ by ``conf=`` from the engines file); :func:`launch` starts it detached, in its o
 signal to the GUI's terminal or process group reaches it, and it goes on when the page or the
 GUI server goes away; the arbiter owns its engines and takes them with it), and waits until it
 either runs the event (it holds the database's lock) or ends with its one-line error, which the
-page then shows: the arbiter checks the form, with its own words.  :func:`event_list` reads every
+page then shows: the arbiter checks the form, with its own words.  The workbench checks first
+what would keep the arbiter from starting at all (a field with a control character, longer
+than :data:`MAX_FIELD`, a name too long for a file, an engine not in the engines file) and
+what it may not ask for (more games at once, over the events running in the directory, than
+the server's ``--max-event-concurrency``); a refused
+start leaves no file behind.  :func:`event_list` reads every
 event database of the directory, started here or by hand; :func:`stop` sends the running
 arbiter SIGINT, its clean stop, after which ``resume`` continues the event.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -30,7 +36,9 @@ from arbiter.events.tournament import event_end
 from arbiter.live.publisher import event_runner, event_running
 from arbiter.stats.ratings import RatingError, fit_ratings
 
+from ..limits import DEFAULT_EVENT_CONCURRENCY
 from ..watch import open_store
+from .book import EngineBook
 
 ARBITER = (sys.executable, "-m", "arbiter")
 START_TIMEOUT = 60.0  # seconds for an arbiter to take its event's lock (it checks its engines first)
@@ -57,6 +65,18 @@ VALUE_OPTIONS = (
     "log",
 )
 OPENINGS = ("start", "suite", "file", "plies")
+MAX_FIELD = 1000  # characters of one field of the form (a path, an SPRT, an engine's name)
+MAX_NAME_BYTES = 200  # of an event's name: its files' names (NAME.db.log) stay within 255 bytes
+_starting = threading.Lock()  # one start or resume at a time, so that two cannot both pass the limit
+
+
+def _plain(value: str, what: str) -> str:
+    """``value`` if it can be one argument of a command: no control character, not too long."""
+    if len(value) > MAX_FIELD:
+        raise ArbiterError(f"{what}: at most {MAX_FIELD} characters, not {len(value)}")
+    if not value.isprintable():
+        raise ArbiterError(f"{what}: no control characters (a line break, a NUL)")
+    return value
 
 
 def _text(form: dict[str, Any], key: str) -> str:
@@ -65,14 +85,16 @@ def _text(form: dict[str, Any], key: str) -> str:
         value = str(value)
     if not isinstance(value, str):
         raise ArbiterError(f"{key}: expected text")
-    return value.strip()
+    return _plain(value.strip(), key)
 
 
 def event_path(directory: str, name: str) -> str:
     """The database of the event called ``name`` in ``directory`` (a plain file name)."""
-    name = name.strip()
-    if not name or "/" in name or "\\" in name or name.startswith(".") or "\x00" in name:
+    name = _plain(name.strip(), "event name")
+    if not name or "/" in name or "\\" in name or name.startswith("."):
         raise ArbiterError(f"event name {name!r}: give a plain name (no '/', not starting with '.')")
+    if len(name.encode()) > MAX_NAME_BYTES:
+        raise ArbiterError(f"event name: at most {MAX_NAME_BYTES} bytes (it names the event's files)")
     return os.path.join(directory, name if name.endswith(".db") else f"{name}.db")
 
 
@@ -83,6 +105,10 @@ def event_command(form: dict[str, Any], directory: str, engines_file: str) -> tu
     engines = form.get("engines")
     if not isinstance(engines, list) or not all(isinstance(name, str) for name in engines):
         raise ArbiterError("engines: choose the engines from the engines file")
+    known = {entry.name for entry in EngineBook(engines_file).read()[0]}
+    for name in engines:
+        if _plain(name, "engines") not in known:
+            raise ArbiterError(f"engines: no engine {name!r} in the engines file {engines_file}")
     format_ = _text(form, "format") or "round-robin"
     if format_ not in FORMATS:
         raise ArbiterError(f"format {format_!r}: one of {', '.join(FORMATS)}")
@@ -122,14 +148,17 @@ def event_command(form: dict[str, Any], directory: str, engines_file: str) -> tu
 def _detached(args: list[str], directory: str, log: str) -> subprocess.Popen[bytes]:
     """``args`` started in its own session, its output appended to ``log``; a thread reaps it."""
     with open(log, "ab") as output:
-        process = subprocess.Popen(
-            args,
-            cwd=directory,
-            stdin=subprocess.DEVNULL,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        try:
+            process = subprocess.Popen(
+                args,
+                cwd=directory,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as error:  # the arguments too long for the system, say
+            raise ArbiterError(f"the arbiter could not be started: {error.strerror or error}") from None
     threading.Thread(target=process.wait, daemon=True, name=f"reap {process.pid}").start()
     return process
 
@@ -160,12 +189,60 @@ def launch(args: list[str], db: str, directory: str) -> int:
     )
 
 
-def start_event(form: dict[str, Any], directory: str, engines_file: str) -> str:
-    """Start the form's event; its database's name."""
+def games_at_once(directory: str) -> int:
+    """The games the events running in ``directory`` play at once (their ``--concurrency``)."""
+    total = 0
+    for entry in os.scandir(directory):
+        if entry.name.endswith(".db") and entry.is_file() and is_event_file(entry.path) and event_running(entry.path):
+            store, _ = open_store(entry.path, True)
+            try:
+                total += store.config.concurrency
+            finally:
+                store.close()
+    return total
+
+
+def check_concurrency(wanted: int, directory: str, limit: int) -> None:
+    """Refuse an event that would take the running events of ``directory`` over ``limit`` games
+    at once (the option that sets it named)."""
+    playing = games_at_once(directory)
+    if playing + wanted > limit:
+        raise ArbiterError(
+            f"concurrency {wanted}: the events running here may play {limit} games at once in all "
+            f"(dipole-gui --max-event-concurrency) and play {playing} now"
+        )
+
+
+def _concurrency(form: dict[str, Any]) -> int | None:
+    """The form's concurrency (the arbiter's default, 1, when empty; None: not a number, for
+    the arbiter to refuse in its words)."""
+    value = _text(form, "concurrency") or "1"
+    return int(value) if value.isdecimal() else None
+
+
+def start_event(
+    form: dict[str, Any], directory: str, engines_file: str, max_concurrency: int = DEFAULT_EVENT_CONCURRENCY
+) -> str:
+    """Start the form's event (refused when it would take the running events over
+    ``max_concurrency`` games at once); its database's name.  A refused start leaves no file."""
     args, db = event_command(form, directory, engines_file)
     if os.path.exists(db):
         raise ArbiterError(f"an event called {os.path.basename(db)} exists already; choose another name")
-    launch(args, db, directory)
+    log = db + LOG_SUFFIX
+    kept = os.path.getsize(log) if os.path.exists(log) else None  # a log left by an event since deleted
+    with _starting:
+        wanted = _concurrency(form)
+        if wanted is not None:
+            check_concurrency(wanted, directory, max_concurrency)
+        try:
+            launch(args, db, directory)
+        except ArbiterError:
+            with contextlib.suppress(OSError):
+                if kept is None:
+                    os.unlink(log)
+                else:
+                    os.truncate(log, kept)
+            raise
     return os.path.basename(db)
 
 
@@ -176,11 +253,18 @@ def find_event(directory: str, name: str) -> str:
     return path
 
 
-def resume_event(directory: str, name: str) -> None:
+def resume_event(directory: str, name: str, max_concurrency: int) -> None:
     path = find_event(directory, name)
-    if event_running(path):
-        raise ArbiterError(f"{name} is running already")
-    launch([*ARBITER, "resume", path], path, directory)
+    with _starting:
+        if event_running(path):
+            raise ArbiterError(f"{name} is running already")
+        store, _ = open_store(path, False)
+        try:
+            wanted = store.config.concurrency
+        finally:
+            store.close()
+        check_concurrency(wanted, directory, max_concurrency)
+        launch([*ARBITER, "resume", path], path, directory)
 
 
 def stop_event(directory: str, name: str) -> None:

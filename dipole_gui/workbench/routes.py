@@ -146,7 +146,11 @@ async def event_start(request: Request) -> Response:
     workbench = _workbench(request)
     try:
         name = await asyncio.to_thread(
-            events.start_event, await read_json(request), workbench.events_dir, workbench.engines_file
+            events.start_event,
+            await read_json(request),
+            workbench.events_dir,
+            workbench.engines_file,
+            workbench.max_concurrency,
         )
     except (BadRequest, ArbiterError) as error:
         return failure(str(error))
@@ -166,7 +170,8 @@ async def event_stop(request: Request) -> Response:
 async def event_resume(request: Request) -> Response:
     try:
         name = text_field(await read_json(request), "name")
-        await asyncio.to_thread(events.resume_event, _workbench(request).events_dir, name)
+        workbench = _workbench(request)
+        await asyncio.to_thread(events.resume_event, workbench.events_dir, name, workbench.max_concurrency)
     except (BadRequest, ArbiterError) as error:
         return failure(str(error))
     return JSONResponse({"ok": True})
