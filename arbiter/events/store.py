@@ -187,6 +187,12 @@ class EventConfig:
     def name(self) -> str:
         return self.referee.event
 
+    @property
+    def kind(self) -> str:
+        """The format as every page names it: ``match`` for a match kept by ``match --db`` (stored
+        as a two-engine round-robin of one round: its schedule is the match's), else ``format``."""
+        return "match" if self.command_line.split()[1:2] == ["match"] else self.format
+
     def job(self, game: ScheduledGame) -> GameJob:
         return GameJob(
             game.number, self.engines[game.white], self.engines[game.black], self.openings[game.opening], self.variant
@@ -201,11 +207,12 @@ class EventConfig:
         of the caller); ``commands=False`` leaves out the engines' commands and options (the
         watch page, which any viewer may open, shows no command line)."""
         count = len(self.engines)
-        shape = (
-            f"{self.format}, {count} engine{'s' if count != 1 else ''}, {self.rounds} "
-            f"round{'s' if self.rounds != 1 else ''} of {self.games_per_pairing} "
-            f"game{'s' if self.games_per_pairing != 1 else ''} per pairing"
-        )
+        shape = f"{self.kind}, {count} engine{'s' if count != 1 else ''}"
+        if self.kind != "match":  # a match's games are its only pairing's: ``games`` says how many
+            shape += (
+                f", {self.rounds} round{'s' if self.rounds != 1 else ''} of {self.games_per_pairing} "
+                f"game{'s' if self.games_per_pairing != 1 else ''} per pairing"
+            )
         settings = [
             ("Format", shape),
             ("Variant", self.variant),

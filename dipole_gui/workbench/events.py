@@ -310,8 +310,7 @@ def event_summary(path: str) -> dict[str, Any]:
         "state": state,
         "done": done,
         "total": total,
-        # A match kept by ``match --db`` is stored as a two-engine round-robin; its command says so.
-        "format": "match" if config.command_line.split()[1:2] == ["match"] else config.format,
+        "format": config.kind,
         "variant": config.variant,
         "engines": [spec.name for spec in config.engines],
         "leader": leader,
