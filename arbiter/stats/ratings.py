@@ -294,6 +294,21 @@ class RatingTable:
             lines.append(f"{row.rank:>4} {row.name:<{width}}" + "".join(f"  {text:>{column}}" for text in line))
         return lines
 
+    def summary_lines(self) -> list[str]:
+        """What the standings leave out: the White advantage, White's score, the notes on the
+        prior, the engines not rated."""
+        lines = []
+        if self.white_advantage is not None:
+            lines.append(f"White advantage: {self.white_advantage.text()}")
+        if self.games:
+            lines.append(
+                f"White scored {self.white_points:g} of {self.games} ({100 * self.white_points / self.games:.1f}%)"
+            )
+        lines += self.notes
+        if self.unrated:
+            lines.append(f"Not rated (no finished games): {', '.join(self.unrated)}")
+        return lines
+
     def text(self) -> str:
         """Standings, White advantage, notes, crosstable and LOS matrix, as Ordo/BayesElo print them."""
         if not self.rows:
@@ -302,15 +317,7 @@ class RatingTable:
         parts = [f"Bradley-Terry ratings {model}, {self.games} games, {self.scale_text()}", ""]
         parts += self.standings_lines()
         parts.append("")
-        if self.white_advantage is not None:
-            parts.append(f"White advantage: {self.white_advantage.text()}")
-        if self.games:
-            parts.append(
-                f"White scored {self.white_points:g} of {self.games} ({100 * self.white_points / self.games:.1f}%)"
-            )
-        parts += list(self.notes)
-        if self.unrated:
-            parts.append(f"Not rated (no finished games): {', '.join(self.unrated)}")
+        parts += self.summary_lines()
         parts += ["", "Crosstable (row engine's W-L as White / as Black against the column engine)"]
         parts += self.crosstable_lines()
         parts += ["", "Likelihood of superiority (%, row engine stronger than column engine)"]
