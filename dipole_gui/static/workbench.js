@@ -22,11 +22,24 @@ async function api(path, body) {
   return data;
 }
 
-function say(text, ok = false) {
+function currentTab() {
+  return (location.hash || "#engines").slice(1);
+}
+
+// The page's one message line, about one tab (the one shown unless `tab` says another): shown
+// there only, dropped when another tab is shown. `kind`: "error" stays until then, "busy" until
+// the next message, "ok" (a confirmation) also goes by itself after CONFIRMATION_MS.
+const CONFIRMATION_MS = 6000;
+let sayTimer = null;
+
+function say(text, kind = "error", tab = currentTab()) {
   const box = $("#message");
   box.textContent = text;
-  box.className = ok ? "message ok" : "message";
-  box.hidden = !text;
+  box.className = kind === "error" ? "message" : "message ok";
+  box.dataset.tab = tab;
+  box.hidden = !text || tab !== currentTab();
+  clearTimeout(sayTimer);
+  if (text && kind === "ok") sayTimer = setTimeout(() => say(""), CONFIRMATION_MS);
 }
 
 // -- engines ---------------------------------------------------------------------------------
@@ -49,14 +62,14 @@ function showEngines(data) {
         button.addEventListener("click", action);
         return button;
       });
-    const row = element("tr", {}, [element("td", { textContent: engine.name }),
+    const row = element("tr", {}, [element("td", { className: "name", textContent: engine.name }),
       element("td", {}, [element("code", { textContent: engine.cmd + (engine.dir ? `  (in ${engine.dir})` : "") })]),
-      element("td", {}, [element("code", { textContent: settings })]), element("td", {}, buttons)]);
+      element("td", {}, settings ? [element("code", { textContent: settings })] : []), element("td", { className: "actions" }, buttons)]);
     row.dataset.name = engine.name;
     body.append(row);
   }
   $("#no-engines").hidden = data.engines.length > 0;
-  if (data.error) say(data.error);
+  if (data.error) say(data.error, "error", "engines");
 }
 
 function optionControl(option, value) {
@@ -146,7 +159,7 @@ async function save(event) {
   event.preventDefault();
   try {
     showEngines(await api("/api/workbench/engines/save", { engine: formEngine(), original: editing }));
-    say(`Saved ${$("#name").value}`, true);
+    say(`Saved ${$("#name").value}`, "ok");
     resetForm();
   } catch (error) {
     say(error.message);
@@ -156,7 +169,7 @@ async function save(event) {
 async function remove(engine) {
   try {
     showEngines(await api("/api/workbench/engines/remove", { name: engine.name }));
-    say(`Removed ${engine.name}`, true);
+    say(`Removed ${engine.name}`, "ok");
   } catch (error) {
     say(error.message);
   }
@@ -182,7 +195,7 @@ async function loadEngines() {
   try {
     showEngines(await api("/api/workbench/engines"));
   } catch (error) {
-    say(error.message);
+    say(error.message, "error", "engines");
   }
 }
 
@@ -231,13 +244,13 @@ async function startEvent(event) {
     cluster: $("#ev-cluster-label").hidden ? "" : value("#ev-cluster"),
   };
   $("#ev-start").disabled = true;
-  say("Starting…", true);
+  say("Starting…", "busy");
   try {
     const started = await api("/api/workbench/events/start", form);
-    say(`Started ${started.name}`, true);
+    say(`Started ${started.name}`, "ok", "events");
     location.hash = "#events";
   } catch (error) {
-    say(error.message);
+    say(error.message, "error", "new-event");
   } finally {
     $("#ev-start").disabled = false;
   }
@@ -246,7 +259,7 @@ async function startEvent(event) {
 async function eventAction(kind, name) {
   try {
     await api(`/api/workbench/events/${kind}`, { name });
-    say(`${kind === "stop" ? "Stopping" : "Resumed"} ${name}`, true);
+    say(`${kind === "stop" ? "Stopping" : "Resumed"} ${name}`, "ok");
   } catch (error) {
     say(error.message);
   }
@@ -275,14 +288,16 @@ function showEvents(data) {
     const leader = event.leader ? `${event.leader.name} (${event.leader.score}/${event.leader.games})` : "";
     const progress = event.state === "error" ? [element("span", { textContent: event.error })]
       : [element("progress", { max: event.total, value: event.done }), ` ${event.done} / ${event.total}`];
-    const title = element("td", {}, [element("strong", { textContent: event.name }),
+    const title = element("td", { className: "name" }, [element("strong", { textContent: event.name }),
       element("div", { className: "note", textContent: event.state === "error" ? "" :
         `${event.format}, ${event.variant}: ${event.engines.join(", ")}` })]);
+    const leaderCell = element("td", { className: "leader", textContent: leader });
+    leaderCell.dataset.label = "leader";
     const row = element("tr", {}, [title,
       element("td", {}, [element("span", { className: `state ${event.state}`, textContent: event.state }),
         ...(event.decision ? [element("div", { className: "note decision", textContent: `SPRT ${event.decision}` })] : [])]),
-      element("td", { className: "progress" }, progress), element("td", { className: "leader", textContent: leader }),
-      element("td", {}, actions)]);
+      element("td", { className: "progress" }, progress), leaderCell,
+      element("td", { className: "actions" }, actions)]);
     row.dataset.name = event.name;
     row.dataset.state = event.state;
     row.dataset.done = String(event.done ?? "");
@@ -316,6 +331,36 @@ function showRecord(name) {
     ["Black", record.black.games, record.black.points, percent(record.black)]]);
   fillRows("#record-opponents", record.opponents.map((o) => [o.name, o.games, o.points, o.white, o.black]));
   fillRows("#record-games", record.games.map((g) => [g.event, g.number, g.white, g.black, g.result, g.termination]));
+  for (const row of document.querySelectorAll("#ratings-table tbody tr")) row.classList.toggle("selected", row.dataset.engine === name);
+  $("#engine-record").scrollIntoView({ block: "nearest" });
+}
+
+// One engine's line of the standings: the server gives every text and where the interval lies.
+function standingsRow(r) {
+  // Positions through the CSSOM: the Content-Security-Policy allows no inline style attribute.
+  const bar = element("div", { className: "chart-bar" });
+  bar.style.left = `${r.bar.left}%`;
+  bar.style.width = `${r.bar.right - r.bar.left}%`;
+  const dot = element("div", { className: "chart-dot" });
+  dot.style.left = `${r.bar.dot}%`;
+  const name = element("button", { type: "button", className: "link", textContent: r.name });
+  const cell = (className, textContent, label = "") => {
+    const node = element("td", { className, textContent });
+    if (label) node.dataset.label = label;  // shown before the value where the table is drawn as cards
+    return node;
+  };
+  const row = element("tr", { className: "chart-row" }, [cell("num", String(r.rank)),
+    element("td", { className: "name" }, [name, ...(r.flag ? [element("span", { className: "flag", textContent: ` [${r.flag}]` })] : [])]),
+    cell("num rating", `${r.rating} ± ${r.error}`),
+    element("td", { className: "chart", title: `95% interval ${r.interval}` },
+      [element("div", { className: "chart-track" }, [bar, dot]), element("div", { className: "interval", textContent: r.interval })]),
+    cell("num games", r.games, "games"), cell("num score", r.score, "score"), cell("num side white", r.white, "as White"),
+    cell("num side black", r.black, "as Black"), cell("num opponents", r.opponents, "opp. avg")]);
+  row.dataset.engine = r.name;
+  row.dataset.rating = r.rating;
+  row.dataset.error = r.error;
+  row.addEventListener("click", () => showRecord(r.name));
+  return row;
 }
 
 async function loadRatings() {
@@ -326,35 +371,23 @@ async function loadRatings() {
     return;
   }
   $("#ratings-games").textContent = `${ratings.games} finished games`;
-  $("#ratings-text").textContent = ratings.text || ratings.error || "";
-  const chart = $("#ratings-chart");
-  chart.replaceChildren();
-  if (!ratings.table) return;
-  const rows = ratings.table.rows;
-  const low = Math.min(...rows.map((r) => r.low)), high = Math.max(...rows.map((r) => r.high));
-  const x = (value) => `${high > low ? (100 * (value - low)) / (high - low) : 50}%`;
-  for (const r of rows) {
-    // Positions through the CSSOM: the Content-Security-Policy allows no inline style attribute.
-    const bar = element("div", { className: "chart-bar" });
-    bar.style.left = x(r.low);
-    bar.style.width = `calc(${x(r.high)} - ${x(r.low)})`;
-    const dot = element("div", { className: "chart-dot" });
-    dot.style.left = x(r.rating);
-    const track = element("div", { className: "chart-track" }, [bar, dot]);
-    const line = element("div", { className: "chart-row" }, [element("span", { className: "chart-name", textContent: r.name }),
-      track, element("span", { className: "chart-value", textContent: `${r.rating_text} ± ${r.error_text}` })]);
-    line.dataset.engine = r.name;
-    line.dataset.rating = r.rating_text;
-    line.dataset.error = r.error_text;
-    line.addEventListener("click", () => showRecord(r.name));
-    chart.append(line);
-  }
+  $("#ratings-heading").textContent = ratings.heading || "";
+  $("#ratings-empty").textContent = ratings.empty || "";
+  $("#ratings-empty").hidden = !ratings.empty;
+  $("#ratings-table").hidden = !ratings.standings;
+  $("#ratings-command").hidden = !ratings.text;
+  $("#ratings-text").textContent = ratings.text || "";
+  $("#ratings-notes").replaceChildren(...(ratings.notes || []).map((line) => element("li", { textContent: line })));
+  $("#ratings-table tbody").replaceChildren(...(ratings.standings || []).map(standingsRow));
   document.body.dataset.ratings = "shown";
 }
 
 // -- tabs ------------------------------------------------------------------------------------
 function showTab() {
-  const tab = (location.hash || "#engines").slice(1);
+  const tab = currentTab();
+  const box = $("#message");
+  if (box.dataset.tab === tab) box.hidden = !box.textContent;
+  else say("");  // a message about another tab
   for (const section of document.querySelectorAll(".tab")) section.hidden = section.id !== `tab-${tab}`;
   for (const link of document.querySelectorAll(".tabs a[data-tab]")) link.classList.toggle("active", link.dataset.tab === tab);
   if (tab === "events") loadEvents();
@@ -369,5 +402,5 @@ $("#event-form").addEventListener("submit", startEvent);
 $("#ev-format").addEventListener("change", showFormat);
 window.addEventListener("hashchange", showTab);
 setInterval(() => { if (location.hash === "#events") loadEvents(); }, 1000);
-loadForm().catch((error) => say(error.message));
+loadForm().catch((error) => say(error.message, "error", "new-event"));
 loadEngines().then(showTab);

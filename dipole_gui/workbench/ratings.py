@@ -1,6 +1,7 @@
 """Ratings over every finished game of the events directory: the fit and table of
 ``dipole-arbiter ratings`` (:func:`arbiter.stats.ratings.fit_ratings` on the same games, the
-databases read in name order, as ``dipole-arbiter ratings DIR/*.db`` reads them), and for each
+databases read in name order, as ``dipole-arbiter ratings DIR/*.db`` reads them), its standings
+as the page shows them (:func:`standings`: every cell's text, every bar's place), and for each
 engine its games, its score by colour and by opponent.
 """
 
@@ -12,9 +13,9 @@ from typing import Any
 from arbiter.events.store import is_event_file
 from arbiter.live.publisher import event_running
 from arbiter.records.game import GameOutcome
-from arbiter.stats.ratings import RatingError, fit_ratings
+from arbiter.stats.ratings import RatingError, RatingTable, fit_ratings
 
-from ..watch import open_store, ratings_json
+from ..watch import open_store
 
 
 def event_files(directory: str) -> list[str]:
@@ -26,8 +27,42 @@ def event_files(directory: str) -> list[str]:
     )
 
 
+def _percent(value: float | None) -> str:
+    return "\u2013" if value is None else f"{value:.1f}%"
+
+
+def standings(table: RatingTable) -> list[dict[str, Any]]:
+    """The standings, best first: each cell's text (the numbers to the ``ratings`` command's
+    decimals) and where the row's 95% interval and rating lie on the chart, in percent of its
+    width (from the lowest bound of all to the highest)."""
+    low = min((row.ci_low for row in table.rows), default=0.0)
+    span = max((row.ci_high for row in table.rows), default=0.0) - low
+
+    def place(value: float) -> float:
+        return round(100 * (value - low) / span, 2) if span > 0 else 50.0
+
+    return [
+        {
+            "rank": row.rank,
+            "name": row.name,
+            "flag": row.flag,
+            "rating": f"{row.rating:.1f}",
+            "error": f"{row.error:.1f}",
+            "interval": f"[{row.ci_low:.1f}, {row.ci_high:.1f}]",
+            "games": str(row.games),
+            "score": f"{row.score:.1f} ({row.percent:.1f}%)",
+            "white": _percent(row.white_percent),
+            "black": _percent(row.black_percent),
+            "opponents": f"{row.opponents:.1f}",
+            "bar": {"left": place(row.ci_low), "right": place(row.ci_high), "dot": place(row.rating)},
+        }
+        for row in table.rows
+    ]
+
+
 def directory_ratings(directory: str) -> dict[str, Any]:
-    """The ratings table (its text and rows) and each engine's record."""
+    """The ratings (the command's text, the standings, what they leave out) and each engine's
+    record."""
     games: list[tuple[str, GameOutcome]] = []
     names: list[str] = []
     for path in event_files(directory):
@@ -38,7 +73,7 @@ def directory_ratings(directory: str) -> dict[str, Any]:
         finally:
             store.close()
     if not games:
-        return {"games": 0, "error": f"no finished game in {directory} yet"}
+        return {"games": 0, "empty": f"No finished game in {directory} yet."}
     outcomes = [outcome for _, outcome in games]
     try:
         table = fit_ratings(outcomes, engines=list(dict.fromkeys(names)))
@@ -77,4 +112,12 @@ def directory_ratings(directory: str) -> dict[str, Any]:
                 if row.name in (game.white, game.black)
             ],
         }
-    return {"games": len(games), "text": table.text(), "table": ratings_json(table), "engines": engines}
+    text = table.text()
+    return {
+        "games": len(games),
+        "text": text,
+        "heading": text.split("\n", 1)[0],
+        "standings": standings(table),
+        "notes": table.summary_lines(),
+        "engines": engines,
+    }
