@@ -12,8 +12,8 @@ machine others may use.  ``--max-games`` and ``--max-games-per-client`` bound th
 analyses running engines at once (:mod:`dipole_gui.limits`); ``--keep-games`` how long a game lives
 on after its last page went away (:mod:`dipole_gui.games`).  ``--manage`` serves the host's
 workbench (:mod:`dipole_gui.workbench`) over ``--events DIR`` and ``--engines-file``, with a
-token even on loopback; ``--max-event-concurrency`` bounds the games its events play at once.
-Bad input ends in one line,
+management token made up at each start (even on loopback), printed in the workbench's URL;
+``--max-event-concurrency`` bounds the games its events play at once.  Bad input ends in one line,
 ``dipole-gui: error: <reason>``, and status 2.
 """
 
@@ -68,10 +68,9 @@ def engine_specs(engines: tuple[str, ...], each: str | None, config_path: str | 
     return resolve_engines(words, each_words, {"st": DEFAULT_MOVETIME}, config)
 
 
-def access_token(host: str, given: str | None, manage: bool = False) -> str | None:
-    """The token the server will ask for: ``given``, else a new one unless ``host`` is loopback
-    and the server does not manage engines and events (``--manage``: a token even on loopback)."""
-    if given is None and (manage or not is_loopback(host)):
+def access_token(host: str, given: str | None) -> str | None:
+    """The token the server will ask for: ``given``, else a new one unless ``host`` is loopback."""
+    if given is None and not is_loopback(host):
         return secrets.token_urlsafe(18)
     return given
 
@@ -128,7 +127,8 @@ def access_token(host: str, given: str | None, manage: bool = False) -> str | No
     "--manage",
     is_flag=True,
     help="Serve the workbench (/workbench): manage engines and events from the page. Whoever has the "
-    "access token (made up even on loopback) can then run any command as this server's user.",
+    "management token (made up at each start, printed in the workbench's URL) can then run any command "
+    "as this server's user.",
 )
 @click.option(
     "--max-event-concurrency",
@@ -186,7 +186,8 @@ def cli(
         raise _Failure(str(error)) from None
     if not os.path.isdir(events_dir):
         raise _Failure(f"--events {events_dir}: no such directory")
-    token = access_token(host, token, manage)
+    token = access_token(host, token)
+    manage_token = secrets.token_urlsafe(24) if manage else None
     if token is not None and (
         len(token) < 8 or not token.isascii() or not token.replace("-", "").replace("_", "").isalnum()
     ):
@@ -197,12 +198,13 @@ def cli(
         raise _Failure(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     bound = listener.getsockname()[1]
 
-    def url(address: str) -> str:
-        page = "watch" if watch else "workbench" if manage else ""
-        return f"http://{url_host(address)}:{bound}/{page}" + (f"?token={token}" if token else "")
+    def url(address: str, page: str, key: str | None) -> str:
+        return f"http://{url_host(address)}:{bound}/{page}" + (f"?token={key}" if key else "")
+
+    home = ("watch", token) if watch else ("workbench", manage_token) if manage else ("", token)
 
     app = create_app(
-        GuiConfig(specs, token, jobs=EngineJobs(max_games, max_games_per_client)),
+        GuiConfig(specs, token, jobs=EngineJobs(max_games, max_games_per_client), manage_token=manage_token),
         [*base_routes(), *watch_routes(), *workbench_routes()],
         keep_games,
     )
@@ -225,14 +227,17 @@ def cli(
 
     server = Server(config)
     print(f"{PROG}: {len(specs)} engine{'s' if len(specs) != 1 else ''}: {', '.join(s.name for s in specs)}")
-    local = url(loopback_for(host) if is_wildcard(host) else host)
+    here = loopback_for(host) if is_wildcard(host) else host
+    local = url(here, *home)
     print(f"{PROG}: open {local}  (Ctrl-C stops)", flush=True)
+    if watch and manage:
+        print(f"{PROG}: the workbench: {url(here, 'workbench', manage_token)}", flush=True)
     if is_wildcard(host):
         others = reachable_addresses(host)
         print(
             f"{PROG}: from other machines: "
             + (
-                "  ".join(url(address) for address in others)
+                "  ".join(url(address, *home) for address in others)
                 if others
                 else "no address of this machine found; use its name or address"
             ),

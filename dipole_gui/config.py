@@ -16,12 +16,14 @@ DEFAULT_KEEP = 600.0  # seconds a game lives on after its last page went away (d
 @dataclass
 class GuiConfig:
     """The engines the page may choose (by index, never by command), the access token (None:
-    none needed, loopback only), and the games and analyses running engines now, within the
-    server's limits."""
+    none needed, loopback only), the games and analyses running engines now, within the
+    server's limits, and the management token (``--manage``: the workbench's, never in a
+    cookie; see :mod:`dipole_gui.workbench.gate`)."""
 
     engines: list[EngineSpec]
     token: str | None = None
     jobs: EngineJobs = field(default_factory=EngineJobs)
+    manage_token: str | None = None
 
 
 def engine_list(config: GuiConfig) -> list[dict[str, Any]]:

@@ -12,6 +12,9 @@ request and every WebSocket must carry it: ``?token=`` on the first page load (t
 sets a cookie the page's later requests and sockets carry), the cookie, or an
 ``Authorization: Bearer`` header.  The cookie's name holds the server's port (a browser keeps
 one cookie jar for every port of a host), so GUIs on two ports of one host keep their own.
+The workbench's management token (``--manage``) is accepted wherever the access token is, but
+never put in a cookie: a browser sends a host's cookies to every port of it, where any other
+server of the host reads them (:mod:`dipole_gui.workbench.gate` says where it travels).
 Without a token only requests naming a loopback address or ``localhost`` are served
 (:func:`dipole_gui.addresses.loopback_host`).  WebSockets must also come from a page of this server
 (their ``Origin`` names this host), so no other site open in the browser can drive the GUI.
@@ -115,9 +118,10 @@ class AccessGuard:
     """ASGI middleware: the token (when there is one) on every request and socket, the origin
     check on sockets, and security headers on every answer."""
 
-    def __init__(self, app: ASGIApp, token: str | None) -> None:
+    def __init__(self, app: ASGIApp, token: str | None, manage_token: str | None = None) -> None:
         self.app = app
         self.token = token
+        self.manage_token = manage_token
 
     @staticmethod
     def cookie_name(scope: Scope) -> str:
@@ -128,7 +132,11 @@ class AccessGuard:
     def _valid(self, presented: str | None) -> bool:
         if self.token is None:
             return True
-        return presented is not None and hmac.compare_digest(presented.encode(), self.token.encode())
+        return presented is not None and any(
+            hmac.compare_digest(presented.encode(), token.encode())
+            for token in (self.token, self.manage_token)
+            if token is not None
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -159,7 +167,7 @@ class AccessGuard:
             )
             await response(scope, receive, send)
             return
-        set_cookie = self.token is not None and in_query
+        set_cookie = self.token is not None and in_query  # the access token's cookie, whichever came
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -231,7 +239,7 @@ def create_app(
     app = Starlette(
         routes=list(base_routes() if routes is None else routes),
         lifespan=lifespan,
-        middleware=[Middleware(AccessGuard, token=config.token)],
+        middleware=[Middleware(AccessGuard, token=config.token, manage_token=config.manage_token)],
     )
     app.state.config = config
     app.state.games = games

@@ -11,15 +11,44 @@ function element(tag, properties = {}, children = []) {
   return node;
 }
 
+// The management token: taken from the URL dipole-gui --manage printed, out of the address bar
+// and the tab's history at once, kept in this origin's storage and sent in a header with every
+// request of the page. Never a cookie: a browser sends a host's cookies to every port of it,
+// where any other server of the host reads them; this origin's storage is this port's alone.
+const TOKEN_KEY = "dipole-workbench-token";
+const given = new URLSearchParams(location.search).get("token");
+if (given !== null) {
+  localStorage.setItem(TOKEN_KEY, given);
+  const url = new URL(location.href);
+  url.searchParams.delete("token");
+  history.replaceState(history.state, "", url.pathname + url.search + url.hash);
+}
+const authorization = { Authorization: `Bearer ${localStorage.getItem(TOKEN_KEY) || ""}` };
+
 async function api(path, body) {
-  const answer = await fetch(path, body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  const answer = await fetch(path, body === undefined ? { headers: authorization } : {
+    method: "POST", headers: { ...authorization, "Content-Type": "application/json" }, body: JSON.stringify(body),
   });
   const text = await answer.text();
   let data;
   try { data = JSON.parse(text); } catch { data = { error: text }; }
   if (!answer.ok || data.error) throw new Error(data.error || text);
   return data;
+}
+
+// A download link of the API (a PGN, a report): fetched with the token, saved under the server's name.
+async function download(event) {
+  event.preventDefault();
+  try {
+    const answer = await fetch(event.currentTarget.href, { headers: authorization });
+    if (!answer.ok) throw new Error((await answer.json()).error);
+    const name = /filename="([^"]*)"/.exec(answer.headers.get("content-disposition") || "");
+    const link = element("a", { href: URL.createObjectURL(await answer.blob()), download: name ? name[1] : "download" });
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+  } catch (error) {
+    say(error.message);
+  }
 }
 
 function currentTab() {
@@ -284,6 +313,7 @@ function showEvents(data) {
     if (event.state !== "error") {
       actions.push(element("a", { href: `/api/workbench/events/pgn?${query}`, textContent: "PGN", className: "small pgn" }));
       actions.push(element("a", { href: `/api/workbench/events/report?${query}`, textContent: "Report", className: "small report" }));
+      for (const link of actions.slice(-2)) link.addEventListener("click", download);
     }
     const leader = event.leader ? `${event.leader.name} (${event.leader.score}/${event.leader.games})` : "";
     const progress = event.state === "error" ? [element("span", { textContent: event.error })]

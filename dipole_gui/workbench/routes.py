@@ -1,6 +1,8 @@
-"""The workbench's page and JSON API (every route behind :func:`.gate.managed`).
+"""The workbench's page and JSON API (every API route behind :func:`.gate.managed`).
 
-- ``GET /workbench``: the page (``static/workbench.html``, drawn by ``workbench.js``);
+- ``GET /workbench``: the page (``static/workbench.html``, drawn by ``workbench.js``): with
+  status 200 when the URL carries the management token (``?token=``, the URL ``--manage``
+  printed), else 403, for the page to manage with the token its origin kept, if any;
 - ``GET /api/workbench/engines``: the engines file's engines;
 - ``POST /api/workbench/probe`` ``{cmd, dir}``: the engine's handshake (name, author, options);
 - ``POST /api/workbench/engines/save`` ``{engine, original}``: add (``original`` null) or edit;
@@ -28,7 +30,7 @@ import tempfile
 from pathlib import Path
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from arbiter.errors import ArbiterError
@@ -37,7 +39,7 @@ from dipole_engine.rules import all_variants
 
 from . import Workbench, events
 from .book import EngineBook, Entry, probe
-from .gate import managed
+from .gate import OFF, is_management_token, managed, refusal
 from .http import BadRequest, failure, read_json, text_field
 from .ratings import directory_ratings
 
@@ -53,9 +55,13 @@ def _engines_json(book: EngineBook, entries: list[Entry]) -> JSONResponse:
     return JSONResponse({"engines": [entry.page() for entry in entries], "file": book.path})
 
 
-@managed
 async def workbench_page(request: Request) -> Response:
-    return FileResponse(STATIC_DIR / "workbench.html", media_type="text/html")
+    if refusal(request) == OFF:
+        return PlainTextResponse(OFF, 403)
+    # The page holds nothing secret: its script finds the token (the URL's, else the one its
+    # origin's storage kept) and sends it with each request; without any, each answers 403.
+    status = 200 if is_management_token(request, request.query_params.get("token", "")) else 403
+    return FileResponse(STATIC_DIR / "workbench.html", status, media_type="text/html")
 
 
 @managed

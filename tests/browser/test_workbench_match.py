@@ -120,7 +120,11 @@ def test_option_values_are_judged_on_save(browser: Browser, tmp_path: Path) -> N
                 const answers = [];
                 for (const options of [{ Style: "reckless" }, { Ponder: "maybe" }]) {
                     const answer = await fetch("/api/workbench/engines/save", {
-                        method: "POST", headers: { "Content-Type": "application/json" },
+                        method: "POST",
+                        headers: {  // the page's token, as the page sends it: no cookie carries it
+                            "Content-Type": "application/json",
+                            Authorization: `Bearer ${localStorage.getItem("dipole-workbench-token")}`,
+                        },
                         body: JSON.stringify({ engine: { name: "toy", cmd, options }, original: null }),
                     });
                     answers.push((await answer.json()).error);
