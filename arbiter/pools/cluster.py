@@ -31,8 +31,9 @@ Worker side
     the engine's directory if the worker's machine has it (else in the worker's own); if it
     cannot be found there, the game is not played on that worker: the arbiter reports the
     worker and the reason once, and sends that worker no more games.  A game during which the
-    worker process stood still (:class:`_Heartbeat`) or began to close comes back void, to be
-    played again: the referee's clocks, or the engines it lost, were not the engines' doing.
+    worker process stood still (:mod:`arbiter.pools.heartbeat`) or began to close comes back
+    void, to be played again: the referee's clocks, or the engines it lost, were not the
+    engines' doing.
     Each record names where it was played in its ``Site`` tag, ``<host>:<pid>`` of the worker
     process.
 """
@@ -49,7 +50,7 @@ import struct
 import threading
 import time
 import uuid
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import CancelledError
 from dataclasses import dataclass
@@ -62,6 +63,7 @@ from ..play.engines import EngineSpec, check_program
 from ..play.referee import EngineSlot, GameJob, Notify, RefereeSettings, SetupError, play_game
 from ..records.game import GameRecord
 from .cluster_live import LiveProxy, LiveRelay, topic_name
+from .heartbeat import Heartbeat
 from .local import EngineLogs, GamePool
 
 try:
@@ -80,8 +82,6 @@ CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler at the start (it may be
 ANSWER_TIMEOUT = 5.0  # seconds a server that accepted the connection has to greet us as Dask does
 GREETING_LIMIT = 1 << 16  # bytes: Dask's greeting is a few dozen; a bigger claim is not Dask speaking
 MAX_LOSSES = 3  # times a game may be lost (its worker died, closed or froze mid-game) before the event stops
-FROZEN_LIMIT = 1.0  # seconds a worker process may stand still before its games in progress are void
-HEARTBEAT = 0.1  # seconds between the beats of the worker's freeze detector
 PREFETCH = 2  # games handed to the cluster per worker thread: the one it plays, the next one
 SLOTS_PER_THREAD = 32  # engine processes a worker thread keeps warm at most (least recently used go first)
 
@@ -192,48 +192,15 @@ _threads_lock = threading.Lock()
 _closing = threading.Event()  # set once this worker closes: its engines are killed, games in progress are void
 
 
-class _Heartbeat:
-    """Notices that this worker process itself stood still (SIGSTOP, a paused VM, heavy
-    swapping): a thread wakes every :data:`HEARTBEAT` seconds and keeps each gap between two
-    wake-ups longer than :data:`FROZEN_LIMIT`.  The engines are processes of their own and go
-    on running through such a freeze, so the time the referee measures across it is not the
-    engines' time; an engine that is merely slow never stops this thread."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._last = time.monotonic()
-        self._gaps: deque[tuple[float, float]] = deque(maxlen=64)  # (when it ended, how long), newest last
-        threading.Thread(target=self._beat, name="dipole-heartbeat", daemon=True).start()
-
-    def _beat(self) -> None:
-        while True:
-            time.sleep(HEARTBEAT)
-            now = time.monotonic()
-            with self._lock:
-                if now - self._last > FROZEN_LIMIT:
-                    self._gaps.append((now, now - self._last))
-                self._last = now
-
-    def frozen_since(self, start: float) -> float:
-        """The longest freeze of this process that ended after ``start`` (monotonic seconds),
-        counting one that is ending now (the beat has not run since the process resumed); 0.0
-        if none was longer than :data:`FROZEN_LIMIT`."""
-        now = time.monotonic()
-        with self._lock:
-            ongoing = now - self._last
-            longest = max((length for end, length in self._gaps if end > start), default=0.0)
-        return max(longest, ongoing if ongoing > FROZEN_LIMIT else 0.0)
+_heartbeat: Heartbeat | None = None
 
 
-_heartbeat: _Heartbeat | None = None
-
-
-def _watch() -> _Heartbeat:
+def _watch() -> Heartbeat:
     """This process's heartbeat, started with its first game."""
     global _heartbeat  # noqa: PLW0603  (one heartbeat per worker process, started lazily)
     with _threads_lock:
         if _heartbeat is None:
-            _heartbeat = _Heartbeat()
+            _heartbeat = Heartbeat()
         return _heartbeat
 
 

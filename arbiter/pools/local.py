@@ -14,6 +14,11 @@ interruption cut short.  An engine that crashed or was killed is restarted for i
 when ``recover`` is set; otherwise the pool stops taking new games (those already running
 finish and are reported) and ``stop_reason`` says why; :meth:`GamePool.request_stop` stops
 the same way for any other reason.
+
+A game during which the process playing it stood still (stopped, or its machine stalled: see
+:mod:`arbiter.pools.heartbeat`) does not count, whatever its result: the referee measured the
+stop as an engine's time.  One line says so, and the game is played again, with fresh engines;
+a game that comes out void :data:`MAX_FROZEN` times stops the pool (``resume`` plays it).
 """
 
 from __future__ import annotations
@@ -35,6 +40,9 @@ from ..errors import ArbiterError
 from ..play.engines import EngineSpec
 from ..play.referee import EngineSlot, GameControl, GameJob, GameWatcher, Notify, RefereeSettings, play_game
 from ..records.game import GameRecord
+from .heartbeat import Heartbeat
+
+MAX_FROZEN = 3  # times a game may be void (its process stood still while it was played) before the pool stops
 
 
 class PoolWatcher(GameWatcher, Protocol):
@@ -145,6 +153,8 @@ class _LogFile:
 class GamePool:
     """Plays jobs on worker threads (see the module docstring)."""
 
+    host = "the arbiter"  # the process that plays the games, as a line about its stopping names it
+
     def __init__(
         self,
         variant: str,
@@ -175,6 +185,7 @@ class GamePool:
         self._workers: list[threading.Thread] = []
         self._first_worker = first_worker  # the number of the first worker thread (in engine logs)
         self.live: PoolWatcher | None = None  # told of every game in progress (arbiter.live.publisher)
+        self._heartbeat: Heartbeat | None = None  # while the games are played
 
     def run(
         self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None], on_finish: Callable[[GameRecord], None]
@@ -187,7 +198,11 @@ class GamePool:
         self._jobs = iter(jobs)
         self._on_start = on_start
         self._on_finish = on_finish
-        self._run_workers(range(self._first_worker, self._first_worker + self.concurrency))
+        self._heartbeat = Heartbeat()
+        try:
+            self._run_workers(range(self._first_worker, self._first_worker + self.concurrency))
+        finally:
+            self._heartbeat.stop()
         if self._error is not None and not self.interrupted:
             raise self._error
 
@@ -261,20 +276,52 @@ class GamePool:
                     if self.interrupted:
                         break
                     self._on_start(job)
-                record = play_game(job, white, black, self.settings, self.notify, self.live, control=control)
+                record = self._play_game(job, slots, worker, control)
                 with self._report_lock:
                     if self.interrupted:
                         break
+                    if record is None:
+                        continue
                     self._on_finish(record)
                     if self.live is not None:  # recorded first: the game never vanishes from view
                         self.live.game_over(job.number)
-                    for slot in (white, black):
-                        if slot.broken and not self.recover:
-                            self._stop_because(slot)
+                    for name in (job.white.name, job.black.name):
+                        if slots[name].broken and not self.recover:
+                            self._stop_because(slots[name])
         except BaseException as error:  # noqa: BLE001  handed to run(), which re-raises it in the caller
             self._error = error
         finally:
             self._retire(list(slots.values()))
+
+    def _play_game(
+        self, job: GameJob, slots: dict[str, EngineSlot], worker: int, control: GameControl | None
+    ) -> GameRecord | None:
+        """Play ``job`` with the worker's engines ``slots``, again while this process stood still
+        during the game (see the module docstring); None: the game is not to be recorded."""
+        assert self._heartbeat is not None
+        void_games = 0
+        while True:
+            white = self._slot(slots, job.white, worker)
+            black = self._slot(slots, job.black, worker)
+            began = time.monotonic()
+            record = play_game(job, white, black, self.settings, self.notify, self.live, control=control)
+            frozen = self._heartbeat.frozen_since(began)
+            if not frozen or self.interrupted or (control is not None and control.ended):
+                return record
+            for slot in (white, black):  # what the referee made of them (a stall, a kill) was not their doing
+                slot.discard()
+                slots.pop(slot.spec.name, None)
+            void_games += 1
+            host = f"{self.host} (pid {os.getpid()})"
+            void = f"game {job.number} does not count: {host} was frozen for {frozen:.1f} s during the game"
+            if void_games == MAX_FROZEN:
+                self.notify(void)
+                self.request_stop(f"game {job.number} was void {MAX_FROZEN} times: {host} was frozen during each")
+                return None
+            if self._stopping():
+                self.notify(f"{void}; it is not played again, the event is stopping")
+                return None
+            self.notify(f"{void}; it is played again")
 
     def _retire(self, slots: list[EngineSlot]) -> None:
         """A worker's engines, once it has played its last game: quit (or, after

@@ -42,7 +42,8 @@ engines' guards then kill the engines; the fork server ends once the arbiter and
 process have.  :meth:`ProcessPool.interrupt` kills the game processes.  A game process ignores
 SIGINT (a Ctrl-C reaches the whole process group: the arbiter decides).  A game process that
 dies on its own stops the pool with the reason; the games it was playing are not recorded (a
-tournament's ``resume`` plays them).
+tournament's ``resume`` plays them).  A game process that stood still during a game plays it
+again (:class:`~arbiter.pools.local.GamePool`).
 """
 
 from __future__ import annotations
@@ -419,6 +420,8 @@ class _ProcessGamePool(GamePool):
     own stop is also the arbiter's, and the arbiter may abandon a game it started after a stop
     (:meth:`abandon`).  Its engines are quit once every game is over (a quit waits for the
     engine, which would hold up the games still running)."""
+
+    host = "the game process"
 
     def __init__(self, send: Callable[[tuple[Any, ...]], None], hub: Hub | None, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

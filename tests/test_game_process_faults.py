@@ -1,0 +1,106 @@
+"""Faults thrown at the processes of a running ``dipole-arbiter`` tournament, as a user would meet
+them (real engine processes, the event database): the process playing a game stopped
+(SIGSTOP, then SIGCONT) for longer than the engines' clocks, which must cost no engine its game."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from test_arbiter_cli import ARBITER
+from test_arbiter_games import TOY, assert_all_gone
+
+
+def toy(name: str, pid_dir: Path, think_ms: int) -> list[str]:
+    return [
+        "--engine",
+        f"cmd={sys.executable} {TOY} --seed {name} --think {think_ms} --pid-dir {pid_dir}",
+        f"name={name}",
+    ]
+
+
+def start_tournament(tmp_path: Path, think_ms: int, *options: str) -> tuple[subprocess.Popen[str], Path, Path]:
+    """A tournament of two games between two toy engines that take ``think_ms`` a move, run
+    with ``options``: the arbiter's process, its database, and the folder where each engine
+    leaves its pid."""
+    pids, db = tmp_path / "pids", tmp_path / "event.db"
+    pids.mkdir()
+    command = [*ARBITER, "tournament", *toy("a", pids, think_ms), *toy("b", pids, think_ms)]
+    command += ["--games", "2", "--opening-plies", "2", "--seed", "6", "--db", str(db), *options]
+    with (tmp_path / "out").open("w") as out, (tmp_path / "err").open("w") as err:
+        process = subprocess.Popen(command, stdout=out, stderr=err, text=True)
+    return process, db, pids
+
+
+def engines_started(pid_dir: Path, count: int, timeout: float = 30) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while len(found := list(pid_dir.iterdir())) < count:
+        assert time.monotonic() < deadline, f"{count} engines never started"
+        time.sleep(0.02)
+    return [int(path.name) for path in found]
+
+
+def parent(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as stat:
+        return int(stat.read().rsplit(")", 1)[1].split()[1])
+
+
+def player(engine: int) -> int:
+    """The process that plays ``engine``'s game: the parent of the engine's guard."""
+    return parent(parent(engine))
+
+
+def terminations(db: Path) -> list[tuple[int, str]]:
+    connection = sqlite3.connect(db)
+    try:
+        return connection.execute("SELECT number, termination FROM games ORDER BY number").fetchall()
+    finally:
+        connection.close()
+
+
+def stop_for_a_while(pid: int, seconds: float = 3.0) -> None:
+    """Stop ``pid`` for ``seconds`` (longer than either clock), then let it go on."""
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        time.sleep(seconds)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+@pytest.mark.parametrize("concurrency", ["2", "1"], ids=["game-process", "arbiter"])
+def test_a_process_stopped_mid_game_costs_no_engine_its_game(tmp_path: Path, concurrency: str) -> None:
+    """SIGSTOP stops the process that referees a game (a game process, or with one game at a
+    time the arbiter itself) but not its engines; after SIGCONT the referee would see a move
+    that took the whole stop, longer than the mover's clock.  The game does not count, one line
+    says so, and it is played again: the event completes, every game decided on the board."""
+    process, db, pids = start_tournament(tmp_path, 30, "--tc", "2+0.05", "--concurrency", concurrency)
+    try:
+        engines = engines_started(pids, 2 * int(concurrency))
+        time.sleep(0.5)  # into the game
+        stopped = player(engines[0])
+        host = "the arbiter" if stopped == process.pid else "the game process"
+        if concurrency == "1":
+            assert stopped == process.pid
+        stop_for_a_while(stopped)
+        status = process.wait(timeout=60)
+    finally:
+        process.kill()
+        process.wait()
+    out, err = (tmp_path / "out").read_text(), (tmp_path / "err").read_text()
+    assert status == 0, out + err
+    assert "Finished tournament" in out
+    assert terminations(db) == [(1, "NORMAL"), (2, "NORMAL")], err  # no loss on time, no stall
+    assert re.search(
+        rf"^Warning: game [12] does not count: {host} \(pid {stopped}\) was frozen for [3-9]\.\d s "
+        r"during the game; it is played again$",
+        err,
+        re.MULTILINE,
+    ), err
+    assert_all_gone(pids, expected_at_least=4)
