@@ -1,6 +1,7 @@
 """Faults thrown at the processes of a running ``dipole-arbiter`` tournament, as a user would meet
-them (real engine processes, the event database): the process playing a game stopped
-(SIGSTOP, then SIGCONT) for longer than the engines' clocks, which must cost no engine its game."""
+them (real engine processes, the event database, ``resume``): the process playing a game stopped
+(SIGSTOP, then SIGCONT) for longer than the engines' clocks, which must cost no engine its game,
+and the fork server killed under its game processes, which the stop line must count right."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_arbiter_cli import ARBITER
+from test_arbiter_cli import ARBITER, arbiter
 from test_arbiter_games import TOY, assert_all_gone
 
 
@@ -104,3 +105,39 @@ def test_a_process_stopped_mid_game_costs_no_engine_its_game(tmp_path: Path, con
         re.MULTILINE,
     ), err
     assert_all_gone(pids, expected_at_least=4)
+
+
+def test_the_fork_servers_death_is_one_line_naming_its_game_processes_and_their_games(tmp_path: Path) -> None:
+    """The game processes of an arbiter that has other threads (a tournament's: its live view)
+    come from the fork server; killed, it takes them (and their games in progress) with it.  The stop
+    line names the fork server, every game process and every game lost; ``resume`` plays them."""
+    process, db, pids = start_tournament(tmp_path, 30, "--depth", "1", "--concurrency", "2")
+    try:
+        engines = engines_started(pids, 4)
+        time.sleep(0.3)  # both games under way (each lasts seconds)
+        game_processes = {player(engine) for engine in engines}
+        assert len(game_processes) == 2
+        (server,) = {parent(game_process) for game_process in game_processes}
+        assert server != process.pid and parent(server) == process.pid
+        os.kill(server, signal.SIGKILL)
+        status = process.wait(timeout=30)
+    finally:
+        process.kill()
+        process.wait()
+    out, err = (tmp_path / "out").read_text(), (tmp_path / "err").read_text()
+    assert status != 0, out
+    stop = re.search(
+        rf"^Tournament stopped after 0 of 2 games: the fork server \(pid {server}\) died, and with it "
+        r"game processes 1 \(pid (\d+)\) and 2 \(pid (\d+)\); the 2 games they were playing "
+        rf"\(games 1 and 2\) were not recorded; continue with: dipole-arbiter resume {re.escape(str(db))}$",
+        out,
+        re.MULTILINE,
+    )
+    assert stop is not None, out + err
+    assert {int(stop[1]), int(stop[2])} == game_processes
+    assert_all_gone(pids, expected_at_least=4)
+    assert terminations(db) == []
+
+    resumed = arbiter("resume", str(db), "--concurrency", "2")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert [number for number, _ in terminations(db)] == [1, 2]

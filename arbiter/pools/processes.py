@@ -41,9 +41,10 @@ it was forked from (the arbiter, or the fork server) dies (``PR_SET_PDEATHSIG``)
 engines' guards then kill the engines; the fork server ends once the arbiter and every game
 process have.  :meth:`ProcessPool.interrupt` kills the game processes.  A game process ignores
 SIGINT (a Ctrl-C reaches the whole process group: the arbiter decides).  A game process that
-dies on its own stops the pool with the reason; the games it was playing are not recorded (a
-tournament's ``resume`` plays them).  A game process that stood still during a game plays it
-again (:class:`~arbiter.pools.local.GamePool`).
+dies on its own stops the pool; the stop line names every game process that died (one or all:
+the fork server's death takes them all), how, and the games they were playing, which are not
+recorded (a tournament's ``resume`` plays them).  A game process that stood still during a game
+plays it again (:class:`~arbiter.pools.local.GamePool`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from __future__ import annotations
 import functools
 import gc
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import pickle
 import queue
@@ -94,7 +96,8 @@ def _pickled(message: Any) -> bytes:
 class _GameProcess:
     """The arbiter's side of one game process: its connection and the games it is playing."""
 
-    def __init__(self, process: Any, connection: Connection) -> None:
+    def __init__(self, number: int, process: Any, connection: Connection) -> None:
+        self.number = number  # counted from 1, in the order started
         self.process = process
         self.connection = connection
         self.handed: dict[int, GameJob] = {}  # sent, not yet started
@@ -167,6 +170,9 @@ class ProcessPool:
         self._error: BaseException | None = None
         self._report_lock = threading.RLock()
         self._processes: list[_GameProcess] = []
+        self._forked = True  # started by forking this process (else by the fork server)
+        self._died: list[_GameProcess] = []  # ended without their last word, in the order seen
+        self._deaths_line: str | None = None  # the stop reason that says so
         self._dispatcher: threading.Thread | None = None
         self._requests: queue.Queue[_GameProcess | None] = queue.Queue()  # processes asking for a job
         self._ask: Callable[[_GameProcess], None] = self._requests.put  # a process asks for a job: see run()
@@ -183,7 +189,7 @@ class ProcessPool:
         # threads, that imports the game processes' modules once: 0.15 s of CPU more, with its
         # resource tracker).  Either way a game process starts in milliseconds instead of the
         # tenth of a second of CPU an interpreter of its own takes to import its modules.
-        forked = threading.active_count() == 1
+        self._forked = forked = threading.active_count() == 1
         context: ForkContext | ForkServerContext
         if forked:
             context = multiprocessing.get_context("fork")
@@ -213,7 +219,7 @@ class ProcessPool:
                 )
                 process.start()
                 there.close()
-                self._processes.append(_GameProcess(process, here))
+                self._processes.append(_GameProcess(len(self._processes) + 1, process, here))
                 first += threads
         finally:
             if forked:
@@ -355,12 +361,35 @@ class ProcessPool:
         if game_process.done or self.interrupted:
             return
         game_process.process.join(timeout=1.0)
-        code = game_process.process.exitcode
-        lost = len(game_process.playing)
-        self.request_stop(
-            f"a game process died (exit status {code}); "
-            f"{lost} game{'s' if lost != 1 else ''} it was playing {'were' if lost != 1 else 'was'} "
-            f"not recorded"
+        self._died.append(game_process)
+        line = self._deaths()
+        with self._report_lock:  # the line grows with each death seen (the fork server's ends them all)
+            if self.stop_reason is None or self.stop_reason == self._deaths_line:
+                self.stop_reason = self._deaths_line = line
+
+    def _deaths(self) -> str:
+        """The stop line of the game processes that died: which, how, and the games lost."""
+        died = sorted(self._died, key=lambda p: p.number)
+        server = None if self._forked else _dead_fork_server()
+        if server is not None:  # (its children are killed by their parent-death signal: no status to tell)
+            names = _listed([f"{p.number} (pid {p.process.pid})" for p in died])
+            what = (
+                f"the fork server (pid {server}) died, and with it game process{'es' if len(died) > 1 else ''} {names}"
+            )
+        elif len(died) == 1:
+            p = died[0]
+            what = f"game process {p.number} (pid {p.process.pid}) died ({_status(p.process.exitcode)})"
+        else:
+            names = _listed([f"{p.number} (pid {p.process.pid}, {_status(p.process.exitcode)})" for p in died])
+            what = f"game processes {names} died"
+        lost = sorted(number for p in died for number in p.playing)
+        they = "it was" if len(died) == 1 else "they were"
+        if not lost:
+            return f"{what}; {they} playing no game"
+        if len(lost) == 1:
+            return f"{what}; the game {they} playing (game {lost[0]}) was not recorded"
+        return (
+            f"{what}; the {len(lost)} games {they} playing (games {_listed([str(n) for n in lost])}) were not recorded"
         )
 
     def settle(self, timeout: float = 3.0) -> None:
@@ -401,6 +430,37 @@ class ProcessPool:
         with self._report_lock:
             if self.stop_reason is None:
                 self.stop_reason = reason
+
+
+def _status(code: int | None) -> str:
+    """How a process ended, from its exit code as ``multiprocessing`` gives it."""
+    if code is None:
+        return "its status unknown"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+def _listed(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _dead_fork_server() -> int | None:
+    """The pid of multiprocessing's fork server if it has died (it is this process's child:
+    a zombie until ``multiprocessing`` reaps it), else None."""
+    pid = getattr(multiprocessing.forkserver._forkserver, "_forkserver_pid", None)
+    if not isinstance(pid, int):
+        return None
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            state = stat.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return pid
+    return pid if state == "Z" else None
 
 
 # -- the game process ---------------------------------------------------------------------------
