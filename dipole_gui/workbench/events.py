@@ -66,7 +66,7 @@ VALUE_OPTIONS = (
 )
 OPENINGS = ("start", "suite", "file", "plies")
 MAX_FIELD = 1000  # characters of one field of the form (a path, an SPRT, an engine's name)
-MAX_NAME_BYTES = 200  # of an event's name: its files' names (NAME.db.log) stay within 255 bytes
+MAX_NAME_BYTES = 200  # of a new event's database name (NAME.db; NAME.db.log stays within 255 bytes)
 _starting = threading.Lock()  # one start or resume at a time, so that two cannot both pass the limit
 
 
@@ -90,11 +90,9 @@ def _text(form: dict[str, Any], key: str) -> str:
 
 def event_path(directory: str, name: str) -> str:
     """The database of the event called ``name`` in ``directory`` (a plain file name)."""
-    name = _plain(name.strip(), "event name")
-    if not name or "/" in name or "\\" in name or name.startswith("."):
+    name = name.strip()
+    if not name or "/" in name or "\\" in name or name.startswith(".") or "\x00" in name:
         raise ArbiterError(f"event name {name!r}: give a plain name (no '/', not starting with '.')")
-    if len(name.encode()) > MAX_NAME_BYTES:
-        raise ArbiterError(f"event name: at most {MAX_NAME_BYTES} bytes (it names the event's files)")
     return os.path.join(directory, name if name.endswith(".db") else f"{name}.db")
 
 
@@ -113,6 +111,8 @@ def event_command(form: dict[str, Any], directory: str, engines_file: str) -> tu
     if format_ not in FORMATS:
         raise ArbiterError(f"format {format_!r}: one of {', '.join(FORMATS)}")
     db = event_path(directory, _text(form, "name"))
+    if len(os.path.basename(db).encode()) > MAX_NAME_BYTES:  # a new event's; one made by hand may be longer
+        raise ArbiterError(f"event name: at most {MAX_NAME_BYTES} bytes (it names the event's files)")
     match = format_ == "match"
     args = [*ARBITER, "match" if match else "tournament", "--config", engines_file]
     for name in engines:
