@@ -10,8 +10,8 @@ instance, a ``Game`` subclass or a function of no arguments returning one.  Ever
 page finds games here, so a game installed as its own package appears everywhere.
 
 Each plug-in is loaded once (and again after :func:`reload`) and checked before it is used: each
-variant's start position must read back from its own text, and each legal move there from its
-protocol text and its notation.  A plug-in that fails to import, to load or to pass that check is
+variant's start position must read back from its own text (one line), and each legal move there
+from its protocol text (one token) and its notation.  A plug-in that fails to import, to load or to pass that check is
 left out and named in :func:`broken_plugins` with one line saying why; the other games still work.
 An unknown game or variant is a GameError naming the installed ones.
 """
@@ -140,7 +140,14 @@ def _self_check(checked: Game) -> None:
         again = each.read_position(text).position_text()
         if again != text:
             raise GameError(f"variant {each.name!r}: its start position {shown(text)} reads back as {shown(again)}")
+        if not text or "\n" in text:
+            raise GameError(f"variant {each.name!r}: its start position's text {shown(text)} is not one line")
         for move in start.legal_moves():
+            token = start.move_text(move)
+            if not token or any(char.isspace() for char in token):
+                raise GameError(
+                    f"variant {each.name!r}: its move {shown(token)} is not one token, as the protocol's are"
+                )
             for write, read in ((start.move_text, start.read_move), (start.notation, start.read_notation)):
                 written = write(move)
                 try:

@@ -4,6 +4,7 @@ engine on protocol.loop, driven by the arbiter's own engine client."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -80,13 +81,39 @@ def test_bad_positions_say_what_is_wrong(text: str, why: str) -> None:
         GAME.read_position("connect-four", text)
 
 
-def engine_command() -> list[str]:
-    return [sys.executable, "-m", "connect_four_plug.engine"]
+ENGINE = [sys.executable, "-m", "connect_four_plug.engine"]
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(EXAMPLE), *sys.path])}
+
+
+def test_the_engine_answers_queries_and_perft_from_the_interface() -> None:
+    commands = [
+        f"position fen {FULL}",
+        *(f"query {item}" for item in ("gameover", "result", "moves", "size", "startpos", "fen")),
+        "position startpos moves d d",
+        "query p1turn",
+        "go perft 2",
+        "position startpos moves d h",
+        "quit",
+    ]
+    run = subprocess.run(ENGINE, input="\n".join(commands) + "\n", capture_output=True, text=True, timeout=60, env=ENV)
+    assert run.stdout.splitlines() == [
+        "response true",
+        "response draw",
+        "response (none)",
+        "response 7x6",
+        "response 7/7/7/7/7/7:r",
+        f"response {FULL}",
+        "response true",
+        *(f"{column} 7" for column in "abcdefg"),
+        "Nodes searched: 49",
+        "info string error position: move 2 of 2, 'h' is not a Connect Four move: expected a column letter a-g; "
+        "kept the position after move 1",
+    ], run.stdout
+    assert run.returncode == 0
 
 
 def test_the_engine_plays_on_protocol_loop() -> None:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(EXAMPLE), *sys.path])}
-    client = EngineClient(engine_command(), name="connect-four", env=env)
+    client = EngineClient(ENGINE, name="connect-four", env=ENV)
     try:
         client.start(timeout=30)
         assert client.options["UCI_Variant"].vars == ("connect-four",)

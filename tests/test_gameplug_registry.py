@@ -52,6 +52,27 @@ PLUGINS = {
 
         GAME = BadMoves()
     """,
+    "spaced_plug.py": """
+        from bad_moves_plug import BadMoves, Garbled
+
+
+        class Spaced(Garbled):
+            def move_text(self, move):
+                return f"{move.text} !"
+
+
+        class SpacedMoves(BadMoves):
+            name = "spaced"
+
+            def variant_names(self):
+                return [("spaced", "Dipole whose moves are two tokens")]
+
+            def start(self, variant):
+                return Spaced(self, super().start(variant).board)
+
+
+        GAME = SpacedMoves()
+    """,
     "clash_plug.py": """
         from dipole_engine.plugin import DipoleGame
 
@@ -73,12 +94,13 @@ wrong-type = wrong_type_plug:GAME
 bad-moves = bad_moves_plug:GAME
 zz-clash = clash_plug:GAME
 misnamed = clash_plug:GAME
+spaced = spaced_plug:GAME
 """
 
 
 @pytest.fixture
 def broken_plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Five broken plug-ins of one distribution, on sys.path with their dist-info."""
+    """Six broken plug-ins of one distribution, on sys.path with their dist-info."""
     for name, source in PLUGINS.items():
         (tmp_path / name).write_text(textwrap.dedent(source))
     info = tmp_path / "broken_plugs-0.1.dist-info"
@@ -107,7 +129,7 @@ def test_an_unknown_variant_or_game_names_the_installed_ones() -> None:
 
 def test_broken_plugins_are_named_and_the_others_still_work(broken_plugins: Path) -> None:
     broken = gameplug.broken_plugins()
-    assert set(broken) == {"broken-import", "wrong-type", "bad-moves", "zz-clash", "misnamed"}
+    assert set(broken) == {"broken-import", "wrong-type", "bad-moves", "zz-clash", "misnamed", "spaced"}
     assert all("\n" not in line and "from broken-plugs 0.1" in line for line in broken.values())
     assert "RuntimeError: this plug-in is broken on purpose" in broken["broken-import"]
     assert "names a int, not a gameplug.Game" in broken["wrong-type"]
@@ -116,6 +138,7 @@ def test_broken_plugins_are_named_and_the_others_still_work(broken_plugins: Path
         in broken["bad-moves"]
     )
     assert "its variant 'dipole' is also dipole's" in broken["zz-clash"]
+    assert "variant 'spaced': its move 'c1-off:3 !' is not one token, as the protocol's are" in broken["spaced"]
     assert "names the game 'zz-clash'; the entry point must be called by the game's name" in broken["misnamed"]
     assert {"dipole", "impasse"} <= set(gameplug.installed_games())
     state = gameplug.variant("dipole").start()

@@ -20,6 +20,7 @@ from dipole_engine.plugin import DIPOLE, IMPASSE, RulesState
 from dipole_engine.rules import PASS, all_variants, new_board
 from dipole_gui.analysislines import KIND_WORDS
 from gameplug import GameError, Side
+from gameplug.serve import query_answer
 
 RULES_VARIANTS = [variant.name for variant in all_variants()]
 
@@ -148,3 +149,24 @@ def test_the_games_reasons_and_check_positions() -> None:
     assert mate.answers and len(mate.answers) < len(mate.legal)  # other moves that do not win
     assert [p.description for p in gameplug.variant("dipole-10").check_positions()] == ["the start position"]
     assert gameplug.variant("impasse-singles").engine_variant == "impasse-singles"
+
+
+@pytest.mark.parametrize("variant", ["dipole-s", "impasse"])
+def test_query_answers_from_the_interface_are_the_engines(variant: str) -> None:
+    state = gameplug.variant(variant).start()
+    rng = random.Random(variant)
+    for _ in range(5):
+        state.play(rng.choice(state.legal_moves()))
+    moves = " ".join(state.move_text(move) for move in state.history)
+    items = ("gameover", "p1turn", "result", "fen", "moves", "size", "startpos")
+    commands = [f"setoption name UCI_Variant value {variant}", f"position startpos moves {moves}"]
+    commands += [f"query {item}" for item in items] + ["quit"]
+    run = subprocess.run(
+        [sys.executable, "-m", "dipole_engine"],
+        input="\n".join(commands) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    game = gameplug.variant(variant).game
+    assert run.stdout.splitlines() == [f"response {query_answer(game, state, item)}" for item in items]

@@ -2,15 +2,15 @@
 own rules, centre columns first, scoring the open lines of four.
 
 The loop does the protocol (protocol/SPEC.md: handshake, ``UCI_Variant``, ``position``, the clock,
-``stop``, ``bestmove``, error lines); the engine is its search and four small hooks that hand
-positions and moves to the gameplug interface.  Run it as ``connect-four-engine``, or
-``python -m connect_four_plug.engine``.
+``stop``, ``bestmove``, ``query``, ``go perft``, error lines) and :func:`gameplug.serve.serve_game`
+hands it the game's positions and moves through the gameplug interface: the engine is its search.
+Run it as ``connect-four-engine``, or ``python -m connect_four_plug.engine``.
 """
 
 from __future__ import annotations
 
-from gameplug import Side, divide
-from protocol.loop import SearchJob, serve
+from gameplug.serve import serve_game
+from protocol.loop import SearchJob
 
 from .rules import DIRECTIONS, EMPTY, GAME, HEIGHT, WIDTH, ConnectFourState
 
@@ -90,42 +90,8 @@ def search(job: SearchJob[ConnectFourState]) -> str | None:
     return state.move_text(best[0])
 
 
-def new_position(variant: str, text: str | None) -> ConnectFourState:
-    return GAME.start(variant) if text is None else GAME.read_position(variant, text)
-
-
-def play(state: ConnectFourState, text: str) -> None:
-    state.play(state.read_move(text))
-
-
-def answer(state: ConnectFourState, item: str) -> str | None:
-    """``query`` (protocol/SPEC.md 4.9): what a host that knows no rules asks."""
-    outcome = state.outcome()
-    results = {None: "draw", Side.FIRST: "p1win", Side.SECOND: "p2win"}
-    answers = {
-        "gameover": "true" if outcome.over else "false",
-        "p1turn": "true" if state.turn is Side.FIRST else "false",
-        "result": results[outcome.winner] if outcome.over else "none",
-        "fen": state.position_text(),
-        "moves": " ".join(state.move_text(move) for move in state.legal_moves()) or "(none)",
-        "size": f"{WIDTH}x{HEIGHT}",
-        "startpos": GAME.start(state.variant).position_text(),
-    }
-    return answers.get(item)
-
-
 def main() -> int:
-    return serve(
-        search,
-        name="Connect Four example",
-        author="the dipole-engine project",
-        variants=[variant.name for variant in GAME.variants],
-        new_position=new_position,
-        play=play,
-        turn=lambda state: state.turn is Side.FIRST,
-        answer=answer,
-        perft=divide,
-    )
+    return serve_game(GAME, search, name="Connect Four example", author="the dipole-engine project")
 
 
 if __name__ == "__main__":
