@@ -9,10 +9,10 @@ the entry-point group ``gameplug.games`` (:mod:`gameplug.registry`)::
 
     import gameplug
 
-    state = gameplug.variant("connect-four").start()
+    state = gameplug.variant("dipole").start()
     while not state.outcome().over:
         state.play(state.legal_moves()[0])
-    print(state.outcome().result, state.outcome().reason)
+    print(state.outcome().result, state.outcome().reason)   # 1-0 Black has no checkers left
 
 Bad input anywhere is a :class:`GameError` whose message is one line.
 """

@@ -22,6 +22,8 @@ from dipole_gui.analysislines import KIND_WORDS
 from gameplug import GameError, Side
 from gameplug.serve import query_answer
 
+pytestmark = pytest.mark.build  # the adapter reads the rules' move objects, which the build compiles
+
 RULES_VARIANTS = [variant.name for variant in all_variants()]
 
 
