@@ -98,6 +98,9 @@ spaced = spaced_plug:GAME
 """
 
 
+PLUGIN_NAMES = ("broken-import", "wrong-type", "bad-moves", "zz-clash", "misnamed", "spaced")
+
+
 @pytest.fixture
 def broken_plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Six broken plug-ins of one distribution, on sys.path with their dist-info."""
@@ -129,7 +132,7 @@ def test_an_unknown_variant_or_game_names_the_installed_ones() -> None:
 
 def test_broken_plugins_are_named_and_the_others_still_work(broken_plugins: Path) -> None:
     broken = gameplug.broken_plugins()
-    assert set(broken) == {"broken-import", "wrong-type", "bad-moves", "zz-clash", "misnamed", "spaced"}
+    assert set(broken) == set(PLUGIN_NAMES)
     assert all("\n" not in line and "from broken-plugs 0.1" in line for line in broken.values())
     assert "RuntimeError: this plug-in is broken on purpose" in broken["broken-import"]
     assert "names a int, not a gameplug.Game" in broken["wrong-type"]
@@ -145,7 +148,17 @@ def test_broken_plugins_are_named_and_the_others_still_work(broken_plugins: Path
     state.play(state.read_move("c1-c3"))
     assert state.position_text() == "B:W10c1,2c3:B12d8"
     with pytest.raises(GameError, match=r"\(plug-ins left out, see their errors: bad-moves, broken-import,"):
+        gameplug.variant("chess")
+    with pytest.raises(GameError) as asked:  # asking for a broken game says why it is left out
         gameplug.variant("bad-moves")
+    assert str(asked.value) == broken["bad-moves"]
+
+
+def test_a_variant_is_checked_when_first_asked_for(broken_plugins: Path) -> None:
+    with pytest.raises(GameError, match=r"^game plug-in 'spaced' .* is not one token"):
+        gameplug.game("spaced")
+    assert gameplug.variant("dipole").start().position_text() == "W:W12c1:B12d8"
+    assert set(gameplug.broken_plugins()) == set(PLUGIN_NAMES)  # (all checked now)
 
 
 def test_reload_finds_what_is_installed_now(broken_plugins: Path) -> None:
