@@ -52,11 +52,11 @@ class RulesState(State[Any]):
     """A position of Dipole or Impasse and its history: one rules board, played on in place.
     ``board`` is that board (read-only outside: the engine's search may read it)."""
 
-    def __init__(self, game: RulesGame, board: Board[Any]) -> None:
+    def __init__(self, game: RulesGame, board: Board[Any], start: str | None = None) -> None:
         self.game = game
         self.board = board
         self.variant = board.variant.name
-        self._start = board.fen()
+        self._start = board.fen() if start is None else start  # where ``board``'s history begins
 
     @property
     def turn(self) -> Side:
@@ -113,9 +113,7 @@ class RulesState(State[Any]):
         board = new_board(self.board.variant, self._start)
         for move in self.board.move_stack:
             board.push(move)
-        copied = RulesState(self.game, board)
-        copied._start = self._start
-        return copied
+        return RulesState(self.game, board, self._start)
 
     def forced_move(self) -> Any:
         return PASS if self.game.passes and self.board.must_pass() else None
