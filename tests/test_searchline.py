@@ -13,7 +13,7 @@ from arbiter.play.referee import GameJob
 from arbiter.play.timecontrol import Clock, SearchLimits
 from arbiter.records.game import START
 from dipole_engine.rules import BLACK, WHITE
-from dipole_gui.session import _thinking_message
+from dipole_gui.pagestate import thinking_message
 from protocol.codec import Info
 
 KEYS = {"pov", "depth", "seldepth", "score", "bound", "nodes", "nps", "time", "pv"}
@@ -45,7 +45,7 @@ def test_scores_and_bounds_are_whites_whoever_searched() -> None:
 
 def test_live_file_and_thinking_message_carry_the_same_line(tmp_path: Path) -> None:
     info = Info(depth=5, score_cp=-12, score_bound="upper", nodes=77, pv=("a1-a2",))
-    message = _thinking_message("b", BLACK, info)
+    message = thinking_message("b", BLACK, info)
     assert message.pop("type") == "thinking" and message.pop("source") == "b"
     assert message == search_line(info, BLACK)
     publisher = LivePublisher(str(tmp_path / "live.json"), None)
