@@ -298,30 +298,35 @@ class GamePool:
     ) -> GameRecord | None:
         """Play ``job`` with the worker's engines ``slots``, again while this process stood still
         during the game (see the module docstring); None: the game is not to be recorded."""
-        assert self._heartbeat is not None
         void_games = 0
         while True:
             white = self._slot(slots, job.white, worker)
             black = self._slot(slots, job.black, worker)
             began = time.monotonic()
             record = play_game(job, white, black, self.settings, self.notify, self.live, control=control)
-            frozen = self._heartbeat.frozen_since(began)
-            if not frozen or self.interrupted or (control is not None and control.ended):
+            why = self._stood_still(began)
+            if why is None or self.interrupted or (control is not None and control.ended):
                 return record
             for slot in (white, black):  # what the referee made of them (a stall, a kill) was not their doing
                 slot.discard()
                 slots.pop(slot.spec.name, None)
             void_games += 1
-            host = f"{self.host} (pid {os.getpid()})"
-            void = f"game {job.number} does not count: {host} was frozen for {frozen:.1f} s during the game"
+            void = f"game {job.number} does not count: {why}"
             if void_games == MAX_FROZEN:
                 self.notify(void)
-                self.request_stop(f"game {job.number} was void {MAX_FROZEN} times: {host} was frozen during each")
+                self.request_stop(f"game {job.number} was void {MAX_FROZEN} times, the last because {why}")
                 return None
             if self._stopping():
                 self.notify(f"{void}; it is not played again, the event is stopping")
                 return None
             self.notify(f"{void}; it is played again")
+
+    def _stood_still(self, began: float) -> str | None:
+        """Why a game begun at ``began`` (monotonic seconds) does not count: this process stood
+        still while it was played; None: it counts."""
+        assert self._heartbeat is not None
+        frozen = self._heartbeat.frozen_since(began)
+        return f"{self.host} (pid {os.getpid()}) was frozen for {frozen:.1f} s during the game" if frozen else None
 
     def _retire(self, slots: list[EngineSlot]) -> None:
         """A worker's engines, once it has played its last game: quit (or, after

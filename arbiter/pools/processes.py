@@ -44,7 +44,9 @@ SIGINT (a Ctrl-C reaches the whole process group: the arbiter decides).  A game 
 dies on its own stops the pool; the stop line names every game process that died (one or all:
 the fork server's death takes them all), how, and the games they were playing, which are not
 recorded (a tournament's ``resume`` plays them).  A game process that stood still during a game
-plays it again (:class:`~arbiter.pools.local.GamePool`).
+plays it again (:class:`~arbiter.pools.local.GamePool`), as does one held up meanwhile by the
+arbiter: a stopped arbiter takes none of its messages, and once the pipe between them is full,
+each message waits, and with it the game process and the engines' clocks.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ import select
 import signal
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from multiprocessing.connection import Connection
 from multiprocessing.context import ForkContext, ForkServerContext
@@ -74,6 +77,7 @@ from ..live.publisher import LivePublisher
 from ..play.referee import EngineSlot, GameControl, GameJob, Notify, RefereeSettings
 from ..records.game import GameRecord
 from .cluster_live import LiveProxy, LiveRelay
+from .heartbeat import FROZEN_LIMIT
 from .hub import GreenLock, GreenQueue, Hub
 from .local import EngineLogs, GamePool
 
@@ -483,9 +487,17 @@ class _ProcessGamePool(GamePool):
 
     host = "the game process"
 
-    def __init__(self, send: Callable[[tuple[Any, ...]], None], hub: Hub | None, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        send: Callable[[tuple[Any, ...]], None],
+        held: deque[tuple[float, float]],
+        hub: Hub | None,
+        *args: Any,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self._send = send
+        self._held = held  # the messages that waited for the arbiter over FROZEN_LIMIT: (when they went, how long)
         self._hub = hub
         if hub is not None:
             self._jobs_lock = GreenLock(hub)  # the next job waits for the arbiter's answer: parked
@@ -512,6 +524,15 @@ class _ProcessGamePool(GamePool):
     def request_stop(self, reason: str) -> None:
         super().request_stop(reason)
         self._send(("stop", reason))
+
+    def _stood_still(self, began: float) -> str | None:
+        why = super()._stood_still(began)
+        if why is not None:
+            return why
+        waited = max((length for end, length in tuple(self._held) if end > began), default=0.0)
+        if not waited:
+            return None
+        return f"{self.host} (pid {os.getpid()}) waited {waited:.1f} s during the game for the arbiter to take its messages"
 
     def _control(self, job: GameJob) -> GameControl:
         control = GameControl()
@@ -564,11 +585,16 @@ def serve(
     fork_guards()
     lock = threading.Lock()
     closing = False  # this process closes its connection: its end is no news of the arbiter
+    held: deque[tuple[float, float]] = deque(maxlen=64)  # the messages that waited over FROZEN_LIMIT
 
     def send(message: tuple[Any, ...]) -> None:
         data = _pickled(message)
+        began = time.monotonic()
         with lock:
             connection.send_bytes(data)
+        waited = time.monotonic() - began
+        if waited > FROZEN_LIMIT:  # the arbiter took nothing (stopped?), and this process waited
+            held.append((began + waited, waited))
 
     # One game at a time (as many games as cores, or fewer) is played on this thread, each wait
     # a blocking one, and the arbiter's words are read by a thread: a hub would switch greenlets
@@ -609,6 +635,7 @@ def serve(
     logs = EngineLogs(log_dir, warn=warn) if log_dir is not None else None
     pool = _ProcessGamePool(
         send,
+        held,
         hub,
         variant,
         settings,
