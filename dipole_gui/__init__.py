@@ -10,7 +10,7 @@ bottom up:
 - :mod:`.config` what the server was started with (engines, token, limits), as the page sees it;
 - :mod:`.timesetting` the time control the page chose;
 - :mod:`.seats` one engine process per game seat, on its own long-lived thread;
-- :mod:`.messages` what a page may send (its limits, decoded) and the writer that sends to it;
+- :mod:`.pagemessages` what a page may send (its limits, decoded) and the writer that sends to it;
 - :mod:`.pagestate` what a page draws of its game: the ``state``, ``plies`` and ``thinking`` messages;
 - :mod:`.analysis` one engine searching the position shown;
 - :mod:`.refereeing` a page's game in the hands of the arbiter's referee, and its news brought back;

@@ -172,7 +172,7 @@ def cli(
     import uvicorn  # the web stack is an extra: say so clearly if it is missing
 
     from .config import GuiConfig
-    from .messages import MAX_MESSAGE
+    from .pagemessages import MAX_MESSAGE
     from .server import base_routes, create_app
     from .watch import Watching, check_watch_path, watch_routes
     from .workbench import Workbench

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 
 from .config import DEFAULT_KEEP, GuiConfig
-from .messages import Page, Send
+from .pagemessages import Page, Send
 from .session import Session
 
 KEPT_PER_CLIENT = 8  # games without a page kept for one client address

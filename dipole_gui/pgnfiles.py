@@ -1,6 +1,6 @@
 """A page's PGN files: the records it opens, shown as a game, and the game it saves.
 
-A file the page opens (at most :data:`~dipole_gui.messages.MAX_PGN` characters) is read on a
+A file the page opens (at most :data:`~dipole_gui.pagemessages.MAX_PGN` characters) is read on a
 worker thread (:func:`arbiter.records.pgn.read_pgn`), so other pages are not held up; its games
 are listed on the page (``pgn-games``) and the first, or the one picked, becomes the session's
 game, free to step through, analyse and play on, with its players' names and its tags kept for
@@ -20,7 +20,7 @@ from arbiter.records.game import BLACK_WINS, UNFINISHED, WHITE_WINS, GameRecord,
 from arbiter.records.pgn import format_game, read_pgn
 from dipole_engine.rules import BLACK, WHITE, RulesError, new_board
 
-from .messages import MAX_PGN
+from .pagemessages import MAX_PGN
 from .refereeing import EVENT, GAME_NUMBER, today
 from .timesetting import PageError
 

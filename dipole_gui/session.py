@@ -3,7 +3,7 @@
 A :class:`Session` belongs to the server, not to a page: it has an unguessable id (a capability:
 whoever has it may see and play the game) and lives in the server's registry
 (:class:`dipole_gui.games.Games`), which attaches pages' WebSockets to it and drops it some time after
-its last page went away.  Every attached page gets the same messages (:mod:`.messages`) and any of
+its last page went away.  Every attached page gets the same messages (:mod:`.pagemessages`) and any of
 them may act; the messages of the pages are handled one at a time, in order of arrival, by
 :mod:`.pagerequests`.  Everything it does is driven by the pages' messages and by the referee's
 news (:mod:`.refereeing`), all on the event loop.  After every change the session pushes the
@@ -28,7 +28,7 @@ from . import refereeing
 from .analysis import Analysis
 from .config import GuiConfig, engine_list, variant_list
 from .limits import Permit
-from .messages import MAX_MESSAGE, MAX_PGN, Page, Send, read_message
+from .pagemessages import MAX_MESSAGE, MAX_PGN, Page, Send, read_message
 from .pagerequests import HANDLERS
 from .pagestate import plies_message, state_message
 from .seats import GameTable

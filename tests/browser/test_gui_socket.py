@@ -24,7 +24,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from arbiter.records.pgn import read_pgn
-from dipole_gui.messages import MAX_CONTAINERS, MAX_DEPTH, MAX_MESSAGE, MAX_PGN
+from dipole_gui.pagemessages import MAX_CONTAINERS, MAX_DEPTH, MAX_MESSAGE, MAX_PGN
 
 
 @pytest.fixture(scope="module")
