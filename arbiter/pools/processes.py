@@ -581,7 +581,7 @@ def serve(
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Its engines' guards forked from it, not started as interpreters: its only threads are
     # the games' (or the hub's) and, idle in a read, its engines' stderr readers and the
-    # arbiter's listener.
+    # arbiter's listener, and the pool's heartbeat, which takes no lock but its own.
     fork_guards()
     lock = threading.Lock()
     closing = False  # this process closes its connection: its end is no news of the arbiter
