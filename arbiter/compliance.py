@@ -61,7 +61,8 @@ from protocol import (
     parse_response,
 )
 from protocol.client import MAX_HANDSHAKE_CHARS, MAX_HANDSHAKE_LINES, EngineClient, EngineError
-from protocol.transport import EndOfOutput, LineTooLongError, ProcessTransport
+from protocol.processtransport import ProcessTransport
+from protocol.transport import EndOfOutput, LineTooLongError
 
 from .errors import ArbiterError
 

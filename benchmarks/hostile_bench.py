@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from protocol import EngineClient, transport
+from protocol import EngineClient, guardstart
 
 ROOT = Path(__file__).parent.parent
 ENGINES = ROOT / "tests" / "engines"
@@ -66,11 +66,11 @@ def guard_cost(runs: int) -> tuple[float, float]:
     """Median ms of start + quit under the guard and without it, run in turn (the machine drifts)."""
     guarded, bare = [], []
     for _ in range(runs):
-        transport.GUARDED = True
+        guardstart.GUARDED = True
         guarded.append(start_quit_ms())
-        transport.GUARDED = False
+        guardstart.GUARDED = False
         bare.append(start_quit_ms())
-    transport.GUARDED = True
+    guardstart.GUARDED = True
     return statistics.median(guarded), statistics.median(bare)
 
 

@@ -6,7 +6,7 @@ take-back abandons the game and referees it again from the position before).  An
 :class:`EngineSeat` owns one for the analysis's engine and runs every blocking call to it.  The
 event loop awaits the results.  Engines are started from that thread and the thread lives
 until the table or seat is closed, after its engines have been killed: an engine's
-parent-death signal (see :mod:`protocol.transport`) fires when the *thread* that started it
+parent-death signal (see :mod:`protocol.guardstart`) fires when the *thread* that started it
 exits, so a short-lived thread would kill its engine too early, and a SIGKILLed server takes
 every engine with it.
 

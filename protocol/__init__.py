@@ -59,7 +59,9 @@ from .codec import (
     parse_int,
     parse_response,
 )
-from .transport import MemoryTransport, ProcessTransport, Transport
+from .memorytransport import MemoryTransport
+from .processtransport import ProcessTransport
+from .transport import Transport
 
 PROTOCOL_VERSION = "1.2"
 """The version of protocol/SPEC.md this package implements."""

@@ -60,8 +60,10 @@ from .codec import (
     format_go,
     format_response,
 )
+from .liveprocesses import kill_all
+from .processtransport import ProcessTransport
 from .reading import read_response
-from .transport import EndOfOutput, LineTooLongError, LogFunction, ProcessTransport, Transport, _monotonic, kill_all
+from .transport import EndOfOutput, LineTooLongError, LogFunction, Transport, _monotonic
 
 __all__ = [
     "EngineClient",
@@ -203,7 +205,7 @@ class EngineClient:
     ``log(direction, line)`` sees every line: ">" sent, "<" read, "!" the engine's stderr;
     calls are serialised, but may come from the thread that reads the engine's stderr.  ``transport``
     replaces the process by another :class:`~protocol.transport.Transport` (tests use
-    :class:`~protocol.transport.MemoryTransport`); ``command`` then only names the engine.
+    :class:`~protocol.memorytransport.MemoryTransport`); ``command`` then only names the engine.
     """
 
     def __init__(

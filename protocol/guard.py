@@ -2,9 +2,9 @@
 
 Run as ``python -I -S guard.py REPORT_FD PARENT_PID DIE_WITH_PARENT -- COMMAND...``, or imported
 by a bare interpreter that calls :func:`main` with those arguments (as
-:class:`~protocol.transport.ProcessTransport` does, Linux only: the module's bytecode is then
+:class:`~protocol.processtransport.ProcessTransport` does, Linux only: the module's bytecode is then
 cached, not compiled at each engine's start), or called in a child forked from the host (a
-host that asked for it with :func:`protocol.transport.fork_guards`).  It
+host that asked for it with :func:`protocol.guardstart.fork_guards`).  It
 
 1. makes itself a *child subreaper* (``prctl PR_SET_CHILD_SUBREAPER``), so every process the
    engine starts, however it detaches (a new session, a new process group, a double fork, a

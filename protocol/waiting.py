@@ -17,7 +17,7 @@ import math
 import select
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
@@ -49,6 +49,22 @@ class Waiter:
 
 BLOCKING = Waiter()
 """The default waiter: the calling thread blocks."""
+
+
+POLL_INTERVAL = 0.002
+"""Seconds between two looks at a process's end (or a thread's) under a waiter that does not
+block, at first: the interval doubles up to 20 times that."""
+
+
+def sleep_until(done: Callable[[], bool], timeout: float, waiter: Waiter) -> None:
+    """Look at ``done`` between sleeps of ``waiter`` (growing from :data:`POLL_INTERVAL`)
+    until it holds or ``timeout`` seconds have passed."""
+    deadline = time.monotonic() + timeout
+    interval = POLL_INTERVAL
+    while not done() and (remaining := deadline - time.monotonic()) > 0:
+        waiter.sleep(min(interval, remaining))
+        interval = min(interval * 2, POLL_INTERVAL * 20)
+
 
 _local = threading.local()
 _installed = [0]  # waiting_with blocks open now, in all threads: while none is, every thread blocks

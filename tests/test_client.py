@@ -32,7 +32,10 @@ from protocol import (
     format_command,
     kill_all,
 )
-from protocol.transport import MAX_LINE, EndOfOutput, ProcessTransport, _LineReader, _live_groups
+from protocol.linereader import LineReader
+from protocol.liveprocesses import live_groups
+from protocol.processtransport import ProcessTransport
+from protocol.transport import MAX_LINE, EndOfOutput
 
 pytestmark = pytest.mark.build  # the compiled client, transport, referee or hub: CI runs these on both builds
 
@@ -478,7 +481,7 @@ def test_real_engine_conversation_and_clean_quit() -> None:
     assert 0.09 <= result.elapsed < 3
     assert client.quit() == 0
     assert not group_alive(pgid) and not pid_alive(child)
-    assert pgid not in _live_groups
+    assert pgid not in live_groups
 
 
 def test_quit_kills_an_engine_that_ignores_it() -> None:
@@ -629,7 +632,7 @@ def test_reader_lines_do_not_depend_on_how_the_output_is_cut(pieces: list[str], 
         expected.pop()
     expected = [line.rstrip("\r") for line in expected]
     read, write = os.pipe()
-    reader = _LineReader(read, None, lambda line: True)
+    reader = LineReader(read, None, lambda line: True)
     lines: list[str] = []
     try:
         at, index = 0, 0

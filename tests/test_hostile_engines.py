@@ -30,7 +30,8 @@ from arbiter.records.game import START, GameRecord, Termination
 from arbiter.records.pgn import PgnGame, format_game, read_pgn
 from protocol import EngineClient, EngineStalled, Limit, UnreadableMove
 from protocol.client import MAX_INFOS, HandshakeError, ProtocolViolation
-from protocol.transport import GUARDED, ProcessTransport, fork_guards
+from protocol.guardstart import GUARDED, fork_guards
+from protocol.processtransport import ProcessTransport
 
 ENGINES = Path(__file__).parent / "engines"
 sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
@@ -408,7 +409,7 @@ needs_guard = pytest.mark.skipif(not GUARDED, reason="the process-tree guard is 
 @pytest.fixture(params=["interpreter", "forked"])
 def guard_start(request: pytest.FixtureRequest) -> Iterator[str]:
     """Each guard test twice: the guard started as an interpreter of its own (the default), and
-    forked from the host (:func:`protocol.transport.fork_guards`, as the game processes do)."""
+    forked from the host (:func:`protocol.guardstart.fork_guards`, as the game processes do)."""
     fork_guards(request.param == "forked")
     try:
         yield request.param

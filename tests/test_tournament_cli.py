@@ -640,7 +640,7 @@ def test_parent_death_signal_kills_engines_of_a_killed_host(tmp_path: Path) -> N
             "-c",
             (
                 "import sys, time\n"
-                "from protocol.transport import ProcessTransport\n"
+                "from protocol.processtransport import ProcessTransport\n"
                 "t = ProcessTransport(['sleep', '600']); t.start(lambda d, l: None)\n"
                 "print(t.pid, flush=True); time.sleep(600)\n"
             ),

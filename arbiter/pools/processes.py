@@ -69,7 +69,7 @@ from multiprocessing.context import ForkContext, ForkServerContext
 from typing import Any
 
 from protocol.guard import PR_SET_PDEATHSIG, _prctl, default_handlers
-from protocol.transport import fork_guards
+from protocol.guardstart import fork_guards
 from protocol.waiting import waiting_with
 
 from ..errors import ArbiterError
