@@ -111,7 +111,7 @@ class GameTask:
 
 
 @dataclass(frozen=True)
-class GameOutcome:
+class WorkerReport:
     """What a worker sends back for one task.
 
     ``site`` is ``<host>:<pid>`` of the worker process, ``worker`` its Dask address.
@@ -227,7 +227,7 @@ def _cannot_start(slot: EngineSlot) -> str | None:
     return None
 
 
-def play_on_worker(task: GameTask) -> GameOutcome:
+def play_on_worker(task: GameTask) -> WorkerReport:
     """Play one game in this worker thread, with its warm engines (see the module docstring)."""
     ident = threading.get_ident()
     with _threads_lock:
@@ -238,14 +238,14 @@ def play_on_worker(task: GameTask) -> GameOutcome:
     white, black = (engines.slot(task, _on_this_machine(spec)) for spec in (job.white, job.black))
     for slot in (white, black):
         if (why := _cannot_start(slot)) is not None:
-            return GameOutcome(site, worker, None, cannot_start=why)
+            return WorkerReport(site, worker, None, cannot_start=why)
     notes: list[str] = []
     for slot in (white, black):
         if slot.client is not None and not slot.broken and not slot.running:
             slot.mark_broken("exited between games")
             notes.append(f"engine {slot.spec.name!r} exited between games")
         if slot.broken and not task.recover:  # as locally: a crashed engine is not restarted
-            return GameOutcome(site, worker, None, tuple(notes), stopped=(slot.spec.name, slot.failure))
+            return WorkerReport(site, worker, None, tuple(notes), stopped=(slot.spec.name, slot.failure))
     engines.log_lines = [] if task.log else None
     topic = task.live_topic
     live = None if topic is None else LiveProxy(lambda event: dask_worker.log_event(topic, event))
@@ -270,9 +270,9 @@ def play_on_worker(task: GameTask) -> GameOutcome:
             if _closing.is_set()
             else f"the worker process was frozen for {frozen:.1f} s during the game"
         )
-        return GameOutcome(site, worker, None, tuple(notes[:before]), log=log, replay=why)
+        return WorkerReport(site, worker, None, tuple(notes[:before]), log=log, replay=why)
     broken = tuple((slot.spec.name, slot.failure) for slot in (white, black) if slot.broken)
-    return GameOutcome(site, worker, dataclasses.replace(record, site=site), tuple(notes), broken, log=log)
+    return WorkerReport(site, worker, dataclasses.replace(record, site=site), tuple(notes), broken, log=log)
 
 
 def kill_worker_engines() -> None:
@@ -692,31 +692,29 @@ class ClusterPool(GamePool):
                 f"{type(error).__name__}: {_one_line(error)}"
             )
         try:
-            outcome: GameOutcome = future.result()
+            report: WorkerReport = future.result()
         except (CancelledError, OSError, TimeoutError):  # finished, but the scheduler went before it was fetched
             self._scheduler_lost()
             return None
         future.release()  # taken: a worker that leaves now takes nothing Dask would play again
         if self.logs is not None:
-            for name, stamp, direction, line in outcome.log:
-                self.logs.append(name, outcome.site, stamp, direction, line)
-        for note in outcome.notes:
-            self.notify(f"worker {outcome.site}: {note}")
-        if outcome.cannot_start is not None:
-            return self._exclude(submitted, outcome)
-        if outcome.stopped is not None:
-            self._engine_gone(*outcome.stopped)
+            for name, stamp, direction, line in report.log:
+                self.logs.append(name, report.site, stamp, direction, line)
+        for note in report.notes:
+            self.notify(f"worker {report.site}: {note}")
+        if report.cannot_start is not None:
+            return self._exclude(submitted, report)
+        if report.stopped is not None:
+            self._engine_gone(*report.stopped)
             return None
-        if outcome.replay is not None:
+        if report.replay is not None:
             submitted.losses += 1
             if submitted.losses >= MAX_LOSSES:
                 self._give_up(future.key, submitted)
                 return None
-            self.notify(
-                f"worker {outcome.site}: game {job.number} does not count: {outcome.replay}; it is played again"
-            )
+            self.notify(f"worker {report.site}: game {job.number} does not count: {report.replay}; it is played again")
             return _Submitted(job, submitted.losses)
-        record = outcome.record
+        record = report.record
         assert record is not None
         with self._report_lock:
             if self.interrupted or record.number in self._reported:
@@ -727,7 +725,7 @@ class ClusterPool(GamePool):
             if self._relay is not None:  # recorded first: the game never vanishes from view
                 self._relay.game_over(record.number)
             if not self.recover:
-                for name, failure in outcome.broken:
+                for name, failure in report.broken:
                     self._engine_gone(name, failure)
         return None
 
@@ -746,13 +744,13 @@ class ClusterPool(GamePool):
             f"engine {name!r} can no longer play ({failure}); use --recover to restart crashed engines and go on"
         )
 
-    def _exclude(self, submitted: _Submitted, outcome: GameOutcome) -> _Submitted:
+    def _exclude(self, submitted: _Submitted, report: WorkerReport) -> _Submitted:
         """The game's engine cannot start on that worker: say so once, and play the game on the others."""
-        worker = outcome.worker
+        worker = report.worker
         if worker not in self._excluded:
-            self._excluded[worker] = outcome.cannot_start or ""
+            self._excluded[worker] = report.cannot_start or ""
             self.notify(
-                f"worker {outcome.site} ({worker}) cannot start {outcome.cannot_start}; "
+                f"worker {report.site} ({worker}) cannot start {report.cannot_start}; "
                 f"it plays no more games of this event"
             )
         self._threads_checked = 0.0  # the usable workers are looked up again before the game goes out
