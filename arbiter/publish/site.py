@@ -29,7 +29,7 @@ leaves the disk as it was: the inputs are read and checked before the output is 
 files written meanwhile are put back (:class:`_Undo`) and the directories made are removed.
 
 Every value from the records reaches the pages through Jinja2's autoescape
-(:func:`arbiter.report.render.environment`) or :func:`.replay.script_json`; none is markup.
+(:func:`arbiter.report.render.environment`) or :func:`.gamepage.script_json`; none is markup.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ from ..report.event_report import report_context
 from ..report.render import environment
 from ..stats.ratings import RatingError, RatingTable, fit_ratings
 from ..stats.sprt_monitor import SprtMonitor
-from .replay import replay
+from .gamepage import replay
 
 PAGE_SIZE = 100  # games, engines or opponents per list page
 PAGER_REACH = 5  # a list page links the pages this far before and after it

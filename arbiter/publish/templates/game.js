@@ -1,6 +1,6 @@
 // game.js: a published game page (arbiter/publish/templates/game.html).  Rebuilds the board JSON
 // of every position from #game-data (the start position, then the squares each ply changed,
-// computed by arbiter/publish/replay.py with the rules) and draws it with board.js (the GUI's
+// computed by arbiter/publish/gamepage.py with the rules) and draws it with board.js (the GUI's
 // drawing, window.DipoleBoard).  Left/right arrows step, Home/End jump; the buttons and the move
 // list do the same.  Nothing is put in as markup: the page's text is the server's, escaped.
 (function () {
