@@ -167,6 +167,7 @@ def _wait_for_pgn_games(path: Path, count: int, timeout: float = 60) -> None:
     raise AssertionError(f"{path} never held {count} games")
 
 
+@pytest.mark.slow
 def test_sigterm_mid_match_kills_engines_and_leaves_only_whole_games(tmp_path: Path) -> None:
     pgn = tmp_path / "games.pgn"
     pids = tmp_path / "pids"
@@ -264,6 +265,7 @@ OWN_ENGINE = f"cmd={sys.executable} -m dipole_engine"
 
 
 @pytest.mark.build  # the project's engine plays: CI runs this on both builds
+@pytest.mark.slow
 def test_real_engines_fixed_depth_same_games_at_concurrency_1_and_2_and_replay_accepts(tmp_path: Path) -> None:
     runs = {}
     for concurrency in (1, 2):
@@ -309,6 +311,7 @@ def test_demo_runs_the_own_engine_at_two_depths() -> None:
     assert result.stdout.count("Finished game") == 2 and result.stdout.endswith("Finished match\n")
 
 
+@pytest.mark.slow
 def test_python_dash_m_arbiter_is_the_dipole_arbiter_command(tmp_path: Path) -> None:
     module = [sys.executable, "-m", "arbiter"]
     script = str(Path(sys.executable).with_name("dipole-arbiter"))

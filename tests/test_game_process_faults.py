@@ -91,6 +91,7 @@ def stop_for_a_while(pid: int, seconds: float = 3.0) -> None:
 
 
 @pytest.mark.parametrize("concurrency", ["2", "1"], ids=["game-process", "arbiter"])
+@pytest.mark.slow
 def test_a_process_stopped_mid_game_costs_no_engine_its_game(tmp_path: Path, concurrency: str) -> None:
     """SIGSTOP stops the process that referees a game (a game process, or with one game at a
     time the arbiter itself) but not its engines; after SIGCONT the referee would see a move
@@ -144,6 +145,7 @@ def test_an_arbiter_stopped_mid_event_costs_no_engine_a_game(tmp_path: Path) -> 
     assert_all_gone(pids, expected_at_least=8)
 
 
+@pytest.mark.slow
 def test_the_fork_servers_death_is_one_line_naming_its_game_processes_and_their_games(tmp_path: Path) -> None:
     """The game processes of an arbiter that has other threads (a tournament's: its live view)
     come from the fork server; killed, it takes them (and their games in progress) with it.

@@ -128,6 +128,7 @@ def test_a_garbage_flood_cannot_push_the_handshake_deadline_back() -> None:
     assert time.monotonic() - begin < 8 and not engine.alive
 
 
+@pytest.mark.slow
 def test_many_info_lines_are_read_but_only_the_last_are_kept() -> None:
     with EngineClient([sys.executable, HOSTILE, "--flood-then-move"]) as engine:
         engine.set_position(None)
@@ -141,6 +142,7 @@ def test_a_stderr_flood_costs_nothing() -> None:
     assert all(record.termination is Termination.NORMAL for record in records)
 
 
+@pytest.mark.slow
 def test_a_flood_costs_the_engines_of_the_other_games_no_clock_time() -> None:
     """The games of two engines answering at once, two at a time, beside a game whose engine
     floods ``info`` lines (benchmarks/flood_bench.py, small): the moves their clocks were
@@ -295,6 +297,7 @@ def deaf_and_toys(pids: Path, *goods: str) -> list[str]:
 
 
 @needs_linux
+@pytest.mark.slow
 def test_an_engine_that_stops_taking_its_input_stalls_and_the_match_goes_on(tmp_path: Path) -> None:
     done, games = run_arbiter(
         tmp_path,

@@ -182,6 +182,7 @@ def damage(source: Path, target: Path, how: str) -> None:
         "bad limits",
     ],
 )
+@pytest.mark.slow
 def test_a_damaged_database_is_one_line_for_every_command(event: Path, tmp_path: Path, how: str) -> None:
     damaged = tmp_path / "damaged.db"
     damage(event, damaged, how)

@@ -53,6 +53,7 @@ def impasse_match(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.
     return result, pgn
 
 
+@pytest.mark.slow
 def test_impasse_match_runs_records_and_replays(impasse_match: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     result, pgn = impasse_match
     assert result.returncode == 0, result.stderr

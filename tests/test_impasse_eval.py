@@ -133,6 +133,7 @@ def fresh_state(board: ImpasseBoard) -> tuple[list[int], int]:
     variant=st.sampled_from(["impasse", "impasse-singles"]),
     weights=st.sampled_from([IMPASSE_WEIGHTS, ODD_WEIGHTS]),
 )
+@pytest.mark.slow
 def test_scan_matches_the_stack_by_stack_reference(seed: int, variant: str, weights: ImpasseWeights) -> None:
     rng = random.Random(seed)
     board = ImpasseBoard(variant)

@@ -152,6 +152,7 @@ def test_bad_move_text_is_a_clear_error(fen: str, text: str, error: type, fragme
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), variant=st.sampled_from(["impasse", "impasse-singles"]))
+@pytest.mark.slow
 def test_playouts_keep_invariants_and_round_trip(seed: int, variant: str) -> None:
     rng = random.Random(seed)
     board = ImpasseBoard(variant)

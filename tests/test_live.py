@@ -9,6 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from test_arbiter_cli import ARBITER, arbiter, toy
 from test_arbiter_games import assert_all_gone
 from test_tournament_cli import games_table, own, wait_for_games
@@ -79,6 +80,7 @@ def test_a_move_reaches_the_live_file_within_a_second(tmp_path: Path) -> None:
     assert read_live(live)["state"] == "finished"  # type: ignore[index]
 
 
+@pytest.mark.slow
 def test_live_file_follows_a_running_tournament_then_says_it_stopped(tmp_path: Path) -> None:
     db, pgn = tmp_path / "live.db", tmp_path / "live.pgn"
     process = subprocess.Popen(
@@ -131,6 +133,7 @@ def test_live_file_follows_a_running_tournament_then_says_it_stopped(tmp_path: P
     assert read_pgn(pgn.read_text()) == []
 
 
+@pytest.mark.slow
 def test_live_pgn_always_parses_while_games_run(tmp_path: Path) -> None:
     pids, db, pgn = tmp_path / "pids", tmp_path / "p.db", tmp_path / "p.pgn"
     engines = [*toy("a", pids, "--think", "3"), *toy("b", pids, "--think", "3"), *toy("c", pids, "--think", "3")]
@@ -181,6 +184,7 @@ def test_live_pgn_always_parses_while_games_run(tmp_path: Path) -> None:
     assert_all_gone(pids)
 
 
+@pytest.mark.slow
 def test_sigkilled_event_reads_as_not_running_and_resume_publishes_again(tmp_path: Path) -> None:
     pids, db = tmp_path / "pids", tmp_path / "k.db"
     # Moves of 0.1 s: a game lasts seconds, so the one seen in progress is still in progress
@@ -214,6 +218,7 @@ def test_sigkilled_event_reads_as_not_running_and_resume_publishes_again(tmp_pat
     assert_all_gone(pids)
 
 
+@pytest.mark.slow
 def test_match_live_file_and_bad_live_paths(tmp_path: Path) -> None:
     live = tmp_path / "m.json"
     result = arbiter(

@@ -128,6 +128,7 @@ def test_the_shipped_balanced_suites_are_present_and_readable(variant: str) -> N
 
 @pytest.mark.parametrize("name", ["balanced", "dipole-balanced"])  # the name, and its first name kept as an alias
 @pytest.mark.parametrize("variant", ["dipole-10", "impasse"])
+@pytest.mark.slow
 def test_balanced_names_the_shipped_suite_of_the_event_variant(tmp_path: Path, name: str, variant: str) -> None:
     pgn = tmp_path / "games.pgn"
     own = f"cmd={sys.executable} -m dipole_engine"  # the toy engine plays Dipole only

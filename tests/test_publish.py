@@ -120,6 +120,7 @@ def check_page(path: Path) -> str:
     return "".join(checker.text)
 
 
+@pytest.mark.slow
 def test_publish_event_and_pgn(event: Path, tmp_path: Path) -> None:
     pgn = tmp_path / "more.pgn"
     shutil.copy(event / "event.pgn", pgn)
@@ -165,6 +166,7 @@ def test_republish_leaves_unchanged_games_alone(event: Path, tmp_path: Path) -> 
     assert "0 file(s) written" in again.stdout
 
 
+@pytest.mark.slow
 def test_bad_inputs_get_one_line(event: Path, tmp_path: Path) -> None:
     junk = tmp_path / "junk.bin"
     junk.write_bytes(b"\x00\x01 not a record \xff")
@@ -404,6 +406,7 @@ def follow_pages(first: Path, cells: str) -> list[list[list[str]]]:
     return pages
 
 
+@pytest.mark.slow
 def test_long_lists_are_paginated(tmp_path: Path) -> None:
     """130 engines: the rating list (the site's and the event's) comes in pages of 100 engines,
     linked by next and previous, every engine once, ranks running on; the engine that met 129
@@ -521,6 +524,7 @@ def test_an_empty_file_is_neither_an_event_database_nor_pgn(tmp_path: Path) -> N
     assert sorted(path.name for path in tmp_path.iterdir()) == ["event.db"]  # no site, no -wal
 
 
+@pytest.mark.slow
 def test_a_failed_publish_leaves_the_disk_as_it_was(event: Path, tmp_path: Path) -> None:
     """A damaged event database: one line, status 2; the output directories the publish would
     have made (and their parents) are not left behind, a site already there is untouched, and

@@ -41,6 +41,7 @@ def games_table(db: Path) -> list[tuple[int, str, str, str, int]]:
 
 
 @pytest.mark.build  # the project's engine plays: CI runs this on both builds
+@pytest.mark.slow
 def test_round_robin_of_three_real_engines_is_stored_exported_and_rated(tmp_path: Path) -> None:
     db, pgn, exported, report = (tmp_path / name for name in ("rr.db", "live.pgn", "out.pgn", "rr.html"))
     result = arbiter(
@@ -262,6 +263,7 @@ def test_a_match_kept_in_a_database_has_the_matchs_schedule_and_resumes_after_si
     assert not (tmp_path / "n.db").exists()
 
 
+@pytest.mark.slow
 def test_a_running_event_cannot_be_resumed_twice_but_can_be_read(tmp_path: Path) -> None:
     db = tmp_path / "busy.db"
     process = subprocess.Popen(
@@ -346,6 +348,7 @@ def test_sprt_stops_a_match_when_a_clearly_stronger_engine_is_found(tmp_path: Pa
     assert len(read_pgn_file(str(pgn))) == 12
 
 
+@pytest.mark.slow
 def test_sprt_accepts_h0_between_equal_engines_in_a_two_engine_tournament(tmp_path: Path) -> None:
     # the same toy engine twice: colour-reversed games mirror each other, every pair splits
     db = tmp_path / "eq.db"
@@ -379,6 +382,7 @@ def test_sprt_accepts_h0_between_equal_engines_in_a_two_engine_tournament(tmp_pa
     assert "Started game" not in again.stdout and sprt_summary(again.stdout).groups() == summary.groups()
 
 
+@pytest.mark.slow
 def test_sprt_with_a_bounded_number_of_pairs_and_the_same_decision_at_any_concurrency(tmp_path: Path) -> None:
     capped = arbiter(
         "match",

@@ -107,7 +107,7 @@ def test_the_scale_fit_finds_the_scale_the_labels_were_made_with() -> None:
     ("variant", "truth"),
     [
         ("dipole", DipoleWeights(advance=16, tempo=4, threat_first=2, threat_second=3)),
-        ("impasse", dataclasses.replace(IMPASSE_WEIGHTS, row=14, clear=25)),
+        pytest.param("impasse", dataclasses.replace(IMPASSE_WEIGHTS, row=14, clear=25), marks=pytest.mark.slow),
     ],
 )
 def test_the_descent_finds_the_weights_the_labels_were_made_with(variant: str, truth: Any) -> None:
@@ -184,6 +184,7 @@ def impasse_games(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return packed
 
 
+@pytest.mark.slow
 def test_each_phase_is_fitted_on_its_own_positions_from_an_xz_file(impasse_games: Path, tmp_path: Path) -> None:
     records = [game.to_record() for game in read_pgn_file(str(impasse_games))]
     found = harvest(records, "impasse")

@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from gui_support import TOY_ENGINE, click_move, gui_server
 from playwright.sync_api import Browser, Page, expect
 from watch_support import ARBITER, toy
@@ -65,6 +66,7 @@ def expect_analysis_of(page: Page, plies: int) -> None:
     assert (arrow.get_attribute("data-from"), arrow.get_attribute("data-to")) == (origin, target)
 
 
+@pytest.mark.slow
 def test_analysis_board_bar_arrow_lines_evals_and_graph(browser: Browser, tmp_path: Path) -> None:
     engine = f"cmd={sys.executable} {TOY_ENGINE} --multipv --think 50"
     with gui_server("--engine", engine, "name=toy") as server:
@@ -163,6 +165,7 @@ def test_analysis_board_bar_arrow_lines_evals_and_graph(browser: Browser, tmp_pa
         page.close()
 
 
+@pytest.mark.slow
 def test_watch_page_live_boards_have_coordinates_and_whole_lines(browser: Browser, tmp_path: Path) -> None:
     live = tmp_path / "match.json"
     plies = 24  # a line far longer than a card is wide

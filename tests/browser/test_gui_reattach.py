@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from gui_support import alive, click_move, gui_server, start_game, wait_gone
 from playwright.sync_api import Browser, Page
 
@@ -36,6 +37,7 @@ def moves_shown(page: Page) -> list[str]:
     return page.locator("#moves .move:not(.empty)").all_text_contents()
 
 
+@pytest.mark.slow
 def test_a_reload_in_the_middle_of_a_game_against_an_engine_goes_on_with_its_clocks_and_engine(
     browser: Browser,
 ) -> None:
@@ -94,6 +96,7 @@ def test_two_tabs_show_one_game_and_either_plays(browser: Browser) -> None:
         context.close()
 
 
+@pytest.mark.slow
 def test_an_abandoned_game_lives_on_then_is_dropped_with_its_engines(browser: Browser) -> None:
     with gui_server("--keep-games", "5") as server:
         page = browser.new_page()

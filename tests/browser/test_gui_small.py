@@ -37,6 +37,7 @@ def selected_text(page: Page, select: str) -> str:
     return page.eval_on_selector(select, "s => s.options[s.selectedIndex].textContent")
 
 
+@pytest.mark.slow
 def test_the_form_on_first_load_shows_the_game_in_force(browser: Browser) -> None:
     with gui_server() as server:
         page, errors = open_page(browser, server.url)

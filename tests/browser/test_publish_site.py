@@ -124,6 +124,7 @@ def drawn_stacks(page: Page) -> set[tuple[str, str, str]]:
     }
 
 
+@pytest.mark.slow
 def test_game_page_replays_by_keyboard(browser: Browser, site: tuple[Path, list[str]]) -> None:
     root, inputs = site
     store = EventStore.open(inputs[0], write=False)

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from gui_support import TOY_ENGINE, click_move, gui_server, start_game
 from playwright.sync_api import Browser, expect
 from watch_support import ARBITER, toy
@@ -30,6 +31,7 @@ def shots(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_play_page_and_watch_page_show_a_score_alike_from_whites_view(browser: Browser, tmp_path: Path) -> None:
     engine = f"cmd={sys.executable} {TOY_ENGINE} --score 35 --think 200"
     with gui_server("--engine", engine, "name=toy") as server:

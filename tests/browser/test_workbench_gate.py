@@ -87,6 +87,7 @@ def test_management_needs_the_token_on_loopback_and_the_pages_origin(tmp_path: P
         assert json.loads(engines.read_text())["engines"] == []
 
 
+@pytest.mark.slow
 def test_an_event_started_from_the_page_outlives_the_server(tmp_path: Path) -> None:
     """The arbiter runs in its own session: the GUI server stopped, it goes on; a new server
     lists it running and stops it cleanly (SIGINT), leaving an event to resume."""

@@ -9,6 +9,7 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 from gui_support import TOY_ENGINE, gui_server
 from playwright.sync_api import Browser, expect
 from watch_support import arbiter
@@ -20,6 +21,7 @@ def toy(name: str) -> list[str]:
     return ["--engine", f"cmd={sys.executable} {TOY_ENGINE} --seed {name}", f"name={name}"]
 
 
+@pytest.mark.slow
 def test_ratings_page_agrees_with_the_ratings_command(browser: Browser, tmp_path: Path) -> None:
     for db, names in (("one.db", ("alpha", "beta")), ("two.db", ("beta", "gamma", "alpha"))):
         made = arbiter(

@@ -51,6 +51,7 @@ def page_width(page: Page) -> int:
     return int(page.evaluate("document.documentElement.scrollWidth"))
 
 
+@pytest.mark.slow
 def test_no_tab_scrolls_sideways_on_a_phone(browser: Browser, events_dir: Path) -> None:
     with gui_server("--manage", "--events", str(events_dir)) as server:
         page = browser.new_page(viewport={"width": 390, "height": 800})
