@@ -146,10 +146,10 @@ def test_llr_rises_with_better_results():
 
 def test_add_pair_rejects_impossible_scores():
     state = SprtState(SprtParams(0, 10))
-    for bad in (0.25, 2, -1, 0.3):
-        with pytest.raises(ValueError, match="a pair scores 0, 1/2 or 1"):
+    for bad in (2, -1, 0.3):
+        with pytest.raises(ValueError, match="a pair scores 0, 1/4, 1/2, 3/4 or 1"):
             state.add_pair(bad)
-    with pytest.raises(ValueError, match="three non-negative numbers"):
+    with pytest.raises(ValueError, match="three or five non-negative numbers"):
         pair_llr([1, 2], 0, 10)
 
 
@@ -212,5 +212,5 @@ def test_pair_score_from_game_records():
             pair_score(bad, "new")
     with pytest.raises(ValueError, match="not a colour-reversed pair"):
         pair_score(won_both, "other")
-    with pytest.raises(ValueError, match=r"has no decisive result \(\*\)"):
+    with pytest.raises(ValueError, match=r"has no result \(\*\)"):
         pair_score([won_both[0], game("old", "new", UNFINISHED)], "new")

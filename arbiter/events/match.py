@@ -20,7 +20,7 @@ from ..play.referee import GameJob, RefereeSettings
 from ..records.game import GameRecord, Opening
 from ..stats.sprt import SprtParams
 from ..stats.sprt_monitor import SprtMonitor, consecutive_pairs
-from ..stats.tallies import MatchStats
+from ..stats.tallies import MatchStats, consecutive_partner
 from .progress import Progress
 from .recorded_run import RecordedRun
 
@@ -88,7 +88,7 @@ class Match(RecordedRun):
         self.live_header.update(event=config.referee.event, games_total=config.games, done_before=0)
         self.config = config
         self.out = out
-        self.stats = MatchStats([config.first.name, config.second.name])
+        self.stats = MatchStats([config.first.name, config.second.name], consecutive_partner(config.games))
         self.played = 0  # games recorded (their records are in the PGN, not kept: a match may be endless)
         first, second = config.first.name, config.second.name
         self.sprt = (
@@ -106,7 +106,8 @@ class Match(RecordedRun):
     def _score_text(self) -> str:
         first, second = self.config.first.name, self.config.second.name
         tally = self.stats.pair(first, second)
-        text = f"{first} {tally.wins} - {tally.losses} {second}"
+        draws = f" - {tally.draws}" if tally.draws else ""
+        text = f"{first} {tally.wins} - {tally.losses}{draws} {second}"
         return f"{text}  {self.sprt.progress()}" if self.sprt is not None else text
 
     def _sprt_lines(self) -> list[str]:

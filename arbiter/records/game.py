@@ -17,8 +17,11 @@ from dipole_engine.rules import Board, new_board
 
 WHITE_WINS = "1-0"
 BLACK_WINS = "0-1"
+DRAW = "1/2-1/2"
 UNFINISHED = "*"
-RESULTS = (WHITE_WINS, BLACK_WINS, UNFINISHED)
+RESULTS = (WHITE_WINS, BLACK_WINS, DRAW, UNFINISHED)
+DECISIVE = (WHITE_WINS, BLACK_WINS)
+SCORED = (WHITE_WINS, BLACK_WINS, DRAW)  # the results that count in the tallies (``*`` does not)
 
 
 @dataclass(frozen=True)
@@ -174,7 +177,7 @@ class GameRecord:
         return len(self.moves)
 
     def winner(self) -> str | None:
-        """The winning engine's name, or None for an unfinished game."""
+        """The winning engine's name, or None for a drawn or unfinished game."""
         if self.result == WHITE_WINS:
             return self.white
         if self.result == BLACK_WINS:

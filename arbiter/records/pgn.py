@@ -449,7 +449,7 @@ class _Reader:
         end = match.start() if match else len(self.text)
         token = self.text[self.pos : end]
         self.pos = end
-        if token in RESULTS or token == "1/2-1/2":
+        if token in RESULTS:
             self.finish(token)
             return
         self.in_movetext = True

@@ -65,12 +65,10 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Protocol
 
-from ..records.game import BLACK_WINS, UNFINISHED, WHITE_WINS
-from .tallies import Z_95, Results
+from ..records.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS
+from .tallies import Z_95, GameResult, Results
 
-DRAW = "1/2-1/2"
 ELO_PER_LOGIT = 400 / math.log(10)  # Elo points per unit of natural log-odds
 DEFAULT_PRIOR_GAMES = 1.0
 
@@ -86,19 +84,6 @@ _TALLY_SLOT = {WHITE_WINS: 0, BLACK_WINS: 1, DRAW: 2}  # where a result counts i
 
 class RatingError(ValueError):
     """Input the fit cannot use: an unknown result text, an anchor that is not a rated engine."""
-
-
-class GameResult(Protocol):
-    """What the fit reads from a game (``arbiter.records.game.GameRecord`` is one)."""
-
-    @property
-    def white(self) -> str: ...
-
-    @property
-    def black(self) -> str: ...
-
-    @property
-    def result(self) -> str: ...
 
 
 @dataclass(frozen=True)

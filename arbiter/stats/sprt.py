@@ -1,9 +1,12 @@
 """The sequential probability ratio test for two-engine matches played as colour-reversed pairs.
 
 A pair is the two games of one opening, one with each colour, scored from the tested engine's
-view as the mean of its two results.  There are no draws, so a pair scores 0, 1/2 or 1: the
-pairs are a sample from a trinomial distribution, and pairing cancels most of the colour and
-opening noise (fishtest's and fastchess's pentanomial statistics reduce to this).
+view as the mean of its two results: 0, 1/4, 1/2, 3/4 or 1 (fastchess's ``Ptnml(0-2)`` counts
+the pairs by these five scores).  The pairs are a sample from a pentanomial distribution, and
+pairing cancels most of the colour and opening noise: this is the pentanomial SPRT of
+fastchess, fishtest and OpenBench.  A game without draws (Dipole, Impasse) can only give 0,
+1/2 and 1, and so long as no game of the test was drawn the model has those three scores only
+(a trinomial); the first drawn game brings in the other two.
 
 Hypotheses are in logistic Elo: H0 says the expected score of a game is
 ``s0 = 1 / (1 + 10^(-elo0/400))``, H1 says ``s1`` from ``elo1``.  The log-likelihood ratio is
@@ -12,10 +15,12 @@ empirical distribution of the N pair scores ``a_i``, ``p_j`` is the maximum-like
 distribution on the same scores whose mean is ``s_j`` -- ``p_j,i = p^_i / (1 + theta (a_i - s_j))``
 with ``theta`` solving ``sum_i p^_i (a_i - s_j) / (1 + theta (a_i - s_j)) = 0`` (M. Van den
 Bergh, "Comments on Normalized Elo", proposition 1.1) -- and ``LLR = N sum_i p^_i log(p_1,i /
-p_0,i)``.  As in fastchess, a score never seen is counted as 1e-3 of a pair, in ``p^`` and
-``N`` alike (so the LLR stays finite when, say, every pair was won); no pair at all gives 0.  ``theta`` is
-found by bisection to machine precision, so the result is exact and deterministic.  The
-normalised-Elo model is not offered: elo0/elo1 are always logistic Elo.
+p_0,i)``.  (fastchess's ``0.5 N log(var0 / var1)``, with ``var_j`` the variance of the pair
+scores about ``s_j``, is the second-order approximation of the same quantity.)  As in
+fastchess, a score never seen is counted as 1e-3 of a pair, in ``p^`` and ``N`` alike (so the
+LLR stays finite when, say, every pair was won); no pair at all gives 0.  ``theta`` is found by
+bisection to machine precision, so the result is exact and deterministic.  The normalised-Elo
+model is not offered: elo0/elo1 are always logistic Elo.
 
 Wald's bounds: stop and accept H1 once ``LLR >= log((1 - beta) / alpha)``, accept H0 once
 ``LLR <= log(beta / (1 - alpha))``.
@@ -27,10 +32,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..records.game import BLACK_WINS, WHITE_WINS
-from .ratings import GameResult
+from .tallies import PAIR_SCORES, Pentanomial, pair_score
 
-PAIR_SCORES = (0.0, 0.5, 1.0)  # a pair lost twice, split, won twice
+__all__ = ["PAIR_SCORES", "pair_score"]  # they live in tallies (the summaries count pairs too)
+
+TRINOMIAL_SCORES = (0.0, 0.5, 1.0)  # the pair scores of a game without draws
 UNSEEN_PAIRS = 1e-3  # what a score with no pairs counts for in the LLR (fastchess's regularisation)
 H0_ACCEPTED = "H0 accepted"
 H1_ACCEPTED = "H1 accepted"
@@ -107,23 +113,25 @@ class SprtParams:
 
 def pair_llr(counts: Sequence[float], elo0: float, elo1: float) -> float:
     """The GSPRT log-likelihood ratio of H1 (``elo1``) against H0 (``elo0``) for ``counts`` of
-    pairs scoring 0, 1/2 and 1 (see the module docstring)."""
-    if len(counts) != len(PAIR_SCORES) or any(c < 0 for c in counts):
-        raise ValueError(f"pair counts must be three non-negative numbers, not {list(counts)}")
+    pairs scoring 0, 1/4, 1/2, 3/4 and 1 (the pentanomial), or 0, 1/2 and 1 (a game without
+    draws); see the module docstring."""
+    if len(counts) not in (len(PAIR_SCORES), len(TRINOMIAL_SCORES)) or any(c < 0 for c in counts):
+        raise ValueError(f"pair counts must be three or five non-negative numbers, not {list(counts)}")
     if sum(counts) == 0:
         return 0.0
+    scores = PAIR_SCORES if len(counts) == len(PAIR_SCORES) else TRINOMIAL_SCORES
     regularised = [c if c > 0 else UNSEEN_PAIRS for c in counts]
     total = sum(regularised)
     empirical = [c / total for c in regularised]
-    p0 = constrained_mle(empirical, expected_score(elo0))
-    p1 = constrained_mle(empirical, expected_score(elo1))
+    p0 = constrained_mle(empirical, expected_score(elo0), scores)
+    p1 = constrained_mle(empirical, expected_score(elo1), scores)
     return total * sum(p * (math.log(b) - math.log(a)) for p, a, b in zip(empirical, p0, p1))
 
 
-def constrained_mle(empirical: Sequence[float], mean: float) -> list[float]:
-    """The distribution on ``PAIR_SCORES`` with the given mean that maximises the likelihood
-    of the (all positive) ``empirical`` frequencies."""
-    deviations = [a - mean for a in PAIR_SCORES]
+def constrained_mle(empirical: Sequence[float], mean: float, scores: Sequence[float] = TRINOMIAL_SCORES) -> list[float]:
+    """The distribution on ``scores`` with the given mean that maximises the likelihood of the
+    (all positive) ``empirical`` frequencies."""
+    deviations = [a - mean for a in scores]
 
     def slope(theta: float) -> float:
         # decreasing in theta on (-1/max deviation, -1/min deviation), from +inf to -inf
@@ -141,51 +149,37 @@ def constrained_mle(empirical: Sequence[float], mean: float) -> list[float]:
     return [p / (1 + middle * d) for p, d in zip(empirical, deviations)]
 
 
-def pair_score(games: Sequence[GameResult], engine: str) -> float:
-    """The tested ``engine``'s score over a colour-reversed pair: the mean of its two results."""
-    if (
-        len(games) != 2
-        or {games[0].white, games[0].black} != {games[1].white, games[1].black}
-        or games[0].white != games[1].black
-        or engine not in (games[0].white, games[0].black)
-    ):
-        raise ValueError(f"not a colour-reversed pair of games with {engine!r}")
-    points = 0.0
-    for game in games:
-        if game.result not in (WHITE_WINS, BLACK_WINS):
-            raise ValueError(f"game {game.white} vs {game.black} has no decisive result ({game.result})")
-        points += (game.result == WHITE_WINS) == (game.white == engine)
-    return points / 2
-
-
 class SprtState:
     """The running test: feed it pair scores, read the LLR, the bounds and the decision."""
 
     def __init__(self, params: SprtParams) -> None:
         self.params = params
-        self._counts = [0, 0, 0]  # pairs scoring 0, 1/2, 1 for the tested engine
+        self.ptnml = Pentanomial()
+        self.draws = False  # a pair scored 1/4 or 3/4, or a drawn game was reported
         self._llr: float | None = 0.0  # None: stale, recomputed on the next read
 
-    def add_pair(self, score: float) -> None:
-        """Count one pair: the tested engine's mean score over its two games (0, 0.5 or 1)."""
-        if score not in PAIR_SCORES:
-            raise ValueError(f"a pair scores 0, 1/2 or 1 (no draws), not {score!r}")
-        self._counts[PAIR_SCORES.index(score)] += 1
+    def add_pair(self, score: float, drawn: bool = False) -> None:
+        """Count one pair: the tested engine's mean score over its two games (0, 1/4, 1/2, 3/4
+        or 1); ``drawn`` when a game of the pair was drawn (a 1/2 of two draws)."""
+        self.ptnml = self.ptnml.add(score)
+        self.draws = self.draws or drawn or score in (0.25, 0.75)
         self._llr = None
 
     @property
-    def counts(self) -> tuple[int, int, int]:
-        """Pairs lost twice, split, won twice."""
-        return self._counts[0], self._counts[1], self._counts[2]
+    def counts(self) -> tuple[int, ...]:
+        """Pairs lost twice, split, won twice (a game without draws so far), else the five
+        pentanomial counts."""
+        a, b, c, d, e = self.ptnml.counts
+        return (a, b, c, d, e) if self.draws else (a, c, e)
 
     @property
     def pairs(self) -> int:
-        return sum(self._counts)
+        return self.ptnml.pairs
 
     @property
     def llr(self) -> float:
         if self._llr is None:
-            self._llr = pair_llr(self._counts, self.params.elo0, self.params.elo1)
+            self._llr = pair_llr(self.counts, self.params.elo0, self.params.elo1)
         return self._llr
 
     @property
@@ -213,9 +207,10 @@ class SprtState:
 
     def summary(self) -> str:
         """The final line: the decision (or that none was reached) after how many pairs."""
-        losses, splits, wins = self.counts
         outcome = self.decision or "no decision"
-        return (
-            f"SPRT ({self.params.text()}): {outcome} after {self.pairs} pairs "
-            f"(won {wins}, split {splits}, lost {losses}); {self.progress()}"
-        )
+        if self.draws:
+            pairs = self.ptnml.line()
+        else:
+            losses, splits, wins = self.counts
+            pairs = f"won {wins}, split {splits}, lost {losses}"
+        return f"SPRT ({self.params.text()}): {outcome} after {self.pairs} pairs ({pairs}); {self.progress()}"

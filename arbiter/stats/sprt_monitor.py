@@ -9,7 +9,8 @@ still running when the test is decided) are recorded but do not count.  So the d
 the number of pairs it took, depend only on the games' results, never on the concurrency or
 on timing: a fixed-depth test decides the same way at any ``--concurrency``.
 
-A pair with an unfinished game (result ``*``: both engines failed to start) cannot be scored;
+A pair scores 0, 1/4, 1/2, 3/4 or 1 (draws count half a point each).  A pair with an
+unfinished game (result ``*``: both engines failed to start) cannot be scored;
 it is passed over and the prefix moves on.  Once the LLR leaves its bounds the state is frozen:
 later pairs are not added.
 """
@@ -18,8 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..records.game import BLACK_WINS, WHITE_WINS, GameOutcome, GameRecord
-from .sprt import SprtParams, SprtState, pair_score
+from ..records.game import DRAW, SCORED, GameOutcome, GameRecord
+from .sprt import SprtParams, SprtState
+from .tallies import pair_score
 
 
 class SprtMonitor:
@@ -49,8 +51,9 @@ class SprtMonitor:
             if first not in self._waiting or second not in self._waiting:
                 break
             games = (self._waiting.pop(first), self._waiting.pop(second))
-            if all(game.result in (WHITE_WINS, BLACK_WINS) for game in games):
-                self.state.add_pair(pair_score(games, self.engine))
+            if all(game.result in SCORED for game in games):
+                drawn = any(game.result == DRAW for game in games)
+                self.state.add_pair(pair_score(games, self.engine), drawn)
             else:
                 self.skipped += 1
             self._next += 1
