@@ -9,6 +9,8 @@ import random
 
 import pytest
 
+from arbiter.events.pairings import EventShape, plan_event
+from arbiter.events.store import ScheduledGame
 from arbiter.records.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS, GameOutcome, Termination
 from arbiter.stats.sprt import SprtParams, SprtState, constrained_mle, expected_score, pair_llr
 from arbiter.stats.sprt_monitor import SprtMonitor, consecutive_pairs
@@ -209,3 +211,26 @@ def test_a_game_record_draw_is_scored_half() -> None:
     stats.add(outcome(1, "a", "b", DRAW))
     assert stats.engines["a"].white == Results(draws=1) and stats.engines["b"].black == Results(draws=1)
     assert stats.colours == Results(draws=1) and stats.unfinished == 0
+
+
+def test_a_swiss_scores_a_draw_half_a_point_each() -> None:
+    """Four engines, two rounds of one game: every game of engine 0 is drawn, engine 1 wins the
+    rest (engines 2 and 3 lose theirs)."""
+    shape = EventShape("swiss", ("e0", "e1", "e2", "e3"), 2, 1, 8)
+    schedule: list[ScheduledGame] = []
+    results: dict[int, str] = {}
+    plan = plan_event(shape, schedule, results)
+    while not plan.complete:
+        schedule += plan.next_games
+        for game in plan.next_games:
+            players = {game.white, game.black}
+            if 0 in players:
+                results[game.number] = DRAW
+            else:
+                winner = 1 if 1 in players else min(players)
+                results[game.number] = WHITE_WINS if game.white == winner else BLACK_WINS
+        plan = plan_event(shape, schedule, results)
+    points = {engine: score for engine, score, _ in plan.standings}
+    assert sum(points.values()) == 4  # four games, one point each
+    assert points[0] == 1.0  # two draws
+    assert points[1] in (1.5, 2.0)  # a draw with e0 and a win, or two wins

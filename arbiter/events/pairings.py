@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
-from ..records.game import BLACK_WINS, WHITE_WINS
+from ..records.game import BLACK_WINS, DRAW, WHITE_WINS
 from ..report.render import render
 from .store import EventConfig, EventStore, ScheduledGame
 
@@ -132,8 +132,10 @@ def bracket_order(size: int) -> list[int]:
 
 
 def _points(game: ScheduledGame, results: dict[int, str]) -> tuple[float, float]:
-    """(White's, Black's) points of a finished game."""
+    """(White's, Black's) points of a finished game (a draw gives each half, ``*`` nothing)."""
     result = results[game.number]
+    if result == DRAW:
+        return (0.5, 0.5)
     return (1.0, 0.0) if result == WHITE_WINS else (0.0, 1.0) if result == BLACK_WINS else (0.0, 0.0)
 
 

@@ -56,12 +56,13 @@ from ..events.store import EventConfig, EventStore, clocks_after, is_event_file
 from ..events.tournament import colour_reversed_pairs
 from ..files import replace_text, replace_text_chunks
 from ..play.timecontrol import SearchLimits, TimeControl
-from ..records.game import BLACK_WINS, WHITE_WINS, GameOutcome, GameRecord, Termination
+from ..records.game import SCORED, GameOutcome, GameRecord, Termination
 from ..records.pgn import PgnSyntaxError, format_game, read_pgn_file
 from ..report.event_report import report_context
 from ..report.render import environment
 from ..stats.ratings import RatingError, RatingTable, fit_ratings
 from ..stats.sprt_monitor import SprtMonitor
+from ..stats.tallies import Results
 from .gamepage import replay
 
 PAGE_SIZE = 100  # games, engines or opponents per list page
@@ -817,11 +818,7 @@ def _engine(
         games = [o for o in source.outcomes if name in (o.white, o.black)]
         if not games:
             continue
-        score = sum(
-            1.0 if (o.result == WHITE_WINS) == (o.white == name) else 0.0
-            for o in games
-            if o.result in (WHITE_WINS, BLACK_WINS)
-        )
+        score = sum(Results.of_game(o.result, o.white == name).points for o in games if o.result in SCORED)
         event = event_tables[source.slug]
         line = event.row(name) if name in event.names else None
         performances.append(
@@ -839,6 +836,7 @@ def _engine(
                 title=name,
                 row=row,
                 opponents=chunk,
+                draws=table.crosstable.has_draws,
                 performances=performances,
                 slugs=slugs,
                 page=index + 1,

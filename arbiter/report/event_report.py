@@ -201,7 +201,8 @@ def _crosstable(table: RatingTable) -> Matrix:
         table,
         "crosstable",
         "Crosstable",
-        "Each cell: the row engine's wins-losses as White / as Black against the column engine.",
+        f"Each cell: the row engine's {'wins-losses-draws' if table.crosstable.has_draws else 'wins-losses'} "
+        "as White / as Black against the column engine.",
         cell,
     )
 
