@@ -116,7 +116,8 @@ def plan(limits: Limit, white_to_move: bool, move_overhead_ms: int, reserve_ms: 
 
     ``movetime`` means that long, but for the answer's way (the overhead is for clocks); a
     clock gives a share of what is left beyond ``move_overhead_ms + reserve_ms``, plus most of
-    the increment (less, the nearer the clock is to what is kept back); with both, the tighter
+    the increment (less, the nearer the clock is to what is kept back; and less half the
+    reserve, which is what a move is seen to cost beyond its plan); with both, the tighter
     wins.  ``infinite`` ignores the clock.
     """
     if limits.infinite:
@@ -130,7 +131,9 @@ def plan(limits: Limit, white_to_move: bool, move_overhead_ms: int, reserve_ms: 
     time_left = limits.wtime if white_to_move else limits.btime
     if time_left is not None:
         increment = (limits.winc if white_to_move else limits.binc) or 0
-        budgets.append(_clock_plan(time_left, max(0, increment), limits.movestogo, keep_back))
+        # The increment less what a move is seen to cost beyond its plan (half the reserve).
+        net_increment = max(0.0, increment - max(0.0, reserve_ms) / RESERVE_GROWTH)
+        budgets.append(_clock_plan(time_left, net_increment, limits.movestogo, keep_back))
     if not budgets:
         return UNTIMED
     soft = min(budget.soft_ms for budget in budgets if budget.soft_ms is not None)
@@ -138,7 +141,7 @@ def plan(limits: Limit, white_to_move: bool, move_overhead_ms: int, reserve_ms: 
     return TimePlan(min(soft, hard), hard)
 
 
-def _clock_plan(time_left: int, increment: int, movestogo: int | None, keep_back: float) -> TimePlan:
+def _clock_plan(time_left: int, increment: float, movestogo: int | None, keep_back: float) -> TimePlan:
     usable = time_left - keep_back
     if usable <= 0:
         return TimePlan(0.0, 0.0)

@@ -334,6 +334,10 @@ def test_timeman_budgets() -> None:
     base = plan(Limit(wtime=60_000), True, 0)
     assert 1000 < base.soft_ms < 4000 < base.hard_ms <= 48_000
     assert plan(Limit(wtime=60_000, winc=1000), True, 0).soft_ms >= base.soft_ms + 700
+    # A reserve of 400 ms (moves seen to cost 200 ms beyond their plan): the increment counts
+    # 200 ms less, besides the 400 ms kept back.
+    busy = plan(Limit(wtime=60_000, winc=1000), True, 0, reserve_ms=400)
+    assert busy == plan(Limit(wtime=59_600, winc=800), True, 0)
     # movestogo 1: most of what is left; movetime and clock together: the tighter wins.
     assert 5000 < plan(Limit(wtime=10_000, movestogo=1), True, 0).soft_ms < 9000
     assert plan(Limit(wtime=60_000, movetime=100), True, 0).hard_ms == 98
