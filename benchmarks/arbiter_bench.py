@@ -18,7 +18,7 @@ Three figures:
   ``position``+``go`` write, read to ``bestmove``), with no client, no rules and no clocks.
 
 With ``--live`` (and ``--live-pgn``) the games are published as they are played
-(:mod:`arbiter.live.publisher`, files in a temporary directory), so the difference in the arbiter's cost
+(:mod:`arbiter.live.livefiles`, files in a temporary directory), so the difference in the arbiter's cost
 per move is what publishing costs.  ``--compare`` measures that difference on a shared,
 noisy machine: rounds of ``--games`` games alternately without and with publishing (the live
 file, plus the live PGN with ``--live-pgn``), then the median cost per move of each.
@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arbiter.live.publisher import LivePublisher  # noqa: E402
+from arbiter.live.livefiles import LiveFiles  # noqa: E402
 from arbiter.openings.positions import generate_openings  # noqa: E402
 from arbiter.play.engines import EngineSpec  # noqa: E402
 from arbiter.play.referee import EngineSlot, GameJob, RefereeSettings, play_game  # noqa: E402
@@ -50,7 +50,7 @@ from arbiter.records.game import GameRecord, MoveSource  # noqa: E402
 ENGINE = (sys.executable, str(ROOT / "tests" / "engines" / "toy_engine.py"), "--seed", "1")
 
 
-def referee(games: int, variant: str, live: LivePublisher | None = None) -> tuple[list[GameRecord], float]:
+def referee(games: int, variant: str, live: LiveFiles | None = None) -> tuple[list[GameRecord], float]:
     """Play ``games`` games (pairs from generated openings); their records and the wall time."""
     settings = RefereeSettings()
     limits = SearchLimits(depth=1)
@@ -110,9 +110,7 @@ def compare(games: int, variant: str, rounds: int, pgn: bool) -> None:
         for _ in range(rounds):
             for publish in (False, True):
                 live = (
-                    LivePublisher(f"{directory}/live.json", f"{directory}/live.pgn" if pgn else None)
-                    if publish
-                    else None
+                    LiveFiles(f"{directory}/live.json", f"{directory}/live.pgn" if pgn else None) if publish else None
                 )
                 records, wall = referee(games, variant, live)
                 if live is not None:
@@ -143,7 +141,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         live = None
         if args.live or args.live_pgn:
-            live = LivePublisher(
+            live = LiveFiles(
                 f"{directory}/live.json" if args.live else None, f"{directory}/live.pgn" if args.live_pgn else None
             )
         records, wall = referee(args.games, args.variant, live)

@@ -15,8 +15,8 @@ never blocks the arbiter; once it is over, an unchanging file, so that not even 
 ``-wal``/``-shm`` files are made beside it), whose :meth:`~arbiter.events.store.EventStore.changes` say when
 a game was committed, and whose finished games are read without their moves
 (:meth:`~arbiter.events.store.EventStore.outcomes`); the live file the arbiter keeps
-beside it (:mod:`arbiter.live.publisher`), by its modification time; and whether an arbiter holds the
-event's lock (:func:`arbiter.live.publisher.event_running`).  On a change it pushes to the page:
+beside it (:mod:`arbiter.live.livefiles`), by its modification time; and whether an arbiter holds the
+event's lock (:func:`arbiter.events.running.event_running`).  On a change it pushes to the page:
 
 - ``status``: ``waiting`` (no database yet), ``running``, ``stopped`` (not running, games
   left: how to resume), ``complete`` or ``error``, with one line of text;
@@ -28,7 +28,7 @@ event's lock (:func:`arbiter.live.publisher.event_running`).  On a change it pus
 
 A match has no database: ``--watch FILE.json`` follows its live file (``dipole-arbiter match
 --live FILE.json``): its games in progress, its progress, and whether it runs (its heartbeat
-and its process, :func:`arbiter.live.publisher.live_running`).
+and its process, :func:`arbiter.live.livefiles.live_running`).
 
 A viewer that falls behind gets only the newest message of each kind, so memory stays bounded.
 """
@@ -52,8 +52,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arbiter.board import board_json
 from arbiter.errors import ArbiterError
+from arbiter.events.running import event_running
 from arbiter.events.store import EventConfig, EventStore, ScheduledGame, is_event_file
-from arbiter.live.publisher import STALE_AFTER, event_running, live_path, live_running, read_live
+from arbiter.live.livefiles import STALE_AFTER, live_path, live_running, read_live
 from arbiter.records.game import GameOutcome
 from arbiter.records.pgn import format_game
 from arbiter.stats.ratings import RatingError, RatingTable, fit_ratings
@@ -397,7 +398,7 @@ class EventFeed:
 
 def settled(path: str, running: bool) -> bool:
     """Whether the event database at ``path`` cannot change under a reader: no arbiter runs it
-    (``running``: :func:`arbiter.live.publisher.event_running`) and no write waits in its WAL."""
+    (``running``: :func:`arbiter.events.running.event_running`) and no write waits in its WAL."""
     try:
         pending = os.path.getsize(path + "-wal") > 0
     except OSError:

@@ -233,7 +233,7 @@ def test_round_robin_on_the_cluster_is_the_local_round_robin(cluster: Cluster, t
 
 @pytest.mark.slow
 def test_the_live_file_shows_the_games_played_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
-    from arbiter.live.publisher import live_path, read_live
+    from arbiter.live.livefiles import live_path, read_live
     from arbiter.records.pgn import read_pgn
 
     db, pgn = tmp_path / "live.db", tmp_path / "live.pgn"

@@ -1,4 +1,4 @@
-"""Live publishing (``arbiter.live.publisher``): the live file and the live PGN of a running event, read
+"""The live files (``arbiter.live.livefiles``): the live file and the live PGN of a running event, read
 by another process while real arbiters play, are killed and resume."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from test_arbiter_cli import ARBITER, arbiter, toy
 from test_arbiter_games import assert_all_gone
 from test_tournament_cli import games_table, own, wait_for_games
 
-from arbiter.live.publisher import (
-    LivePublisher,
-    event_running,
+from arbiter.events.running import event_running
+from arbiter.live.livefiles import (
+    LiveFiles,
     live_path,
     live_running,
     read_live,
@@ -48,7 +48,7 @@ def test_a_move_reaches_the_live_file_within_a_second(tmp_path: Path) -> None:
     moves: list[MoveRecord] = []
     clocks = {WHITE: Clock(spec.limits.clock), BLACK: Clock(spec.limits.clock)}
     live = str(tmp_path / "latency-live.json")
-    publisher = LivePublisher(live, None, header={"event": "latency"})
+    publisher = LiveFiles(live, None, header={"event": "latency"})
     try:
         game = publisher.open_game(job, None, moves, clocks, board.turn)
         assert wait_for(lambda: (read_live(live) or {}).get("games"), timeout=1)

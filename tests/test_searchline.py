@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arbiter.live.publisher import LivePublisher
+from arbiter.live.livefiles import LiveFiles
 from arbiter.live.searchline import POINT_OF_VIEW, search_line
 from arbiter.play.engines import EngineSpec
 from arbiter.play.referee import GameJob
@@ -48,7 +48,7 @@ def test_live_file_and_thinking_message_carry_the_same_line(tmp_path: Path) -> N
     message = thinking_message("b", BLACK, info)
     assert message.pop("type") == "thinking" and message.pop("source") == "b"
     assert message == search_line(info, BLACK)
-    publisher = LivePublisher(str(tmp_path / "live.json"), None)
+    publisher = LiveFiles(str(tmp_path / "live.json"), None)
     try:
         spec = EngineSpec("e", ("true",), SearchLimits(depth=1))
         job = GameJob(1, spec, spec, START, "dipole")

@@ -29,7 +29,7 @@ from ..events.pairings import openings_needed as stage_openings_needed
 from ..events.store import FORMATS, EventConfig, EventStore, is_event_file
 from ..events.tournament import Tournament, check_config, make_schedule, openings_needed
 from ..files import check_log_directory, check_outputs, replace_text_chunks
-from ..live.publisher import LIVE_SUFFIX, check_live_file
+from ..live.livefiles import LIVE_SUFFIX, check_live_file
 from ..play.engines import EngineSpec
 from ..play.referee import SetupError
 from ..records.game import GameOutcome, Opening

@@ -11,7 +11,7 @@ import click
 from ..errors import ArbiterError
 from ..events.match import Match, MatchConfig
 from ..files import check_log_directory, check_outputs
-from ..live.publisher import check_live_file
+from ..live.livefiles import check_live_file
 from .options import (
     MAX_GAMES,
     EngineWordsCommand,

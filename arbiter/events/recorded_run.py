@@ -11,7 +11,7 @@ import shlex
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from ..live.publisher import LivePublisher
+from ..live.livefiles import LiveFiles
 from ..play.referee import GameJob, RefereeSettings
 from ..pools.local import EngineLogs, GamePool
 from ..pools.processes import ProcessPool, process_shares
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 class RecordedRun:
     """A :class:`GamePool` with the PGN file (``pgn``), the engine logs (``log_dir``), the
-    live files (``live``, ``live_pgn``: see :mod:`arbiter.live.publisher`) and the progress display
+    live files (``live``, ``live_pgn``: see :mod:`arbiter.live.livefiles`) and the progress display
     every event keeps beside it.  A subclass sets ``progress`` in its constructor and says what
     a finished game does (its ``on_finish``); ``live_header`` adds to the live file.  With
     ``cluster`` (a Dask scheduler's address) the games are played on its workers
@@ -96,7 +96,7 @@ class RecordedRun:
         publisher = None
         if live or live_pgn:
             referee = self.referee
-            publisher = LivePublisher(
+            publisher = LiveFiles(
                 live,
                 live_pgn,
                 header=self.live_header,

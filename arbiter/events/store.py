@@ -56,13 +56,13 @@ from dipole_engine.rules import BLACK, WHITE, new_board
 
 from ..errors import ArbiterError
 from ..files import SQLITE_MAGIC, is_sqlite_file
-from ..live.publisher import event_running
 from ..play.adjudication import ResignRule
 from ..play.engines import EngineSpec, limits_from_settings
 from ..play.referee import GameJob, RefereeSettings
 from ..play.timecontrol import Clock, SearchLimits
 from ..records.game import GameOutcome, GameRecord, MoveRecord, MoveSource, Opening, Termination
 from ..stats.sprt import SprtParams
+from .running import event_running
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x44504C41  # "DPLA": what PRAGMA application_id says in our databases

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from ..errors import ArbiterError
-from ..live.publisher import live_path
+from ..live.livefiles import live_path
 from ..play.engines import check_program
 from ..play.referee import GameJob
 from ..records.game import GameOutcome, GameRecord

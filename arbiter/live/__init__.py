@@ -1,1 +1,1 @@
-"""Live publishing: the games in progress, written for viewers in other processes."""
+"""The live files: the games in progress, written for viewers in other processes."""

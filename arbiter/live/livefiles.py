@@ -1,6 +1,6 @@
-"""Live publishing: the games in progress, for viewers in other processes.
+"""The live files: the games in progress, written for viewers in other processes.
 
-While an event runs, :class:`LivePublisher` keeps two optional files up to date:
+While an event runs, :class:`LiveFiles` keeps two optional files up to date:
 
 - the **live file** (JSON, :data:`LIVE_FORMAT`; a tournament's is ``<EVENT.db>-live.json``
   beside its database): every game in progress with its moves, both clocks (and since when
@@ -21,15 +21,13 @@ files: the live PGN at every change, the live file at most every :data:`MIN_INTE
 seconds, at once when a game starts or ends, and at least every :data:`HEARTBEAT` seconds.
 A failure to write (a full disk, a removed directory) is reported once and never stops a game.
 
-Whether an event is running: a tournament's arbiter holds the database's ``flock`` (see
-:mod:`arbiter.events.store`); :func:`event_running` reads it from ``/proc/locks`` without touching
-the lock.  A match has no database: its live file names the arbiter's ``pid``, and
-:func:`live_running` checks that process and the heartbeat.
+Whether the run behind a live file is still at work: a match has no database (a tournament's
+arbiter holds its database's lock: :mod:`arbiter.events.running`), so its live file names the
+arbiter's ``pid``, and :func:`live_running` checks that process and the heartbeat.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import threading
@@ -84,7 +82,7 @@ class LiveGame:
 
     def __init__(
         self,
-        publisher: LivePublisher,
+        publisher: LiveFiles,
         job: GameJob,
         fen: str | None,
         moves: list[MoveRecord],
@@ -164,7 +162,7 @@ class LiveGame:
         )
 
 
-class LivePublisher:
+class LiveFiles:
     """Publishes the games in progress to ``path`` (the live file) and/or ``pgn`` (see the
     module docstring).  ``header`` goes into the live file as is (the event's name, its
     database, games in all and done before this run); ``warn`` gets one line if writing fails."""
@@ -292,66 +290,6 @@ def read_live(path: str) -> dict[str, Any] | None:
     if not isinstance(document, dict) or document.get("format") != LIVE_FORMAT:
         return None
     return document
-
-
-def event_running(db_path: str) -> bool:
-    """True while an arbiter holds the event database's lock (read from ``/proc/locks``, so
-    the lock is never taken, not even for an instant, and a starting arbiter never fails on
-    it).  Where ``/proc/locks`` does not exist, a shared lock is tried and dropped at once."""
-    holder = _lock_holder(db_path)
-    return holder if isinstance(holder, bool) else True
-
-
-def event_runner(db_path: str) -> int | None:
-    """The pid of the arbiter running the event (holding its database's lock), or None when none
-    does or it cannot be told (no ``/proc/locks``)."""
-    holder = _lock_holder(db_path)
-    return None if isinstance(holder, bool) else holder
-
-
-def _lock_holder(db_path: str) -> int | bool:
-    """The pid holding the database's lock as ``/proc/locks`` shows it, else whether it is held."""
-    try:
-        status = os.stat(db_path)
-    except OSError:
-        return False
-    try:
-        with open("/proc/locks", encoding="ascii") as handle:
-            table = handle.read()
-    except OSError:
-        return _try_lock(db_path)
-    wanted = f":{status.st_ino}"
-    same_inode = False
-    for line in table.splitlines():
-        fields = line.split()
-        # "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; a blocked waiter has "->" in it
-        if len(fields) >= 6 and fields[1] == "FLOCK" and "->" not in fields and fields[5].endswith(wanted):
-            major_minor = fields[5][: -len(wanted)].split(":")
-            if len(major_minor) == 2 and _device(major_minor) == status.st_dev:
-                return int(fields[4]) if fields[4].isdigit() else True
-            same_inode = True
-    # An inode with a lock on another device number (an overlay file system may show the
-    # lower one): ask the lock itself.
-    return _try_lock(db_path) if same_inode else False
-
-
-def _device(major_minor: list[str]) -> int:
-    major, minor = (int(part, 16) for part in major_minor)
-    return os.makedev(major, minor)
-
-
-def _try_lock(path: str) -> bool:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
 
 
 def live_running(document: dict[str, Any] | None, now: float | None = None) -> bool:

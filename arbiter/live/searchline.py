@@ -4,7 +4,7 @@ An ``info`` line's score is the mover's (the protocol's convention, and the PGN 
 ``arbiter/NOTATION.md``).  A page that shows both engines of a game side by side, or a score
 graph over a whole game, needs one side for all of them: White's, as analysis programs and
 Lichess show it.  :func:`search_line` turns an :class:`~protocol.codec.Info` and the side
-that searched into that view; the live file (:mod:`arbiter.live.publisher`, read by the GUI's
+that searched into that view; the live file (:mod:`arbiter.live.livefiles`, read by the GUI's
 watch page) and the GUI's play page both send it, and one JavaScript module of the GUI formats
 it for both.
 

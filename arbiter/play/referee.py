@@ -92,7 +92,7 @@ class WatchedGame(Protocol):
 
 
 class GameWatcher(Protocol):
-    """Whoever shows games as they are played (:class:`arbiter.live.publisher.LivePublisher` in the
+    """Whoever shows games as they are played (:class:`arbiter.live.livefiles.LiveFiles` in the
     arbiter's process, :class:`arbiter.pools.cluster_live.LiveProxy` on a cluster's worker).
     ``moves`` and ``clocks`` are the game's own objects, which the watcher only reads."""
 
@@ -834,7 +834,7 @@ def play_game(
 
     Never raises for anything an engine does; ``notify`` receives one line per incident
     (the details behind an illegal move, a crash or a stall).  ``live``, when given, is told
-    of the game, each ply and each ``info`` line (see :mod:`arbiter.live.publisher`); the caller tells
+    of the game, each ply and each ``info`` line (see :mod:`arbiter.live.livefiles`); the caller tells
     it when the game is over.  ``control`` (needed when a seat is human) lets the host submit
     the humans' moves and end the game from outside.  A game taken over part-way (the GUI's
     take-back) starts after the opening with the plies ``played`` (kept as recorded) and the

@@ -58,7 +58,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import ArbiterError
-from ..live.publisher import LivePublisher
+from ..live.livefiles import LiveFiles
 from ..play.engines import EngineSpec, check_program
 from ..play.referee import EngineSlot, GameJob, Notify, RefereeSettings, SetupError, play_game
 from ..records.game import GameRecord
@@ -424,7 +424,7 @@ class ClusterPool(GamePool):
         self._threads = 1
         self._waiting_said = ""  # the line last said about games waiting for a worker ("": none wait)
         self._relay: LiveRelay | None = None  # the workers' live events, when self.live is set
-        self.live: LivePublisher | None = None  # the arbiter's publisher: the relay writes to it
+        self.live: LiveFiles | None = None  # the arbiter's publisher: the relay writes to it
         self._live_jobs: dict[int, GameJob] = {}  # games started and not yet over, by number
 
     # -- the interface of GamePool ------------------------------------------------------------------

@@ -1,6 +1,6 @@
-"""Live publishing for games played on a Dask cluster (see :mod:`arbiter.live.publisher`, :mod:`arbiter.pools.cluster`).
+"""Live publishing for games played on a Dask cluster (see :mod:`arbiter.live.livefiles`, :mod:`arbiter.pools.cluster`).
 
-The :class:`~arbiter.live.publisher.LivePublisher` lives in the arbiter process and stays the only
+The :class:`~arbiter.live.livefiles.LiveFiles` lives in the arbiter process and stays the only
 writer of the live files; a game on a worker cannot reach it.  So the game is given a
 :class:`LiveProxy` instead, which sends each event as plain data through Dask's structured
 events (``Worker.log_event`` on the worker, ``Client.subscribe_topic`` on the arbiter, under
@@ -28,7 +28,7 @@ from typing import Any
 from dipole_engine.rules import WHITE, Color
 from protocol.codec import Info
 
-from ..live.publisher import LiveGame, LivePublisher
+from ..live.livefiles import LiveFiles, LiveGame
 from ..play.referee import GameJob
 from ..play.timecontrol import Clock
 from ..records.game import MoveRecord, MoveSource
@@ -135,7 +135,7 @@ class _Mirror:
     """A game on a worker as the arbiter knows it: the :class:`LiveGame` the publisher shows,
     over a move list and clocks that only the relay's thread writes."""
 
-    def __init__(self, publisher: LivePublisher, job: GameJob, event: dict[str, Any]) -> None:
+    def __init__(self, publisher: LiveFiles, job: GameJob, event: dict[str, Any]) -> None:
         self.moves = [_record(move) for move in event["moves"]]
         self.clocks = {WHITE: Clock(job.white.limits.clock), -WHITE: Clock(job.black.limits.clock)}
         self._set_clocks(event["clocks"])
@@ -175,7 +175,7 @@ class LiveRelay:
     the client's event loop: it only queues them) and applies them to ``publisher`` on a
     thread of its own.  ``jobs`` gives the job of a game in progress by its number."""
 
-    def __init__(self, publisher: LivePublisher, jobs: Callable[[int], GameJob | None]) -> None:
+    def __init__(self, publisher: LiveFiles, jobs: Callable[[int], GameJob | None]) -> None:
         self.publisher = publisher
         self._jobs = jobs
         self._events: queue.Queue[dict[str, Any] | None] = queue.Queue(BACKLOG)

@@ -184,7 +184,7 @@ class GamePool:
         self._on_finish: Callable[[GameRecord], None] = lambda record: None
         self._workers: list[threading.Thread] = []
         self._first_worker = first_worker  # the number of the first worker thread (in engine logs)
-        self.live: PoolWatcher | None = None  # told of every game in progress (arbiter.live.publisher)
+        self.live: PoolWatcher | None = None  # told of every game in progress (arbiter.live.livefiles)
         self._heartbeat: Heartbeat | None = None  # while the games are played
 
     def run(

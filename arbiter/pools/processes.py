@@ -73,7 +73,7 @@ from protocol.guardstart import fork_guards
 from protocol.waiting import waiting_with
 
 from ..errors import ArbiterError
-from ..live.publisher import LivePublisher
+from ..live.livefiles import LiveFiles
 from ..play.referee import EngineSlot, GameControl, GameJob, Notify, RefereeSettings
 from ..records.game import GameRecord
 from .cluster_live import LiveProxy, LiveRelay
@@ -181,7 +181,7 @@ class ProcessPool:
         self._requests: queue.Queue[_GameProcess | None] = queue.Queue()  # processes asking for a job
         self._ask: Callable[[_GameProcess], None] = self._requests.put  # a process asks for a job: see run()
         self._start_gate = _StartGate(())
-        self.live: LivePublisher | None = None  # the arbiter's publisher: the relay writes to it
+        self.live: LiveFiles | None = None  # the arbiter's publisher: the relay writes to it
 
     def run(
         self, jobs: Iterable[GameJob], on_start: Callable[[GameJob], None], on_finish: Callable[[GameRecord], None]

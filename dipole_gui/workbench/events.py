@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from arbiter.errors import ArbiterError
+from arbiter.events.running import event_runner, event_running
 from arbiter.events.store import is_event_file
 from arbiter.events.tournament import event_end
-from arbiter.live.publisher import event_runner, event_running
 from arbiter.stats.ratings import RatingError, fit_ratings
 
 from ..limits import DEFAULT_EVENT_CONCURRENCY

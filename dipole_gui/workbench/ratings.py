@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from arbiter.events.running import event_running
 from arbiter.events.store import is_event_file
-from arbiter.live.publisher import event_running
 from arbiter.records.game import GameOutcome
 from arbiter.stats.ratings import RatingError, RatingTable, fit_ratings
 

@@ -20,7 +20,7 @@ from websockets.sync.client import connect
 
 from arbiter.errors import ArbiterError
 from arbiter.events.store import EventStore
-from arbiter.live.publisher import live_path, read_live
+from arbiter.live.livefiles import live_path, read_live
 from dipole_gui.watch import EventFeed, Watching, check_watch_path
 
 

@@ -22,7 +22,7 @@ from gui_support import TOY_ENGINE, alive, gui_server
 from playwright.sync_api import Browser, Page, expect
 from watch_support import arbiter
 
-from arbiter.live.publisher import event_runner
+from arbiter.events.running import event_runner
 
 SCREENSHOTS = os.environ.get("WORKBENCH_SCREENSHOTS")
 TIMEOUT = 240_000  # ms: the shared 2-core machine is slow

@@ -96,7 +96,7 @@ def test_an_event_started_from_the_page_outlives_the_server(tmp_path: Path) -> N
 
     from gui_support import TOY_ENGINE, GuiServer, alive
 
-    from arbiter.live.publisher import event_runner, event_running
+    from arbiter.events.running import event_runner, event_running
 
     engines = [{"name": name, "cmd": f"{sys.executable} {TOY_ENGINE} --think 50 --seed {name}"} for name in ("a", "b")]
     (tmp_path / "engines.json").write_text(json.dumps({"engines": engines}))

@@ -20,8 +20,8 @@ import pytest
 from gui_support import TOY_ENGINE, alive, gui_server
 from playwright.sync_api import Browser, Page, expect
 
+from arbiter.events.running import event_runner
 from arbiter.events.store import EventStore
-from arbiter.live.publisher import event_runner
 
 SCREENSHOTS = os.environ.get("WORKBENCH_SCREENSHOTS")
 TIMEOUT = 240_000  # ms: the shared 2-core machine is slow

@@ -17,7 +17,7 @@ from gui_support import TOY_ENGINE, GuiServer, alive, gui_server, wait_gone
 from playwright.sync_api import Browser, expect
 from test_workbench_gate import request
 
-from arbiter.live.publisher import event_runner
+from arbiter.events.running import event_runner
 
 SECRET = "root:$6$Vq9hidden:20228:0:99999:7:::"
 FORM = {"engines": ["a", "b"], "games": "2", "st": "1", "openings": "plies", "openings_value": "2"}
