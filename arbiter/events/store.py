@@ -56,7 +56,7 @@ from dipole_engine.rules import BLACK, WHITE, new_board
 
 from ..errors import ArbiterError
 from ..files import SQLITE_MAGIC, is_sqlite_file
-from ..play.adjudication import ResignRule
+from ..play.adjudication import DrawRule, ResignRule
 from ..play.engines import EngineSpec, limits_from_settings
 from ..play.referee import GameJob, RefereeSettings
 from ..play.timecontrol import Clock, SearchLimits
@@ -598,6 +598,8 @@ class EventStore:
         referee = settings["referee"]
         if referee.get("resign"):  # stored as its fields (dataclasses.asdict)
             referee["resign"] = ResignRule(**referee["resign"])
+        if referee.get("draw"):  # an event made before the draw rule has no such key
+            referee["draw"] = DrawRule(**referee["draw"])
         config = EventConfig(
             format=format_,
             variant=variant,

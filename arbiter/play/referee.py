@@ -56,6 +56,7 @@ from protocol.codec import Info, move_limit
 from ..errors import ArbiterError
 from ..records.game import (
     BLACK_WINS,
+    DRAW,
     UNFINISHED,
     WHITE_WINS,
     GameRecord,
@@ -66,7 +67,7 @@ from ..records.game import (
     move_record,
 )
 from ..text import visible
-from .adjudication import ResignRule, ResignWatch
+from .adjudication import Adjudicator, DrawRule, ResignRule
 from .engines import EngineSpec
 from .timecontrol import Clock, SearchLimits
 
@@ -143,7 +144,8 @@ class RefereeSettings:
     bounds a move when the mover has neither a clock nor a time per move; ``stop_grace`` is how
     long an engine that overran its time has, after ``stop``, to answer before it counts as
     stalled and is killed; ``quit_grace`` is how long ``quit`` may take before the kill.
-    ``resign``, when set, adjudicates games the engines' scores say are lost.
+    ``resign``, when set, adjudicates games the engines' scores say are lost, ``draw`` those
+    they say are drawn; ``maxmoves`` (0: no limit) draws a game at ``2 * maxmoves`` plies.
     """
 
     handshake_timeout: float = 10.0
@@ -154,6 +156,8 @@ class RefereeSettings:
     site: str = "?"
     date: str = "????.??.??"
     resign: ResignRule | None = None
+    draw: DrawRule | None = None
+    maxmoves: int = 0
 
 
 class EngineSlot:
@@ -433,7 +437,7 @@ class _Game:
             self.board.push_text(record.text)
             self.move_texts.append(record.text)
             self.records.append(record)
-        self.resign = ResignWatch(settings.resign) if settings.resign is not None else None
+        self.adjudicator = Adjudicator.of(settings.resign, settings.draw, settings.maxmoves)
         # The reply each pondering side's engine thinks on (a ``go ponder`` runs until its turn).
         self.predicted: dict[Color, str] = {}
         self.live = (
@@ -597,10 +601,8 @@ class _Game:
         self.records.append(engine_move_record(text, answer))
         if self.live is not None:
             self.live.moved(self.board.turn)
-        verdict = self.resign.observe(side.color, self.records[-1]) if self.resign is not None else None
-        if verdict is not None and self.board.winner() is None:  # a move that won stays a normal win
-            loser, reason = verdict
-            raise _loss(loser, Termination.ADJUDICATION, reason)
+        if self.adjudicator is not None:
+            self.adjudicate(side.color, self.adjudicator)
         if slot.ponders and answer.ponder is not None and self.board.winner() is None:
             self.start_pondering(side, slot, answer.ponder)
 
@@ -712,6 +714,8 @@ class _Game:
         self.records.append(MoveRecord(text, MoveSource.ENGINE, time=elapsed))
         if self.live is not None:
             self.live.moved(self.board.turn)
+        if self.adjudicator is not None:
+            self.adjudicate(side.color, self.adjudicator)
 
     def play_forced_pass(self, side: _Side) -> None:
         if isinstance(side.seat, EngineSlot):
@@ -723,6 +727,18 @@ class _Game:
         side.clock.credit_forced_move()
         if self.live is not None:
             self.live.moved(self.board.turn)
+        if self.adjudicator is not None:
+            self.adjudicate(side.color, self.adjudicator)
+
+    def adjudicate(self, color: Color, adjudicator: Adjudicator) -> None:
+        """``color`` has just moved: end the game if an adjudication rule says so (a move that
+        won stays a normal win)."""
+        verdict = adjudicator.observe(color, self.records[-1], len(self.records))
+        if verdict is not None and self.board.winner() is None:
+            loser, reason = verdict
+            if loser is None:
+                raise _GameOver(DRAW, Termination.ADJUDICATION, reason)
+            raise _loss(loser, Termination.ADJUDICATION, reason)
 
     def run(self) -> GameRecord:
         try:

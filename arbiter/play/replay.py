@@ -9,7 +9,9 @@ result fits how the game ended:
   move the side to move (the one that was thinking) must be the loser; a crash or stall may
   have been either side's; an adjudication must follow from the recorded scores by the rule
   its closing comment names; a resignation's closing comment names the loser (who may resign
-  on either side's turn); ``*`` is only for a game that is not over.
+  on either side's turn); ``*`` is only for a game that is not over;
+- a draw (``1/2-1/2``; the rules have none) must be an adjudication by the draw rule or the
+  game length its closing comment names, ending the game at its last move.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from dataclasses import dataclass
 
 from dipole_engine.rules import BLACK, WHITE, RulesError, color_name, new_board
 
-from ..records.game import BLACK_WINS, UNFINISHED, WHITE_WINS, Termination
+from ..records.game import BLACK_WINS, DRAW, RESULTS, UNFINISHED, WHITE_WINS, MoveRecord, Termination
 from ..records.pgn import PgnGame, parse_move_comment
-from .adjudication import check_adjudication
+from .adjudication import check_adjudication, check_draw_adjudication
 
 DEFAULT_VARIANT = "dipole"
 
@@ -79,10 +81,19 @@ def _check_result(game: PgnGame, winner: int | None, turn: int, plies: int) -> P
         if termination not in (None, Termination.NORMAL):
             return Problem(game, None, f"the game is over after ply {plies}, so it cannot end by {termination_tag!r}")
         return None
-    if result not in (WHITE_WINS, BLACK_WINS, UNFINISHED):
-        return Problem(game, None, f"result {result} is impossible (the game has no draws)")
+    if result not in RESULTS:
+        return Problem(game, None, f"result {result!r} is not one of {', '.join(RESULTS)}")
     if result == UNFINISHED:
         return None
+    if result == DRAW:  # the rules have no draws: only an adjudication may draw a game
+        if termination is not Termination.ADJUDICATION:
+            return Problem(
+                game,
+                None,
+                f"a draw after ply {plies} must be adjudicated (the rules have no draws), not {termination_tag!r}",
+            )
+        wrong = check_draw_adjudication(game.reason(), _scored_moves(game))
+        return Problem(game, None, f"adjudication: {wrong}") if wrong is not None else None
     if termination in (None, Termination.NORMAL):
         return Problem(
             game,
@@ -93,9 +104,8 @@ def _check_result(game: PgnGame, winner: int | None, turn: int, plies: int) -> P
     if termination is Termination.UNTERMINATED:
         return Problem(game, None, f"an unterminated game must have the result *, not {result}")
     if termination is Termination.ADJUDICATION:
-        moves = [parse_move_comment(move.text, move.comments[0] if move.comments else "") for move in game.moves]
         first = turn if plies % 2 == 0 else -turn
-        wrong = check_adjudication(game.reason(), moves, first, WHITE if result == BLACK_WINS else BLACK)
+        wrong = check_adjudication(game.reason(), _scored_moves(game), first, WHITE if result == BLACK_WINS else BLACK)
         if wrong is not None:
             return Problem(game, None, f"adjudication: {wrong}")
     if termination is Termination.RESIGNATION:
@@ -121,3 +131,8 @@ def _check_result(game: PgnGame, winner: int | None, turn: int, plies: int) -> P
 def check_games(games: list[PgnGame]) -> list[Problem]:
     """The problems of every game that does not hold, in file order."""
     return [problem for problem in map(check_game, games) if problem is not None]
+
+
+def _scored_moves(game: PgnGame) -> list[MoveRecord]:
+    """The game's moves with the scores their comments record."""
+    return [parse_move_comment(move.text, move.comments[0] if move.comments else "") for move in game.moves]
