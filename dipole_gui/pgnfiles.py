@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from arbiter.errors import ArbiterError
 from arbiter.live.searchline import white_score
 from arbiter.play.referee import normal_reason
-from arbiter.records.game import BLACK_WINS, UNFINISHED, WHITE_WINS, GameRecord, Termination
+from arbiter.records.game import BLACK_WINS, SCORED, UNFINISHED, WHITE_WINS, GameRecord, Termination
 from arbiter.records.pgn import format_game, read_pgn
 from dipole_engine.rules import BLACK, WHITE, RulesError, new_board
 
@@ -95,7 +95,7 @@ async def on_pgn_pick(session: Session, message: dict[str, Any]) -> None:
     session.view = 0
     session.pgn_source = (record.white, record.black)
     session.pgn_origin = record
-    if record.result in (WHITE_WINS, BLACK_WINS) and problem is None:
+    if record.result in SCORED and problem is None:  # a win, or a draw (an adjudication's)
         session.result = (record.result, record.termination, record.reason or "")
         if session.board.winner() is not None:
             session.result = None  # the rules' own ending, said in the rules' words

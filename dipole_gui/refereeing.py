@@ -26,7 +26,7 @@ from arbiter.errors import ArbiterError
 from arbiter.live.searchline import shows_search, white_score
 from arbiter.play.referee import GameControl, GameJob, HumanSeat, RefereeSettings, Seat, WatchedGame
 from arbiter.play.timecontrol import Clock
-from arbiter.records.game import BLACK_WINS, UNFINISHED, GameRecord, MoveRecord, MoveSource, Termination
+from arbiter.records.game import BLACK_WINS, DECISIVE, GameRecord, MoveRecord, MoveSource, Termination
 from dipole_engine.rules import BLACK, WHITE, Color, color_name
 from protocol import Info
 from protocol.client import EngineError
@@ -227,7 +227,7 @@ def _report_failure(session: Session, record: GameRecord, incidents: list[str]) 
     loser = WHITE if record.result == BLACK_WINS else BLACK
     table = session.table
     slot = None if table is None else table.slots.get(loser)
-    if slot is None or record.result == UNFINISHED:
+    if slot is None or record.result not in DECISIVE:  # no loser: unfinished, or drawn by adjudication
         return
     if record.termination is Termination.ILLEGAL_MOVE:
         said = f"game {GAME_NUMBER}: {slot.spec.name} ({color_name(loser)}): "  # the referee's warning's prefix
