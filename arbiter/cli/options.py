@@ -97,7 +97,7 @@ def cluster_value(ctx: click.Context, param: click.Parameter, value: str | None)
     host, colon, port = rest.rpartition(":")
     if (sep and scheme not in ("tcp", "tls")) or not colon or not host or not port.isdigit():
         raise click.BadParameter(f"{value!r} is not a Dask scheduler address (tcp://HOST:PORT)")
-    from ..pools.cluster import require_distributed  # imports Dask: only once the address is worth it
+    from ..pools.cluster_connect import require_distributed  # it imports Dask: only once the address is worth it
 
     try:
         require_distributed()
