@@ -117,6 +117,7 @@ def test_one_sided_resign_in_a_real_match(tmp_path: Path) -> None:
     ) in arbiter("replay", str(tampered)).stdout
 
 
+@pytest.mark.slow
 def test_two_sided_resign_waits_for_the_winner_to_agree(tmp_path: Path) -> None:
     out, pgn = resign_match(tmp_path, -500, 600, ["movecount=2", "score=400", "twosided=true"])
     assert "Terminations: adjudication 2" in out

@@ -119,6 +119,7 @@ def test_a_process_stopped_mid_game_costs_no_engine_its_game(tmp_path: Path, con
     assert_all_gone(pids, expected_at_least=4)
 
 
+@pytest.mark.slow
 def test_an_arbiter_stopped_mid_event_costs_no_engine_a_game(tmp_path: Path) -> None:
     """Stopped, the arbiter takes none of its game processes' messages (here each ply's, for the
     live view); once the pipe between them is full, a game process waits at each message, and

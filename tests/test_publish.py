@@ -148,6 +148,7 @@ def test_publish_event_and_pgn(event: Path, tmp_path: Path) -> None:
     assert not any(url in page.read_text() for page in pages for url in ("http://", "https://"))
 
 
+@pytest.mark.slow
 def test_republish_leaves_unchanged_games_alone(event: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     assert arbiter("publish", str(event / "event.db"), "--output", str(site), cwd=tmp_path).returncode == 0

@@ -462,6 +462,7 @@ def test_search_is_deterministic_and_leaves_the_board_alone(variant: str, fen: s
     ]
 
 
+@pytest.mark.slow
 def test_bench_node_count_is_pinned() -> None:
     lines: list[str] = []
     result = run_bench(DEFAULT_DEPTH, out=lines.append)

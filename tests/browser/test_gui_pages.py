@@ -273,6 +273,7 @@ def test_analysis_starts_updates_and_stops(browser: Browser) -> None:
         assert not errors
 
 
+@pytest.mark.slow
 def test_hostile_engine_name_is_text(browser: Browser) -> None:
     engine = f"cmd={sys.executable} -m dipole_engine"
     with gui_server("--engine", engine, f"name={HOSTILE}", "depth=1") as server:
@@ -285,6 +286,7 @@ def test_hostile_engine_name_is_text(browser: Browser) -> None:
         assert not errors
 
 
+@pytest.mark.slow
 def test_crashed_engine_reported_and_server_keeps_running(browser: Browser) -> None:
     crash = f"cmd={sys.executable} {TOY_ENGINE} --crash --after 3"
     with gui_server(

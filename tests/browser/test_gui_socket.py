@@ -278,7 +278,9 @@ HOSTILE = str(Path(__file__).resolve().parent.parent / "engines" / "hostile_engi
     ("flag", "termination", "reason", "within"),
     [
         ("--extra-token", "illegal move", r"White makes an illegal move: bestmove \S+ foo", 10.0),
-        ("--deaf", "stalled connection", "White's connection stalls", 16.0),  # the write's 10 s, no more
+        pytest.param(  # the write's 10 s, no more
+            "--deaf", "stalled connection", "White's connection stalls", 16.0, marks=pytest.mark.slow
+        ),
     ],
 )
 def test_an_unreadable_answer_or_a_deaf_engine_ends_the_game_as_the_arbiter_ends_it(

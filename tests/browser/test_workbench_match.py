@@ -98,6 +98,7 @@ def test_a_match_from_the_form_is_listed_stopped_resumed_and_finished(browser: B
     assert "Interrupted by SIGINT" in log and "Finished tournament" in log, log
 
 
+@pytest.mark.slow
 def test_option_values_are_judged_on_save(browser: Browser, tmp_path: Path) -> None:
     """A spin outside its bounds (typed on the page), a combo value not among its values and a
     check that is not true/false (sent to the page's API) are each refused with one line naming
