@@ -25,7 +25,7 @@ from dipole_engine.rules import all_variants
 from ..errors import ArbiterError
 from ..openings.choice import OpeningsChoice
 from ..openings.positions import generate_openings, load_openings
-from ..play.adjudication import ResignRule
+from ..play.adjudication import DrawRule, ResignRule
 from ..play.engines import EngineSpec, check_variant_options, load_config, own_engine_command, resolve_engines
 from ..play.referee import RefereeSettings
 from ..play.timecontrol import MAX_SECONDS
@@ -35,7 +35,7 @@ from ..stats.sprt import SprtError, SprtParams
 from ..text import check_printable
 
 VARIANT_NAMES = [variant.name for variant in all_variants()]
-GROUPED_FLAGS = ("--engine", "--each", "--resign")
+GROUPED_FLAGS = ("--engine", "--each", "--resign", "--draw")
 FIRST_WORD_FLAGS = ("--openings",)  # a free first word (the file), then key=value words
 SEPARATOR = "\x00"  # joins the key=value tokens of one --engine/--each (never in an argument)
 INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -113,13 +113,21 @@ CLUSTER_HELP = (
 )
 
 
-def _resign_value(ctx: click.Context, param: click.Parameter, value: str | None) -> ResignRule | None:
-    if value is None:
-        return None
-    try:
-        return ResignRule.parse(value.replace(SEPARATOR, " "))
-    except ArbiterError as error:
-        raise click.BadParameter(str(error).removeprefix("--resign: ")) from None
+def _rule_value(
+    parse: Callable[[str], T], flag: str
+) -> Callable[[click.Context, click.Parameter, str | None], T | None]:
+    """The callback of an adjudication option (``--resign``, ``--draw``): its words parsed,
+    or a one-line error without the flag's name (click adds it)."""
+
+    def callback(ctx: click.Context, param: click.Parameter, value: str | None) -> T | None:
+        if value is None:
+            return None
+        try:
+            return parse(value.replace(SEPARATOR, " "))
+        except ArbiterError as error:
+            raise click.BadParameter(str(error).removeprefix(f"{flag}: ")) from None
+
+    return callback
 
 
 def _seconds_value(ctx: click.Context, param: click.Parameter, value: float) -> float:
@@ -243,10 +251,24 @@ def event_options(*, event: str, recover: bool) -> Callable[[F], F]:
         ),
         click.option(
             "--resign",
-            callback=_resign_value,
+            callback=_rule_value(ResignRule.parse, "--resign"),
             metavar="movecount=N score=CP [twosided=true]",
             help="Adjudicate a game as lost for a side whose engine scored at most -CP centipawns for "
             "N consecutive moves of its own (twosided: and the opponent's at least +CP).",
+        ),
+        click.option(
+            "--draw",
+            callback=_rule_value(DrawRule.parse, "--draw"),
+            metavar="movenumber=N movecount=M score=CP",
+            help="Adjudicate a game as drawn once it is N moves old and the last 2M engine moves "
+            "(both sides') scored within CP centipawns of 0.",
+        ),
+        click.option(
+            "--maxmoves",
+            type=click.IntRange(min=0, max=1_000_000),
+            default=0,
+            metavar="N",
+            help="Adjudicate a game as drawn when it reaches N moves (2N plies; 0: no limit).",
         ),
         click.option(
             "--rating-interval",
@@ -293,6 +315,8 @@ class EventOptions:
     stall_timeout: float
     sprt: SprtParams | None
     resign: ResignRule | None
+    draw: DrawRule | None
+    maxmoves: int
     rating_interval: int
 
     @classmethod
@@ -338,6 +362,8 @@ class EventOptions:
             event=self.event,
             date=datetime.date.today().strftime("%Y.%m.%d"),
             resign=self.resign,
+            draw=self.draw,
+            maxmoves=self.maxmoves,
         )
 
 
