@@ -2,7 +2,7 @@
 (tests/engines/level_engine.py, ``score cp 0``) drawn by ``--draw`` and ``--maxmoves``, the
 PGN records, the summary's W-D-L and Ptnml lines, ``replay`` checking the adjudications, and a
 tournament's event database holding the draws through ``resume``, ``ratings`` and ``export``
-(and a database made before draws existed opening as it did)."""
+(and a database made before draws existed opening as it did), and the watch page's feed."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 from test_arbiter_cli import arbiter
 
 from arbiter.records.pgn import read_pgn_file
+from dipole_gui.watch import EventFeed
 
 LEVEL = str(Path(__file__).parent / "engines" / "level_engine.py")
 
@@ -116,6 +117,12 @@ def test_draws_in_an_event_database_resume_rate_and_export(tmp_path: Path) -> No
     assert [game.result for game in read_pgn_file(str(pgn))] == ["1/2-1/2"] * 4
     resumed = arbiter("resume", str(db))  # nothing left to play; the stored rule and results hold
     assert resumed.returncode == 0, resumed.stderr
+    # the watch page's feed: the draws in the games list, the standings and the crosstable
+    feed = EventFeed(str(db))
+    event = next(message for message in feed.poll() if message["type"] == "event")
+    assert [game["result"] for game in event["games"]] == ["1/2-1/2"] * 4
+    assert [row["score"] for row in event["ratings"]["rows"]] == [2.0, 2.0]
+    assert event["ratings"]["crosstable"] == [["", "0-0-2/0-0-2"], ["0-0-2/0-0-2", ""]]
 
     # a database made before draws: its referee settings have no draw rule and no length limit
     with sqlite3.connect(db) as connection:
