@@ -12,6 +12,7 @@ import pytest
 from arbiter.events.pairings import EventShape, plan_event
 from arbiter.events.store import ScheduledGame
 from arbiter.records.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS, GameOutcome, Termination
+from arbiter.stats.ratings import fit_ratings
 from arbiter.stats.sprt import SprtParams, SprtState, constrained_mle, expected_score, pair_llr
 from arbiter.stats.sprt_monitor import SprtMonitor, consecutive_pairs
 from arbiter.stats.tallies import (
@@ -234,3 +235,18 @@ def test_a_swiss_scores_a_draw_half_a_point_each() -> None:
     assert sum(points.values()) == 4  # four games, one point each
     assert points[0] == 1.0  # two draws
     assert points[1] in (1.5, 2.0)  # a draw with e0 and a win, or two wins
+
+
+def test_bradley_terry_counts_a_draw_as_half_a_win() -> None:
+    # a scores 2 wins and 2 draws against b: 3 of 4 points; the fit (a draw is half a win and
+    # half a loss in the likelihood) matches the expected score 3/4: 400 log10(3) = 190.8485 Elo.
+    games = [
+        outcome(1, "a", "b", WHITE_WINS),
+        outcome(2, "b", "a", BLACK_WINS),
+        outcome(3, "a", "b", DRAW),
+        outcome(4, "b", "a", DRAW),
+    ]
+    table = fit_ratings(games, advantage=False)
+    assert table.prior_games == 0  # b scored (its draws): the plain estimate exists
+    assert table.row("a").rating - table.row("b").rating == pytest.approx(400 * math.log10(3), abs=1e-6)
+    assert table.row("a").score == 3.0 and table.crosstable.cell_text("a", "b") == "1-0-1/1-0-1"
