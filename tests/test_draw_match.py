@@ -9,14 +9,18 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from test_arbiter_cli import arbiter
 
+from arbiter.events.store import EventStore
+from arbiter.play.adjudication import DrawRule
 from arbiter.records.pgn import read_pgn_file
 from dipole_gui.watch import EventFeed
+from dipole_gui.workbench.events import event_command
 
 LEVEL = str(Path(__file__).parent / "engines" / "level_engine.py")
 
@@ -132,3 +136,34 @@ def test_draws_in_an_event_database_resume_rate_and_export(tmp_path: Path) -> No
         connection.execute("UPDATE event SET settings = ? WHERE id = 1", (json.dumps(settings),))
     assert arbiter("ratings", str(db)).stdout == rated.stdout
     assert arbiter("resume", str(db)).returncode == 0
+
+
+def test_the_workbench_form_passes_the_draw_rule_and_maxmoves(tmp_path: Path) -> None:
+    """The new-event form's draw fields become the arbiter's options, and the event it starts
+    draws its games by them."""
+    engines = tmp_path / "engines.json"
+    engines.write_text(
+        json.dumps({"engines": [{"name": name, "cmd": f"{sys.executable} {LEVEL} --seed {name}"} for name in "ab"]})
+    )
+    form = {
+        "name": "drawn",
+        "engines": ["a", "b"],
+        "format": "match",
+        "games": "2",
+        "depth": "1",
+        "draw": "movenumber=2 movecount=1 score=0",
+        "maxmoves": "9",
+    }
+    args, db = event_command(form, str(tmp_path), str(engines))
+    assert args[args.index("--draw") + 1] == "movenumber=2 movecount=1 score=0"
+    assert args[args.index("--maxmoves") + 1] == "9"
+    result = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    rule = "adjudication: draw movenumber=2 movecount=1 score=0; +0.00 +0.00"
+    assert result.stdout.count(f"1/2-1/2 {{Draw by adjudication ({rule})}}") == 2
+    store = EventStore.open(db, write=False)
+    try:
+        assert [(game.result, game.plies) for game in store.outcomes()] == [("1/2-1/2", 4)] * 2
+        assert store.config.referee.draw == DrawRule(2, 1, 0) and store.config.referee.maxmoves == 9
+    finally:
+        store.close()

@@ -270,6 +270,7 @@ async function startEvent(event) {
     handshake_timeout: value("#ev-handshake-timeout"), stall_timeout: value("#ev-stall-timeout"),
     openings: value("#ev-openings"), openings_value: value("#ev-openings-value"), seed: value("#ev-seed"),
     resign_movecount: value("#ev-resign-movecount"), resign_score: value("#ev-resign-score"), sprt: value("#ev-sprt"),
+    draw: value("#ev-draw"), maxmoves: value("#ev-maxmoves"),
     cluster: $("#ev-cluster-label").hidden ? "" : value("#ev-cluster"),
   };
   $("#ev-start").disabled = true;

@@ -58,6 +58,8 @@ VALUE_OPTIONS = (
     "timemargin",
     "concurrency",
     "sprt",
+    "draw",
+    "maxmoves",
     "cluster",
     "seed",
     "handshake_timeout",
