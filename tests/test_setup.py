@@ -96,7 +96,9 @@ def test_an_unchanged_tree_is_not_compiled_again_and_an_edited_one_is(tmp_path: 
     def probe() -> list[str]:
         """Whether the engine's table module runs compiled, and its ``EDITED`` mark."""
         code = "import dipole_engine.tt as tt; print(tt.__file__.endswith('.py'), getattr(tt, 'EDITED', None))"
-        done = subprocess.run([python, "-c", code], env=environment, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(  # not from the test's folder, which may hold the project's own tree
+            [python, "-c", code], cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=60
+        )
         assert done.returncode == 0 and done.stderr == "", done.stderr  # no StaleBuildWarning
         return done.stdout.split()
 
