@@ -146,7 +146,7 @@ def test_the_command_prints_weights_and_bad_input_is_one_line(games: Path, tmp_p
     for args, message in [
         ([str(tmp_path / "missing.pgn"), "--game", "dipole"], "missing.pgn"),
         ([str(broken), "--game", "dipole"], "ply 2"),
-        ([str(empty), "--game", "dipole"], "no position to tune on"),
+        ([str(empty), "--game", "dipole"], "is empty: neither an event database nor a PGN file"),
         ([str(games), "--game", "chess"], "'chess' is not one of"),
     ]:
         bad = subprocess.run([*TUNER, *args], capture_output=True, text=True, timeout=120)
