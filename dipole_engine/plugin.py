@@ -133,6 +133,8 @@ class RulesState(State[Any]):
     def read_notation(self, text: str) -> Any:
         """The rules' reader: a move's own text, or an alternative spelling (``e1e3``, ``c7-off``,
         an Impasse move without its only possible crown)."""
+        if not isinstance(text, str):  # (the compiled rules raise TypeError for anything else)
+            raise GameError(f"a move must be text, got a {type(text).__name__}")
         try:
             return self.board.parse_move(text)
         except RulesError as error:

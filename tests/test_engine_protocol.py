@@ -334,22 +334,26 @@ def test_go_nodes(engine: EngineProcess) -> None:
 @pytest.mark.parametrize("variant", ["dipole", "impasse"])
 def test_go_movetime_gets_its_full_time(engine: EngineProcess, variant: str) -> None:
     # movetime N is N ms in full (MoveOverhead is for clocks): every answer comes after at least
-    # 0.9 N, which a busy machine can only delay, and the quickest of five by N plus a few ms
-    # (the engine stops just before N; a busy machine delays some answers, hardly all five).
+    # 0.9 N, which a busy machine can only delay, and one comes by N plus a few ms (the engine
+    # stops just before N).  A busy machine (the whole suite on two cores) delays answers by
+    # tens of ms, so the search is asked again, up to 25 times, until one answer shows the
+    # engine's own timing; an engine that answers at N/2 fails on its first answer.
     engine.send(f"setoption name UCI_Variant value {variant}")
     for movetime in (20, 50, 100):
-        took = []
-        for _ in range(5):
+        took: list[float] = []
+        while len(took) < 25 and (not took or min(took) > movetime + 5):
             engine.send("position startpos")
             engine.ready()
             begin = time.monotonic()
             _, best = engine.search(f"go movetime {movetime}")
             took.append((time.monotonic() - begin) * 1000)
             assert best is not None
-        shown = f"{variant}, go movetime {movetime}: answered after " + ", ".join(f"{ms:.1f}" for ms in took) + " ms"
-        assert min(took) >= 0.9 * movetime, shown
+            shown = (
+                f"{variant}, go movetime {movetime}: answered after " + ", ".join(f"{ms:.1f}" for ms in took) + " ms"
+            )
+            assert took[-1] >= 0.9 * movetime, shown
+            assert took[-1] <= movetime + 250, shown
         assert min(took) <= movetime + 5, shown
-        assert max(took) <= movetime + 250, shown
 
 
 @pytest.mark.parametrize(
