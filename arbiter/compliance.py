@@ -134,7 +134,7 @@ class _OutOfTime(Exception):
 
 
 @dataclass
-class _Wait:
+class _Awaited:
     """One wait for an answer: its deadline, and what came before the answer, kept bounded
     whatever the engine writes (counts, the first error report and the first ``bestmove``;
     never the lines themselves, of which an engine may write millions)."""
@@ -169,7 +169,7 @@ class _Wait:
 
 class _Session:
     """One engine process and a raw conversation with it: every line it writes is seen, and
-    none is kept beyond what the check at hand needs (see :class:`_Wait`)."""
+    none is kept beyond what the check at hand needs (see :class:`_Awaited`)."""
 
     def __init__(self, settings: CheckSettings, ends: float) -> None:
         self.settings = settings
@@ -193,7 +193,7 @@ class _Session:
         except OSError:
             raise _Fail(f"the engine is gone ({self._how()}) when sent {line.strip()!r}") from None
 
-    def read(self, wait: _Wait) -> tuple[Response, float]:
+    def read(self, wait: _Awaited) -> tuple[Response, float]:
         """The next line, parsed, with its arrival time.  _Fail once ``wait``'s deadline has
         passed (a line that arrived after it never counts, however fast lines come), when the
         output ends, on a line longer than the transport takes, or on a line that is not a
@@ -214,13 +214,13 @@ class _Session:
         except ProtocolError as error:
             raise _Fail(f"unreadable line {line[:60]!r}: {error}") from None
 
-    def _late(self, wait: _Wait) -> _Fail:
+    def _late(self, wait: _Awaited) -> _Fail:
         return wait.late() if wait.deadline <= self.ends else self.out_of_time(f"{wait.awaited} came")
 
     def out_of_time(self, what: str) -> _Fail:
         return _Fail(f"the run's bound of {self.settings.run_timeout:g} s (--run-timeout) passed before {what}")
 
-    def until(self, kind: type[_R], wait: _Wait) -> tuple[_R, float]:
+    def until(self, kind: type[_R], wait: _Awaited) -> tuple[_R, float]:
         """The first response of type ``kind`` and its arrival time; ``wait`` counts the others."""
         while True:
             response, arrival = self.read(wait)
@@ -228,10 +228,10 @@ class _Session:
                 return response, arrival
             wait.count(response)
 
-    def ready(self, timeout: float | None = None) -> _Wait:
+    def ready(self, timeout: float | None = None) -> _Awaited:
         """``isready``; what came before ``readyok`` (a ``bestmove`` there is a fault)."""
         self.send("isready")
-        wait = _Wait("'readyok'", timeout or self.settings.timeout)
+        wait = _Awaited("'readyok'", timeout or self.settings.timeout)
         self.until(ReadyOk, wait)
         if wait.bestmove is not None:
             raise _Fail(f"an unrequested 'bestmove {wait.bestmove.move or '(none)'}' (a second answer to one go?)")
@@ -259,7 +259,7 @@ class _Session:
         line = f"go {parameters}".strip()
         self.send(line)
         started = time.monotonic()
-        wait = _Wait(f"'bestmove' for {line!r}", timeout)
+        wait = _Awaited(f"'bestmove' for {line!r}", timeout)
         while True:
             response, arrival = self.read(wait)
             if isinstance(response, BestMove):
@@ -281,7 +281,7 @@ class _Session:
         than the arbiter's own client takes."""
         self.send(word)
         done = UciOk if word == "uci" else UgiOk
-        wait = _Wait(f"'{word}ok'", self.settings.timeout)
+        wait = _Awaited(f"'{word}ok'", self.settings.timeout)
         kept: list[Id | OptionSpec] = []
         size = 0
         while not isinstance(response := self.read(wait)[0], done):
@@ -609,7 +609,7 @@ class _Checker:
                 time.sleep(0.2)
                 started = time.monotonic()
                 session.send("isready")
-                during = _Wait(f"'readyok' during '{shown}'", 1.0)
+                during = _Awaited(f"'readyok' during '{shown}'", 1.0)
                 session.until(ReadyOk, during)
                 answered = time.monotonic() - started
                 if during.bestmove is not None:
@@ -622,7 +622,7 @@ class _Checker:
                 time.sleep(0.1)
                 session.send("stop")
                 started = time.monotonic()
-                bestmove, arrival = session.until(BestMove, _Wait("'bestmove' after 'stop'", 1.0))
+                bestmove, arrival = session.until(BestMove, _Awaited("'bestmove' after 'stop'", 1.0))
                 session.ready()
                 self.legal(new_board(variant), bestmove.move, f"after '{shown}' and 'stop'")
                 note(f"readyok in {answered * 1000:.0f} ms, bestmove {(arrival - started) * 1000:.0f} ms after stop")
@@ -671,7 +671,7 @@ class _Checker:
             session.send(f"position startpos moves {first}\r")
             board.push_text(first)
             session.send("isready\r")
-            wait = _Wait("'readyok' for 'isready\\r\\n'", self.settings.timeout)
+            wait = _Awaited("'readyok' for 'isready\\r\\n'", self.settings.timeout)
             session.until(ReadyOk, wait)
             if wait.errors:
                 raise _Fail(f"a line ending in CR LF was refused: {wait.first_error}")
@@ -713,7 +713,7 @@ class _Checker:
             self.use_variant(session, variant)
             session.quiet("position startpos")
             session.send("go perft 2")
-            wait = _Wait("'Nodes searched:'", self.settings.timeout)
+            wait = _Awaited("'Nodes searched:'", self.settings.timeout)
             expected = {str(move): count for move, count in divide(new_board(variant), 2)}
             counts: dict[str, int] = {}
             while True:
@@ -758,7 +758,7 @@ class _Checker:
                 self.use_variant(session, variant)
                 session.quiet("position startpos moves " + " ".join(moves))
                 session.send(f"query {item}")
-                response, _ = session.read(_Wait(f"'response' to 'query {item}'", self.settings.timeout))
+                response, _ = session.read(_Awaited(f"'response' to 'query {item}'", self.settings.timeout))
                 if isinstance(response, Info) and response.error is not None:
                     session.ready()
                     raise _Skip(f"not offered ({response.error})")
@@ -895,14 +895,14 @@ class _Checker:
                     session.send(line)
                     time.sleep(0.3)
                     session.send("isready")
-                    during = _Wait(f"'readyok' during '{line}'", self.settings.timeout)
+                    during = _Awaited(f"'readyok' during '{line}'", self.settings.timeout)
                     session.until(ReadyOk, during)
                     if during.bestmove is not None:
                         raise _Fail(f"'bestmove {during.bestmove.move}' while pondering, before '{how}'")
                     session.send(how)
                     started = time.monotonic()
                     limit = self.settings.timeout if how == "ponderhit" else 1.0
-                    after = _Wait(f"'bestmove' after '{how}'", limit)
+                    after = _Awaited(f"'bestmove' after '{how}'", limit)
                     bestmove, arrival = session.until(BestMove, after)
                     if after.errors:
                         raise _Fail(f"'{how}' during '{line}' was refused: {after.first_error}")

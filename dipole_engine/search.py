@@ -105,7 +105,7 @@ class SearchInfo:
 
 
 @dataclass(frozen=True)
-class SearchResult:
+class SearchSummary:
     """What a search ends with: its best move (None when the game is over), the score of the
     last completed iteration, and the totals."""
 
@@ -213,7 +213,7 @@ class Searcher:
         start: float | None = None,
         on_info: Callable[[SearchInfo], None] | None = None,
         multipv: int = 1,
-    ) -> SearchResult:
+    ) -> SearchSummary:
         """Search ``board``'s position (the board itself is not touched) and return the result.
 
         ``start`` is the ``time.monotonic()`` the time plan counts from (default: now).
@@ -252,7 +252,7 @@ class Searcher:
             wanted = {id(board.parse_move(text)) for text in limits.searchmoves}
             root_moves = [move for move in root_moves if id(move) in wanted]
         if not root_moves:
-            return SearchResult(None, 0, 0, 0, ())
+            return SearchSummary(None, 0, 0, 0, ())
         max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
         if limits.mate is not None:
             max_depth = min(max_depth, 2 * limits.mate + 1)
@@ -306,7 +306,7 @@ class Searcher:
             self._unwind(board)
         if best_move is None:  # stopped before depth 1 was complete
             best_move = self._fallback_move(root_moves)
-        return SearchResult(best_move, score, completed, self.nodes, tuple(infos))
+        return SearchSummary(best_move, score, completed, self.nodes, tuple(infos))
 
     # -- helpers around the tree ---------------------------------------------------------
     def _unwind(self, board: Board[Any]) -> None:

@@ -48,10 +48,6 @@ OWN_ENGINE_LEVELS = (
 )
 
 
-class _Failure(click.ClickException):
-    exit_code = 2
-
-
 def own_engines() -> list[EngineSpec]:
     """The project's engine at a few strengths (depth caps; none for the full one)."""
     command = own_engine_command()
@@ -183,19 +179,19 @@ def cli(
         if watch is not None:
             check_watch_path(watch)
     except ArbiterError as error:
-        raise _Failure(str(error)) from None
+        raise click.UsageError(str(error)) from None
     if not os.path.isdir(events_dir):
-        raise _Failure(f"--events {events_dir}: no such directory")
+        raise click.UsageError(f"--events {events_dir}: no such directory")
     token = access_token(host, token)
     manage_token = secrets.token_urlsafe(24) if manage else None
     if token is not None and (
         len(token) < 8 or not token.isascii() or not token.replace("-", "").replace("_", "").isalnum()
     ):
-        raise _Failure("--token: use at least 8 letters, digits, '-' or '_'")
+        raise click.UsageError("--token: use at least 8 letters, digits, '-' or '_'")
     try:
         listener = socket.create_server((host, port), family=_family(host))
     except OSError as error:
-        raise _Failure(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+        raise click.UsageError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     bound = listener.getsockname()[1]
 
     def url(address: str, page: str, key: str | None) -> str:

@@ -17,7 +17,7 @@ the entry-point group ``gameplug.games`` (:mod:`gameplug.registry`)::
 Bad input anywhere is a :class:`GameError` whose message is one line.
 """
 
-from .game import CheckPosition, Game, GameError, State, Variant, check_position, winning_moves
+from .game import CheckPosition, Game, GameError, GameVariant, State, check_position, winning_moves
 from .openings import RandomLine, random_line, random_openings
 from .outcome import ONGOING, Outcome, OutcomeKind, Side
 from .perft import divide, perft
@@ -28,7 +28,7 @@ __all__ = [
     # the contract
     "Game",
     "State",
-    "Variant",
+    "GameVariant",
     "CheckPosition",
     "check_position",
     "winning_moves",

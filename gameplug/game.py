@@ -1,4 +1,4 @@
-"""The contract between a game and the host: :class:`Game`, :class:`State`, :class:`Variant`.
+"""The contract between a game and the host: :class:`Game`, :class:`State`, :class:`GameVariant`.
 
 OpenSpiel's split: a :class:`Game` is the game's description and its factories (its variants,
 start positions, position text, what engines are told, the positions check-engine tests an
@@ -155,7 +155,7 @@ class State(ABC, Generic[M]):
 
 
 @dataclass(frozen=True)
-class Variant:
+class GameVariant:
     """A named rule set of a game (its board, its start): what a host asks for by name."""
 
     name: str
@@ -221,10 +221,10 @@ class Game(ABC):
         """The position ``text`` of ``variant``; GameError (one line) when it is not one."""
 
     @cached_property
-    def variants(self) -> tuple[Variant, ...]:
-        return tuple(Variant(name, description, self) for name, description in self.variant_names())
+    def variants(self) -> tuple[GameVariant, ...]:
+        return tuple(GameVariant(name, description, self) for name, description in self.variant_names())
 
-    def variant(self, name: str) -> Variant:
+    def variant(self, name: str) -> GameVariant:
         """This game's variant ``name``; GameError naming the game's variants otherwise."""
         for variant in self.variants:
             if variant.name == name:

@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from .game import GameError, State, Variant
+from .game import GameError, GameVariant, State
 
 ATTEMPTS = 100  # lines drawn for one opening before giving up (or accepting a repeated one)
 
@@ -25,7 +25,7 @@ class RandomLine:
     state: State[Any]
 
 
-def random_line(variant: Variant, plies: int, rng: random.Random) -> RandomLine | None:
+def random_line(variant: GameVariant, plies: int, rng: random.Random) -> RandomLine | None:
     """``plies`` moves drawn from ``variant``'s start, or None when the game's filter refuses
     where they end (the game ended on the way, or the game says it is a bad start)."""
     game = variant.game
@@ -40,7 +40,7 @@ def random_line(variant: Variant, plies: int, rng: random.Random) -> RandomLine 
     return RandomLine(tuple(texts), state) if game.good_opening(state) else None
 
 
-def random_openings(variant: Variant, plies: int, count: int, seed: int) -> list[RandomLine]:
+def random_openings(variant: GameVariant, plies: int, count: int, seed: int) -> list[RandomLine]:
     """``count`` random lines of ``plies`` moves each, distinct positions where the variant allows.
 
     A refused line is drawn again; a repeated final position is drawn again a bounded number of

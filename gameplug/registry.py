@@ -28,7 +28,7 @@ from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-from .game import Game, GameError, Variant, one_line, shown
+from .game import Game, GameError, GameVariant, one_line, shown
 
 GROUP = "gameplug.games"
 
@@ -36,7 +36,7 @@ GROUP = "gameplug.games"
 @dataclass
 class _Registry:
     games: dict[str, Game]  # imported, by name (sorted); left out once in ``broken``
-    variants: dict[str, Variant]  # by name: each game's in its order
+    variants: dict[str, GameVariant]  # by name: each game's in its order
     origins: dict[str, str]  # game name -> "game plug-in 'x' (module:object, from dist version)"
     broken: dict[str, str]  # plug-in (entry point name) -> why it is left out
     checked: set[str] = field(default_factory=set)  # the variants whose check passed
@@ -54,7 +54,7 @@ def broken_plugins() -> dict[str, str]:
     return dict(_checked_registry().broken)
 
 
-def all_variants() -> list[Variant]:
+def all_variants() -> list[GameVariant]:
     """Every variant of every installed game that works, game by game, each game's default first."""
     registry = _checked_registry()
     return [found for found in registry.variants.values() if found.game.name not in registry.broken]
@@ -72,7 +72,7 @@ def game(name: str) -> Game:
     return found
 
 
-def variant(name: str) -> Variant:
+def variant(name: str) -> GameVariant:
     """The variant ``name`` of whichever installed game has it; GameError naming the installed
     variants otherwise, or saying why its plug-in is left out."""
     registry = _registry()
@@ -111,7 +111,7 @@ def _checked_registry() -> _Registry:
     return registry
 
 
-def _check(registry: _Registry, checked: Variant) -> None:
+def _check(registry: _Registry, checked: GameVariant) -> None:
     """Check ``checked`` once; raise the GameError that names its plug-in when it is left out."""
     name = checked.game.name
     with registry.lock:
@@ -175,7 +175,7 @@ def _game_of(point: EntryPoint) -> Game:
     return loaded
 
 
-def _self_check(each: Variant) -> None:
+def _self_check(each: GameVariant) -> None:
     """Raise GameError unless ``each``'s start reads back from its text (one line), and each
     legal move there from its protocol text (one token) and its notation."""
     start = each.start()

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import gameplug
-from gameplug import Game, GameError, OutcomeKind, Side, State, Variant, choice_json, picture_json
+from gameplug import Game, GameError, GameVariant, OutcomeKind, Side, State, choice_json, picture_json
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "connect_four"
 
@@ -76,7 +76,7 @@ def assert_outcome_fits(state: State[Any]) -> None:
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
-def test_the_start_position_round_trips_through_its_text(variant: Variant) -> None:
+def test_the_start_position_round_trips_through_its_text(variant: GameVariant) -> None:
     start = variant.start()
     text = start.position_text()
     again = variant.read_position(text)
@@ -88,7 +88,7 @@ def test_the_start_position_round_trips_through_its_text(variant: Variant) -> No
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
-def test_random_playouts_round_trip_every_move_and_end_with_an_outcome(variant: Variant) -> None:
+def test_random_playouts_round_trip_every_move_and_end_with_an_outcome(variant: GameVariant) -> None:
     rng = random.Random(f"playout {variant.name}")
     ended = 0
     for _ in range(3):
@@ -121,7 +121,7 @@ def test_random_playouts_round_trip_every_move_and_end_with_an_outcome(variant: 
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
-def test_bad_text_is_refused_in_one_line(variant: Variant) -> None:
+def test_bad_text_is_refused_in_one_line(variant: GameVariant) -> None:
     for text in BAD_POSITIONS:
         with pytest.raises(GameError) as refused:
             variant.read_position(text)
@@ -143,7 +143,7 @@ def test_bad_text_is_refused_in_one_line(variant: Variant) -> None:
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
-def test_random_openings_are_reproducible_by_seed(variant: Variant) -> None:
+def test_random_openings_are_reproducible_by_seed(variant: GameVariant) -> None:
     first = gameplug.random_openings(variant, 4, 5, seed=7)
     again = gameplug.random_openings(variant, 4, 5, seed=7)
     other = gameplug.random_openings(variant, 4, 5, seed=8)
@@ -159,7 +159,7 @@ def test_random_openings_are_reproducible_by_seed(variant: Variant) -> None:
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
-def test_check_positions_hold_under_the_rules(variant: Variant) -> None:
+def test_check_positions_hold_under_the_rules(variant: GameVariant) -> None:
     positions = variant.check_positions()
     assert positions and positions[0].start is None and not positions[0].moves
     for position in positions:

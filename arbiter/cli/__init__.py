@@ -40,10 +40,6 @@ _COMMANDS = {
 }
 
 
-class _Failure(click.ClickException):
-    exit_code = 2
-
-
 class _Group(click.Group):
     """Loads each subcommand when it is asked for, and turns the arbiter's input errors into
     click errors, so clikit prints them as one line."""
@@ -62,7 +58,7 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except ArbiterError as error:
-            raise _Failure(str(error)) from None
+            raise click.UsageError(str(error)) from None
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

@@ -4,7 +4,7 @@ The board is a flat list of signed stack heights (White positive, Black negative
 indexed by square.  A stack is always one colour: merges only join own stacks and a capture
 removes the whole enemy stack.
 
-All geometry is precomputed per board size in :class:`_Tables`: for each side, square and
+All geometry is precomputed per board size in :class:`_DipoleMoveTables`: for each side, square and
 stack height ``h``, the on-board targets reachable by moving ``k <= h`` checkers ``k``
 squares, split into forward targets (basic, merge or capture) and the rest (capture only),
 and the off-board exits.  Every possible move is a pre-built, immutable :class:`DipoleMove`,
@@ -98,7 +98,7 @@ _MoverState = tuple[
 BackwardEntry = tuple[int, int, DipoleMove]  # target, k, capture
 
 
-class _Tables:
+class _DipoleMoveTables:
     """Move tables for one board size.
 
     ``forward[color][square][h]`` lists ``(target, k, basic, merge, capture)`` for every
@@ -204,8 +204,8 @@ class _Tables:
 
 
 @cache
-def _tables(width: int, height: int, max_height: int) -> _Tables:
-    return _Tables(geometry(width, height), max_height)
+def _tables(width: int, height: int, max_height: int) -> _DipoleMoveTables:
+    return _DipoleMoveTables(geometry(width, height), max_height)
 
 
 @cache

@@ -61,7 +61,7 @@ class ImpasseMove:
     generated for (see :class:`ImpasseBoard`): ``advance`` is what it adds to its side's entry
     of ``sides``, ``double_flips`` the occupancy mask of the squares where a double appears or
     goes, ``rekey`` what it XORs into the Zobrist key (the turn's change included).  ``path``
-    is, for the plain moves of the tables (no crown: see ``_Tables``), the occupancy mask of the
+    is, for the plain moves of the tables (no crown: see ``_ImpasseMoveTables``), the occupancy mask of the
     squares a slide passes over (0 for a transpose); -1 for the others, whose legality needs the
     position.
     """
@@ -101,7 +101,7 @@ def occupancy_mask(square_bit: Sequence[int], squares: Iterable[int]) -> int:
     return bits
 
 
-class _Tables:
+class _ImpasseMoveTables:
     """Diagonal geometry for one board size, per side.
 
     ``single_rays[color][sq]`` and ``double_rays[color][sq]`` list, per diagonal direction the
@@ -275,7 +275,7 @@ class _Tables:
 
 
 def _new_move(
-    tables: _Tables,
+    tables: _ImpasseMoveTables,
     kind: ImpasseMoveKind,
     origin: int,
     target: int,
@@ -298,8 +298,8 @@ def _new_move(
 
 
 @cache
-def _tables(width: int, height: int) -> _Tables:
-    return _Tables(geometry(width, height))
+def _tables(width: int, height: int) -> _ImpasseMoveTables:
+    return _ImpasseMoveTables(geometry(width, height))
 
 
 class ImpasseBoard(Board[ImpasseMove]):
