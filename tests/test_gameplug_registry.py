@@ -119,9 +119,9 @@ def broken_plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
 
 def test_an_unknown_variant_or_game_names_the_installed_ones() -> None:
     with pytest.raises(GameError) as unknown:
-        gameplug.variant("chess")
+        gameplug.variant("xiangqi")
     message = str(unknown.value)
-    assert message.startswith("unknown variant 'chess'; installed variants: ")
+    assert message.startswith("unknown variant 'xiangqi'; installed variants: ")
     assert "dipole, dipole-s, dipole-10, dipole-10s" in message and "impasse, impasse-singles" in message
     assert "\n" not in message
     with pytest.raises(GameError, match=r"^unknown game 'dipole-s'; installed games: .*dipole, impasse"):
@@ -148,7 +148,7 @@ def test_broken_plugins_are_named_and_the_others_still_work(broken_plugins: Path
     state.play(state.read_move("c1-c3"))
     assert state.position_text() == "B:W10c1,2c3:B12d8"
     with pytest.raises(GameError, match=r"\(plug-ins left out, see their errors: bad-moves, broken-import,"):
-        gameplug.variant("chess")
+        gameplug.variant("xiangqi")
     with pytest.raises(GameError) as asked:  # asking for a broken game says why it is left out
         gameplug.variant("bad-moves")
     assert str(asked.value) == broken["bad-moves"]
@@ -210,7 +210,9 @@ def test_the_example_installed_in_a_fresh_venv_is_found_and_plays(tmp_path: Path
     )
     assert run.returncode == 0, run.stderr
     games, broken, location, result, reason = json.loads(run.stdout)
-    assert "connect-four" in games and broken == {}
+    assert "connect-four" in games
+    # (the host's chess plug-in is named, without python-chess in this venv, with how to install it)
+    assert set(broken) <= {"chess"} and all(line.endswith("pip install -e '.[chess]'") for line in broken.values())
     assert location.startswith(str(fresh)) and (result, reason) == ("1-0", "Red connects four")
     engine = subprocess.run(
         [str(fresh / "bin" / "connect-four-engine")],
