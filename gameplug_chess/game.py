@@ -88,7 +88,7 @@ class ChessState(State[chess.Move]):
                 winner = not board.turn
                 return Outcome.win(_SIDES[winner], f"{chess.COLOR_NAMES[winner].capitalize()} mates")
             return Outcome.draw("Draw by stalemate")
-        if board.is_insufficient_material():
+        if board.is_insufficient_material():  # (the same positions as cutechess-cli's count)
             return Outcome.draw("Draw by insufficient mating material")
         if board.halfmove_clock >= 100:
             return Outcome.draw("Draw by fifty moves rule")

@@ -272,3 +272,19 @@ def test_without_python_chess_the_registry_names_the_plugin_in_one_line() -> Non
     assert (
         asked == "unknown game 'chess'; installed games: dipole, impasse (plug-ins left out, see their errors: chess)"
     )
+
+
+@pytest.mark.parametrize(
+    ("fen", "drawn"),
+    [  # cutechess-cli draws when the pieces besides the kings count at most 1 (bishops once per square colour)
+        ("8/8/8/4k3/8/8/8/1B2K3 w - - 0 1", True),
+        ("8/8/8/3bk3/8/8/8/1B2K3 w - - 0 1", True),  # bishops on light squares only
+        ("8/8/8/2b1k3/8/8/8/1B2K3 w - - 0 1", False),  # bishops on both colours
+        ("8/8/8/3nk3/8/8/8/1N2K3 w - - 0 1", False),
+        ("8/8/8/4k3/8/8/8/NN2K3 w - - 0 1", False),
+        ("8/8/8/4k3/8/8/P7/4K3 w - - 0 1", False),
+    ],
+)
+def test_insufficient_material_is_cutechess_count(fen: str, drawn: bool) -> None:
+    outcome = position("chess", fen).outcome()
+    assert (outcome.reason == "Draw by insufficient mating material") == drawn and outcome.over == drawn
