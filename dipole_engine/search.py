@@ -167,6 +167,7 @@ class Searcher:
         self._root_improved: Move | None = None
         """A root move that beat the first one in the running iteration (as Stockfish does, the
         move played if the iteration is cut short)."""
+        self._root_improved_score = 0  # its score, reported with its line when it is played
         self._tt_table = tt.table
         self._tt_mask = tt.mask
 
@@ -302,6 +303,13 @@ class Searcher:
         except _Abort:
             if self._root_improved is not None and lines == 1:
                 best_move = self._root_improved  # the unfinished iteration already prefers it
+                # Its line is reported (as Stockfish reports a cut iteration's new best move), so
+                # that the bestmove is the last pv's first move and its ponder move the second.
+                pv = self._pv[0] if self._pv and self._pv[0] and self._pv[0][0] is best_move else [best_move]
+                info = self._info(depth, self._root_improved_score, pv, start)
+                infos.append(info)
+                if on_info is not None:
+                    on_info(info)
         finally:
             self._unwind(board)
         if best_move is None:  # stopped before depth 1 was complete
@@ -426,6 +434,7 @@ class Searcher:
                 if score > alpha:
                     if index != first:
                         self._root_improved = move
+                        self._root_improved_score = score
                     alpha = score
                     if score >= beta:
                         break

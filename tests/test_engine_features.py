@@ -218,3 +218,20 @@ def test_ponderhit_during_an_ordinary_search_is_refused_and_it_goes_on(engine: E
     _, best = infos_and_best([line for line in engine.until("bestmove") if not line.startswith("info string")])
     assert best.move in legal(MIDGAME)
     engine.ready()
+
+
+@pytest.mark.parametrize("variant,fen", [("dipole", MIDGAME), ("impasse", None)])
+def test_a_cut_iteration_reports_the_line_of_the_move_it_plays(
+    engine: EngineProcess, variant: str, fen: str | None
+) -> None:
+    # A search cut short mid-iteration plays the root move that iteration already preferred;
+    # its line is reported first, so the bestmove is always the last pv's first move (what a GUI
+    # shows as the engine's line, and where `bestmove ... ponder` comes from).  Node limits are
+    # deterministic: this range holds cuts right after a new best root move in both games.
+    engine.send(f"setoption name UCI_Variant value {variant}")
+    for nodes in range(100, 6000, 97):
+        engine.send("ucinewgame")
+        engine.send(f"position fen {fen}" if fen else "position startpos")
+        infos, move = engine.search(f"go nodes {nodes}")
+        lines = [info.pv for info in infos if info.pv]
+        assert lines and lines[-1][0] == move, (nodes, move, lines[-1:])
