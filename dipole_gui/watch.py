@@ -53,7 +53,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from arbiter.board import board_json
 from arbiter.errors import ArbiterError
 from arbiter.events.running import event_running
-from arbiter.events.store import EventConfig, EventStore, ScheduledGame, is_event_file
+from arbiter.events.store import EventConfig, EventStore, ScheduledGame, is_event_file, settled
 from arbiter.live.livefiles import STALE_AFTER, live_path, live_running, read_live
 from arbiter.records.game import GameOutcome
 from arbiter.records.pgn import format_game
@@ -394,16 +394,6 @@ class EventFeed:
             "boards": boards,
             "pgn": format_game(record),
         }
-
-
-def settled(path: str, running: bool) -> bool:
-    """Whether the event database at ``path`` cannot change under a reader: no arbiter runs it
-    (``running``: :func:`arbiter.events.running.event_running`) and no write waits in its WAL."""
-    try:
-        pending = os.path.getsize(path + "-wal") > 0
-    except OSError:
-        pending = False
-    return not running and not pending
 
 
 def open_store(path: str, running: bool) -> tuple[EventStore, bool]:

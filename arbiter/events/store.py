@@ -303,14 +303,15 @@ def is_event_file(path: str) -> bool:
     return is_sqlite_file(path)
 
 
-def settled(path: str) -> bool:
+def settled(path: str, running: bool | None = None) -> bool:
     """Whether the event database at ``path`` cannot change under a reader: no arbiter runs it
-    (holds its lock) and no write waits in its WAL."""
+    (holds its lock; ``running``, when the caller has just asked :func:`event_running`) and no
+    write waits in its WAL."""
     try:
         pending = os.path.getsize(path + "-wal") > 0
     except OSError:
         pending = False
-    return not pending and not event_running(path)
+    return not pending and not (event_running(path) if running is None else running)
 
 
 @contextlib.contextmanager
