@@ -381,12 +381,15 @@ def test_the_clock_plan_keeps_a_reserve_that_grows_when_moves_overrun() -> None:
     engine = Running(make_loop(record))
     board = new_board()
     moves: list[str] = []
+    answer_ms: list[float] = []  # each go to its bestmove as seen here: the engine took no longer
 
     def play(clock: int) -> None:
         """Our move with ``clock`` ms left (10 ms a move), answered at once; then the opponent's."""
         position = " ".join(["position startpos", *(["moves", *moves] if moves else [])])
+        started = time.monotonic()
         engine.send(position, f"go wtime {clock} btime 1000 winc 10 binc 10")
         engine.wait_for("bestmove", len(moves) // 2 + 1)
+        answer_ms.append((time.monotonic() - started) * 1000)
         ours = engine.lines()[-1].split()[1]
         board.push_text(ours)
         reply = str(board.legal_moves()[0])
@@ -401,7 +404,9 @@ def test_the_clock_plan_keeps_a_reserve_that_grows_when_moves_overrun() -> None:
     engine.close()
     reserves = [job.reserve_ms for job in jobs]
     assert reserves[0] == 0
-    assert 580 <= reserves[1] <= 600, reserves  # twice the overrun
+    # Twice the overrun: the 300 ms charged less what the engine itself measured, which a busy
+    # machine can make as long as the whole round trip seen here.
+    assert 2 * (300 - answer_ms[0]) <= reserves[1] <= 600, (reserves, answer_ms)
     assert reserves[2] == reserves[1] * RESERVE_DECAY, reserves  # no overrun: it decays
     assert reserves[3] == reserves[2] * RESERVE_DECAY, reserves  # a new game: the engine's own time
     # The plan keeps the reserve back as well as MoveOverhead.
