@@ -219,6 +219,10 @@ def _format_info(info: Info) -> str:
             parts.append(info.score_bound + "bound")
     elif info.score_bound is not None:
         raise ProtocolError("info: score_bound without a score")
+    if info.wdl is not None:
+        if not isinstance(info.wdl, tuple) or len(info.wdl) != 3:
+            raise ProtocolError(f"info: wdl must be a tuple of three counts, found {info.wdl!r}")
+        parts.append("wdl " + " ".join(str(_check_int(count, "info wdl", 0)) for count in info.wdl))
     for name in _INFO_ORDER_TAIL:
         value = getattr(info, name)
         if value is not None:

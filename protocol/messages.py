@@ -236,7 +236,9 @@ class BestMove:
 class Info:
     """One ``info`` line; every field optional.  Times in ms; ``score_mate`` counts moves to
     mate, negative when the engine is being mated; ``score_bound`` is "lower" or "upper" for
-    a score that is only a bound.  ``string`` (free text) is always the last field.
+    a score that is only a bound; ``wdl`` is the side to move's chances of a win, a draw and a
+    loss in per mille (UCI's ``wdl``, which Stockfish sends with ``UCI_ShowWDL``).  ``string``
+    (free text) is always the last field.
 
     Unlike the other messages but :class:`Limit` it keeps its fields in a dict, not in slots:
     an engine writes many info lines a search, and the reader (:mod:`protocol.reading`) makes
@@ -248,6 +250,7 @@ class Info:
     score_cp: int | None = None
     score_mate: int | None = None
     score_bound: Literal["lower", "upper"] | None = None
+    wdl: tuple[int, int, int] | None = None
     nodes: int | None = None
     nps: int | None = None
     time: int | None = None

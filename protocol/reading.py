@@ -251,6 +251,9 @@ _INFO_NUMBERS: Final[dict[str, int]] = {
 }
 _INFO_KEYWORDS: Final = frozenset(_INFO_NUMBERS) | {
     "score",
+    "wdl",
+    "lowerbound",
+    "upperbound",
     "pv",
     "currmove",
     "string",
@@ -302,7 +305,17 @@ def _parse_info(tokens: list[str]) -> Info:
         elif word == "string":
             values["string"] = " ".join(tokens[i + 1 :])
             break
-        else:  # a field this protocol does not define (refutation, currline, wdl...): skip it
+        elif word in _SCORE_BOUNDS:  # after the score, or after its wdl (where Stockfish writes it)
+            if values["score_cp"] is None and values["score_mate"] is None:
+                raise ProtocolError(f"info: {word!r} without a score before it")
+            values["score_bound"] = _SCORE_BOUNDS[word]
+            i += 1
+        elif word == "wdl":
+            if i + 3 >= count:
+                raise ProtocolError("info: 'wdl' needs three counts: wdl <wins> <draws> <losses>")
+            values["wdl"] = tuple(_read_number(tokens[i + k], "info", "wdl", 0) for k in (1, 2, 3))
+            i += 4
+        else:  # a field this protocol does not define (refutation, currline...): skip it
             i += 1
             while i < count and tokens[i] not in _INFO_KEYWORDS:
                 i += 1
@@ -314,11 +327,7 @@ def _parse_score(tokens: list[str], i: int, values: dict[str, object]) -> int:
         raise ProtocolError("info: expected 'score cp <centipawns>' or 'score mate <moves>'")
     values["score_cp"] = values["score_mate"] = values["score_bound"] = None
     values["score_" + tokens[i]] = _read_number(tokens[i + 1], "info score", tokens[i], None)
-    i += 2
-    if i < len(tokens) and tokens[i] in _SCORE_BOUNDS:
-        values["score_bound"] = _SCORE_BOUNDS[tokens[i]]
-        i += 1
-    return i
+    return i + 2
 
 
 _OPTION_KEYWORDS: Final = frozenset({"name", "type", "default", "min", "max", "var"})

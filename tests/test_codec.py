@@ -128,6 +128,10 @@ RESPONSES = [
     ("info depth 3 score mate -2 pv c7-off:3", Info(depth=3, score_mate=-2, pv=("c7-off:3",))),
     ("info score cp 20 lowerbound", Info(score_cp=20, score_bound="lower")),
     ("info score mate 4 upperbound", Info(score_mate=4, score_bound="upper")),
+    (
+        "info depth 9 score cp -23 lowerbound wdl 3 969 28 nodes 41 pv c7c5",
+        Info(depth=9, score_cp=-23, score_bound="lower", wdl=(3, 969, 28), nodes=41, pv=("c7c5",)),
+    ),
     ("info currmove e1-e3 currmovenumber 2", Info(currmove="e1-e3", currmovenumber=2)),
     ("info string error unknown command 'foo'", Info(string="error unknown command 'foo'")),
     ("info depth 2 pv a1-a2 string two parts", Info(depth=2, pv=("a1-a2",), string="two parts")),
@@ -194,7 +198,9 @@ def test_ugi_clock_words_read_as_uci_and_write_back_on_request() -> None:
     "line,canonical",
     [
         ("info nodes 5 depth 2 score cp 3 time 1 nps 5000", "info depth 2 score cp 3 nodes 5 nps 5000 time 1"),
-        ("info depth 2 wdl 500 300 200 nodes 10", "info depth 2 nodes 10"),  # unknown fields skipped
+        ("info depth 2 wdl 500 300 200 nodes 10", "info depth 2 wdl 500 300 200 nodes 10"),
+        ("info score cp -44 wdl 1 923 76 upperbound nodes 9", "info score cp -44 upperbound wdl 1 923 76 nodes 9"),
+        ("info depth 2 currline 1 a1-a2 b1-b2 nodes 10", "info depth 2 nodes 10"),  # unknown fields skipped
         ("info depth 2 refutation a1-a2 b1-b2 pv c1-c2", "info depth 2 pv c1-c2"),
         ("info depth 1 depth 2", "info depth 2"),
         ("info string   spaced   out ", "info string spaced out"),
@@ -278,6 +284,9 @@ def test_bad_commands_raise_one_clear_line(line: str, message: str) -> None:
         ("info score 5", "expected 'score cp <centipawns>' or 'score mate <moves>'"),
         ("info score cp x", "info score cp: expected an integer"),
         ("info currmove", "'currmove' needs a move"),
+        ("info score cp 5 wdl 3 969", "'wdl' needs three counts"),
+        ("info depth 2 lowerbound", "'lowerbound' without a score before it"),
+        ("info wdl 3 -969 28", "info wdl: must be at least 0"),
         ("option name X", "'type' is missing"),
         ("option name type spin", "the option name is missing"),
         ("option name X type colour", "type must be one of check, spin, combo, button, string"),
@@ -410,6 +419,8 @@ def test_values_that_cannot_be_written_raise(value: object, message: str) -> Non
         (Info(pv=("a", "depth")), "is an info keyword"),
         (Info(pv=("a b",)), "one token"),
         (Info(depth=-1), "must be at least 0"),
+        (Info(wdl=(1, 2)), "wdl must be a tuple of three counts"),  # type: ignore[arg-type]
+        (Info(wdl=(1, -2, 3)), "info wdl: must be at least 0"),
         (Info(string="two\nlines"), "single spaces"),
         (BestMove(None, "e1-e3"), "has no ponder move"),
         (BestMove(""), "one token"),
