@@ -7,6 +7,12 @@ quits and kills.  Each command is a small state
 machine reading the engine's lines until its answer arrives or its deadline passes; lines
 that are not part of the answer (stray or garbage output) are logged and skipped.
 
+It writes only UCI's commands (``uci``, ``isready``, ``setoption``, ``ucinewgame``,
+``position``, ``go``, ``stop``, ``ponderhit``, ``quit``) and sets only the options the engine
+declared, so it drives a plain UCI chess engine such as Stockfish as it drives an engine of
+this protocol; the options a variant needs (Chess960's ``UCI_Chess960``) come from the host
+through :meth:`EngineClient.set_options`.
+
 The client never spins: it blocks on the transport (for a process, on the engine's output
 pipe) with a timeout, and times a search from writing ``go`` to the arrival of ``bestmove`` on
 ``time.monotonic``.  Whatever the engine
@@ -32,7 +38,7 @@ import dataclasses
 import os
 import threading
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 
@@ -305,13 +311,33 @@ class EngineClient:
     def set_option(self, name: str, value: str | int | bool) -> None:
         """``setoption``, after checking ``value`` against the option the engine advertised
         (names match case-insensitively); raises EngineError for an unknown option or a bad value."""
+        self._send_command(self._option_line(name, value))
+
+    def set_options(self, options: Mapping[str, str | int | bool], timeout: float = 10.0) -> None:
+        """Set ``options`` in order, each followed by :meth:`is_ready`: the engine options a
+        variant needs (gameplug's ``GameVariant.engine_options``: ``UCI_Chess960 true`` for
+        Chess960), or a user's.  Every name and value is checked against the options the engine declared
+        before any is written, so nothing it did not declare is ever sent.  Raises EngineError
+        naming the option it does not declare or the bad value (nothing written then), or the
+        option it refused with an error report (``info string error``); EngineTimeout,
+        EngineStalled or EngineCrashed."""
+        lines = [(name, self._option_line(name, value)) for name, value in options.items()]
+        for name, line in lines:
+            reported = len(self.error_reports)
+            self._send_command(line, _monotonic() + timeout)
+            self.is_ready(timeout)
+            if len(self.error_reports) > reported:
+                raise EngineError(self.name, f"refused option {name!r}: {self.error_reports[reported]}")
+
+    def _option_line(self, name: str, value: str | int | bool) -> SetOption:
+        """The ``setoption`` of ``value`` for the option ``name`` as the engine declared it."""
         spec = self.options.get(name) or next(
             (option for key, option in self.options.items() if key.lower() == name.lower()), None
         )
         if spec is None:
             known = ", ".join(self.options) or "none"
             raise EngineError(self.name, f"has no option {name!r} (its options: {known})")
-        self._send_command(SetOption(spec.name, self._option_text(spec, value)))
+        return SetOption(spec.name, self._option_text(spec, value))
 
     def _option_text(self, spec: OptionSpec, value: str | int | bool) -> str | None:
         where = f"option {spec.name!r} ({spec.type})"

@@ -141,6 +141,41 @@ def test_set_option_checks_values_against_the_advertised_options() -> None:
     assert len(engine.transport.sent) == 8
 
 
+def test_set_options_checks_them_all_before_writing_and_names_one_refused() -> None:
+    """A variant's options: each is checked against the declared ones before any is written,
+    then each is set and confirmed by ``isready``; an error report between them names it."""
+    client, engine = started()
+    client.set_options({"hash": 64, "Ponder": True})
+    assert engine.transport.sent[2:] == [
+        "setoption name Hash value 64",
+        "isready",
+        "setoption name Ponder value true",
+        "isready",
+    ]
+    for options, message in [
+        ({"Hash": 32, "UCI_Chess960": "true"}, "has no option 'UCI_Chess960'"),
+        ({"Hash": 32, "Ponder": "maybe"}, "takes true or false"),
+    ]:
+        with pytest.raises(EngineError, match=message):
+            client.set_options(options)
+    assert len(engine.transport.sent) == 6
+
+    def refuse_book(line: str, transport: MemoryTransport) -> None:
+        if line.startswith("setoption name Book File"):
+            transport.reply("info string error setoption Book File: no such file")
+        engine.handle(line, transport)
+
+    engine.transport.handler = refuse_book
+    with pytest.raises(EngineError, match="refused option 'Book File': setoption Book File: no such file"):
+        client.set_options({"Hash": 32, "Book File": "none.bin", "Ponder": False})
+    assert engine.transport.sent[6:] == [
+        "setoption name Hash value 32",
+        "isready",
+        "setoption name Book File value none.bin",
+        "isready",
+    ]
+
+
 def test_positions_and_new_game_are_sent_canonically() -> None:
     client, engine = started()
     client.set_position(None)
