@@ -1,9 +1,10 @@
 """The ``dipole-arbiter`` command: ``match`` (:mod:`.match`: play and record a match; with
 ``--db``, kept in an event database like a tournament's, so it can be resumed), ``replay``
 (:mod:`.replay`: check records), the event commands of :mod:`.events` (``tournament``,
-``resume``, ``export``, ``ratings``), ``check-engine`` (:mod:`.check`), ``openings``
-(:mod:`.openings`) and ``publish`` (:mod:`.publish`).  Each subcommand's module is imported only
-when it runs (or the help lists it), so a command starts with its own imports alone.
+``resume``, ``export``, ``ratings``), ``check-engine`` (:mod:`.check`), ``games``
+(:mod:`.games`: the installed games), ``openings`` (:mod:`.openings`) and ``publish``
+(:mod:`.publish`).  Each subcommand's module is imported only when it runs (or the help lists
+it), so a command starts with its own imports alone.
 
 Bad input of any kind ends in one line, ``dipole-arbiter: error: <reason>``, and status 2.
 A match interrupted by Ctrl-C, SIGTERM or SIGHUP kills every engine, writes no partial game,
@@ -18,6 +19,7 @@ from typing import Any
 
 import click
 
+import gameplug
 from dipole_engine import clikit
 
 from ..errors import ArbiterError
@@ -36,6 +38,7 @@ _COMMANDS = {
     "ratings": ("events", "ratings_command"),
     "openings": ("openings", "openings_command"),
     "check-engine": ("check", "check_engine_command"),
+    "games": ("games", "games_command"),
     "publish": ("publish", "publish_command"),
 }
 
@@ -57,7 +60,7 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except ArbiterError as error:
+        except (ArbiterError, gameplug.GameError) as error:
             raise click.UsageError(str(error)) from None
 
 

@@ -10,11 +10,11 @@ import click
 
 from ..openings.generate import DEFAULT_DEPTH, check_output, describe, generate_suite, suite_text, write_suite
 from ..play.engines import LIMIT_KEYS, own_engine_command, resolve_engines
-from .options import SEPARATOR, VARIANT_NAMES, EngineWordsCommand
+from .options import DEFAULT_VARIANT, SEPARATOR, EngineWordsCommand, variant_option
 
 
 @click.command("openings", cls=EngineWordsCommand)
-@click.option("--variant", type=click.Choice(VARIANT_NAMES), default="dipole", show_default=True)
+@variant_option(default=DEFAULT_VARIANT, show_default=True)
 @click.option(
     "--count", type=click.IntRange(min=1, max=100_000), default=100, show_default=True, help="Openings to write."
 )
@@ -23,7 +23,7 @@ from .options import SEPARATOR, VARIANT_NAMES, EngineWordsCommand
     type=click.IntRange(min=1, max=200),
     default=6,
     show_default=True,
-    help="Random plies from the start (none takes a checker off the board).",
+    help="Random plies from the start (none that decides the game before it begins).",
 )
 @click.option(
     "--engine",

@@ -2,9 +2,10 @@
 
 :func:`event_options` is the click decorator with every option of ``match`` and
 ``tournament`` alike (engines, variant, limits, concurrency, openings, records, recovery,
-timeouts, SPRT); :class:`EventOptions` is their parsed values.  Also here: the grouping of
-cutechess-style ``--engine key=value ...`` words, the choice of openings, and the signal
-handling that turns Ctrl-C/SIGTERM/SIGHUP into a clean stop.
+timeouts, SPRT); :class:`EventOptions` is their parsed values.  Also here: ``--variant``'s
+type (any installed game's variant), the grouping of cutechess-style ``--engine key=value ...``
+words, the choice of openings, and the signal handling that turns Ctrl-C/SIGTERM/SIGHUP into a
+clean stop.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, TypeVar
 
 import click
 
-from dipole_engine.rules import all_variants
+import gameplug
 
 from ..errors import ArbiterError
 from ..openings.choice import OpeningsChoice
@@ -34,7 +35,7 @@ from ..stats.ratings import RatingError, parse_anchor
 from ..stats.sprt import SprtError, SprtParams
 from ..text import check_printable
 
-VARIANT_NAMES = [variant.name for variant in all_variants()]
+DEFAULT_VARIANT = "dipole"
 GROUPED_FLAGS = ("--engine", "--each", "--resign", "--draw")
 FIRST_WORD_FLAGS = ("--openings",)  # a free first word (the file), then key=value words
 SEPARATOR = "\x00"  # joins the key=value tokens of one --engine/--each (never in an argument)
@@ -46,6 +47,28 @@ MAX_OPENING_PLIES = 1000
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
+
+
+def variant_option(help_text: str = "The variant of an installed game", **settings: Any) -> Callable[[F], F]:
+    """``--variant``: any installed game's variant (:mod:`gameplug`), checked when given (so that
+    a command loads no other variant's tables); an unknown one is one line naming the installed ones."""
+    return click.option(
+        "--variant",
+        metavar="VARIANT",
+        callback=_installed_variants,
+        help=f"{help_text}; 'dipole-arbiter games' lists the installed ones.",
+        **settings,
+    )
+
+
+def _installed_variants(ctx: click.Context, param: click.Parameter, value: str | tuple[str, ...]) -> object:
+    """``value`` (one variant name, or several), each an installed variant's."""
+    for name in (value,) if isinstance(value, str) else value:
+        try:
+            gameplug.variant(name)
+        except gameplug.GameError as error:
+            raise click.BadParameter(str(error), ctx, param) from None
+    return value
 
 
 class EngineWordsCommand(click.Command):
@@ -173,7 +196,7 @@ def event_options(*, event: str, recover: bool) -> Callable[[F], F]:
         click.option(
             "--config", "config_path", metavar="FILE", help='JSON file of engines ({"engines": [...], "each": {...}}).'
         ),
-        click.option("--variant", type=click.Choice(VARIANT_NAMES), default="dipole", show_default=True),
+        variant_option(default=DEFAULT_VARIANT, show_default=True),
         click.option(
             "--tc",
             metavar="[MOVES/]SECONDS[+INC]",
