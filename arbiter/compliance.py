@@ -4,13 +4,21 @@ Each check is one line, ``ok``, ``FAIL`` (and why) or ``skip`` (an optional feat
 does not offer, or a check that does not apply); a summary follows; the run passes when no
 check failed.  Checked: the ``uci`` and ``ugi`` handshakes (ids and option lines well formed),
 ``isready`` answered promptly, also during a search, ``UCI_Variant`` for each variant checked,
-``ucinewgame``, ``position startpos|fen ... moves ...`` including a pass and an Impasse crown,
-``go`` with each limit (depth, nodes, movetime, a clock, infinite and a bare ``go`` until
-``stop``), exactly one ``bestmove`` per ``go``, time use within the clock and ``movetime``,
-legal moves (by this project's rules) over random positions of every variant checked,
-``bestmove (none)`` at finished positions, ``CR LF`` line endings, bad input answered by
+``ucinewgame``, ``position startpos|fen ... moves ...``, each game's own check positions
+(``gameplug.CheckPosition``: a Dipole pass and an Impasse crown in a moves list, castling,
+finished games), ``go`` with each limit (depth, nodes, movetime, a clock, infinite and a bare
+``go`` until ``stop``), exactly one ``bestmove`` per ``go``, time use within the clock and
+``movetime``, legal moves (and a game's forced moves) over random positions of every variant
+checked, ``bestmove (none)`` at finished positions, ``CR LF`` line endings, bad input answered by
 exactly one error line and no crash, ``quit`` ending the process promptly, and the optional
-``go perft`` and ``query`` answers compared with the rules.
+``go perft`` and ``query`` answers.
+
+The checker knows games only through their plug-ins (:mod:`gameplug`): legal moves, forced
+moves, outcomes, perft and the check positions are the variant's.  An engine is told a variant
+as the game says (``GameVariant.engine_variant``): a game whose engines are told nothing (chess)
+has plain UCI engines, so such an engine is sent only UCI's commands (and the options it
+declares), its lines that are not the protocol's (Stockfish's banner) are ignored as UCI's GUIs
+ignore them, and the checks of what SPEC.md adds to UCI are skipped, saying so.
 
 The arbiter's own client (:class:`protocol.EngineClient`) must be able to start the engine and
 set its options; every other check talks to it through that client's process transport and
@@ -43,7 +51,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from dipole_engine.rules import Board, RulesError, all_variants, divide, new_board
+import gameplug
+from gameplug import CheckPosition, GameError, State, divide, winning_moves
+from gameplug.serve import query_answer
 from protocol import (
     BestMove,
     Id,
@@ -69,15 +79,13 @@ from .errors import ArbiterError
 __all__ = ["CheckResult", "CheckSettings", "check_engine", "summary"]
 
 Status = Literal["ok", "FAIL", "skip"]
-KNOWN_VARIANTS = [variant.name for variant in all_variants()]
+SPEC_VARIANT = "dipole"  # what an engine without a UCI_Variant option plays (SPEC.md 7)
 GO_LEGAL = "depth 1"  # the go parameters of the legal-move checks: any engine answers them fast
 GO_ANALYSIS = "depth 2"  # the go parameters of the MultiPV and searchmoves checks
-# A position of each game with a win in one move (and, in Dipole, other moves that do not win),
-# for "go mate 2"; the check proves the win with the rules before it asks.
-MATES = {"dipole": "W:W2d4:B1d6", "impasse": "W:W1a1:B2b2"}
 MATE_LIMIT = 2
 MATE_BUDGET = 50_000  # positions the rules may visit to judge one mate claim; beyond: not judged
 RUN_TIMEOUT = 90.0  # seconds: the whole run's bound (the project's engine takes 4 s)
+QUERIES = ("gameover", "p1turn", "result", "fen", "moves", "size", "startpos")  # SPEC.md 4.9
 _R = TypeVar("_R", bound=Response)
 
 
@@ -97,8 +105,8 @@ class CheckResult:
 class CheckSettings:
     """What to check and how patiently.
 
-    ``variants``: the variants to check (empty: every variant the engine offers that the rules
-    know); ``positions``: random positions for the legal-move check, shared out among them;
+    ``variants``: the variants to check (empty: every installed variant the engine offers);
+    ``positions``: random positions for the legal-move check, shared out among them;
     ``timeout``: seconds for the handshake and for any answer without a time limit;
     ``margin``: milliseconds an answer may arrive after its time limit (pipe and scheduling),
     and an engine may take to exit after ``quit`` beyond a second; ``run_timeout``: seconds
@@ -169,11 +177,13 @@ class _Awaited:
 
 class _Session:
     """One engine process and a raw conversation with it: every line it writes is seen, and
-    none is kept beyond what the check at hand needs (see :class:`_Awaited`)."""
+    none is kept beyond what the check at hand needs (see :class:`_Awaited`).  ``plain``: a
+    plain UCI engine, whose lines that are not the protocol's are ignored (counted)."""
 
-    def __init__(self, settings: CheckSettings, ends: float) -> None:
+    def __init__(self, settings: CheckSettings, ends: float, plain: bool) -> None:
         self.settings = settings
         self.ends = ends  # the run's bound (time.monotonic()): no wait or write goes beyond it
+        self.plain = plain
         self.transport = ProcessTransport(list(settings.command), settings.cwd)
         try:
             self.transport.start(settings.log or (lambda direction, line: None))
@@ -197,22 +207,26 @@ class _Session:
         """The next line, parsed, with its arrival time.  _Fail once ``wait``'s deadline has
         passed (a line that arrived after it never counts, however fast lines come), when the
         output ends, on a line longer than the transport takes, or on a line that is not a
-        response of the protocol.  The run's bound ends the wait too, if it comes first."""
+        response of the protocol (a plain UCI engine's are skipped, as UCI's GUIs skip them).
+        The run's bound ends the wait too, if it comes first."""
         deadline = min(wait.deadline, self.ends)
-        try:
-            line, arrival = self.transport.receive(max(0.0, deadline - time.monotonic()))
-        except TimeoutError:
-            raise self._late(wait) from None
-        except LineTooLongError as error:
-            raise _Fail(f"the engine wrote {error} while the checker waited for {wait.awaited}") from None
-        if arrival > deadline:
-            raise self._late(wait)
-        if line is EndOfOutput:
-            raise _Fail(f"the engine {self._how()} while the checker waited for {wait.awaited}")
-        try:
-            return parse_response(line), arrival
-        except ProtocolError as error:
-            raise _Fail(f"unreadable line {line[:60]!r}: {error}") from None
+        while True:
+            try:
+                line, arrival = self.transport.receive(max(0.0, deadline - time.monotonic()))
+            except TimeoutError:
+                raise self._late(wait) from None
+            except LineTooLongError as error:
+                raise _Fail(f"the engine wrote {error} while the checker waited for {wait.awaited}") from None
+            if arrival > deadline:
+                raise self._late(wait)
+            if line is EndOfOutput:
+                raise _Fail(f"the engine {self._how()} while the checker waited for {wait.awaited}")
+            try:
+                return parse_response(line), arrival
+            except ProtocolError as error:
+                if not self.plain:
+                    raise _Fail(f"unreadable line {line[:60]!r}: {error}") from None
+                wait.lines += 1
 
     def _late(self, wait: _Awaited) -> _Fail:
         return wait.late() if wait.deadline <= self.ends else self.out_of_time(f"{wait.awaited} came")
@@ -322,6 +336,7 @@ class _Checker:
     session: _Session | None = None
     options: dict[str, OptionSpec] = field(default_factory=dict)
     variants: list[str] = field(default_factory=list)
+    plain: bool = False  # a plain UCI engine: only UCI's commands (see the module docstring)
     ends: float = 0.0  # the run's bound (time.monotonic()), set when it starts
 
     # -- bookkeeping -----------------------------------------------------------------------
@@ -356,7 +371,7 @@ class _Checker:
 
     def fresh(self) -> _Session:
         """A new engine process, after ``uci``, the user's options and ``isready``."""
-        session = _Session(self.settings, self.ends)
+        session = _Session(self.settings, self.ends, self.plain)
         try:
             session.handshake()
             for name, value in self.settings.options:
@@ -373,24 +388,38 @@ class _Checker:
         self.session = None
 
     def use_variant(self, session: _Session, variant: str) -> None:
-        if "UCI_Variant" in self.options:
-            session.quiet(f"setoption name UCI_Variant value {variant}")
+        """Tell the engine ``variant`` as its game says (nothing, for chess), and a new game."""
+        told = gameplug.variant(variant).engine_variant
+        if told is not None and "UCI_Variant" in self.options:
+            session.quiet(f"setoption name UCI_Variant value {told}")
         session.quiet("ucinewgame")
 
-    def legal(self, board: Board[Any], move: str | None, where: str) -> None:
-        """Fail unless ``move`` is legal on ``board`` (None: only when the game is over)."""
+    def spec_only(self, what: str) -> None:
+        """_Skip when the engine is checked as a plain UCI engine: ``what`` is SPEC.md's, not UCI's."""
+        if self.plain:
+            raise _Skip(f"plain UCI: {what} is SPEC.md's, not asked of a UCI engine")
+
+    def legal(self, state: State[Any], move: str | None, where: str) -> None:
+        """Fail unless ``move`` is legal at ``state`` (None: only when the game is over), and the
+        game's forced move there, when it has one."""
         if move is None:
-            if board.legal_moves():
+            if state.legal_moves():
                 raise _Fail(f"bestmove (none) {where}, but the game is not over")
             return
         try:
-            board.parse_move(move)
-        except RulesError as error:
-            raise _Fail(f"illegal bestmove {move!r} {where} ({board.variant.name} {board.fen()}): {error}") from None
+            state.read_move(move)
+        except GameError as error:
+            raise _Fail(
+                f"illegal bestmove {move!r} {where} ({state.variant} {state.position_text()}): {error}"
+            ) from None
+        forced = state.forced_move()
+        if forced is not None and move != state.move_text(forced):
+            raise _Fail(f"answered {move!r} {where}, where {state.move_text(forced)!r} is the only legal move")
 
     # -- the checks --------------------------------------------------------------------------
     def run(self) -> list[CheckResult]:
         self.ends = time.monotonic() + self.settings.run_timeout
+        self.plain = _plain_uci(self.settings.variants)
         try:
             self.check_handshakes()
             if self.variants:
@@ -432,7 +461,7 @@ class _Checker:
     def check_handshakes(self) -> None:
         with self.check("handshake: uci ... uciok, ids and options well formed") as note:
             self.restart()
-            self.session = session = _Session(self.settings, self.ends)
+            self.session = session = _Session(self.settings, self.ends, self.plain)
             responses = session.handshake("uci")
             self.options = {r.name: r for r in responses if isinstance(r, OptionSpec)}
             ids = {r.field: r.value for r in responses if isinstance(r, Id)}
@@ -466,7 +495,8 @@ class _Checker:
             return
         self.variants = self.choose_variants()
         with self.check("handshake: ugi ... ugiok") as note:
-            session = _Session(self.settings, self.ends)
+            self.spec_only("the UGI handshake")
+            session = _Session(self.settings, self.ends, self.plain)
             try:
                 responses = session.handshake("ugi")
                 session.ready()
@@ -475,21 +505,32 @@ class _Checker:
             note(f"{sum(isinstance(r, OptionSpec) for r in responses)} option(s)")
 
     def choose_variants(self) -> list[str]:
+        """The variants to check: those asked for, or every installed one the engine offers."""
         spec = self.options.get("UCI_Variant")
-        offered = list(spec.vars) if spec is not None and spec.type == "combo" else ["dipole"]
-        wanted = list(self.settings.variants) or [v for v in offered if v in KNOWN_VARIANTS]
+        offered = list(spec.vars) if spec is not None and spec.type == "combo" else []
+        installed = {v.engine_variant: v.name for v in gameplug.all_variants() if v.engine_variant is not None}
+        wanted = list(self.settings.variants) or (
+            [installed[value] for value in offered if value in installed] if spec is not None else [SPEC_VARIANT]
+        )
         with self.check("variants") as note:
-            if spec is None:
-                note("no UCI_Variant option: the engine plays dipole only (SPEC.md 7)")
-            elif spec.type != "combo":
+            if spec is not None and spec.type != "combo":
                 raise _Fail(f"UCI_Variant is a {spec.type} option; it must be a combo listing the variants")
-            missing = [v for v in wanted if v not in offered]
+            if not wanted:
+                raise _Fail(f"it offers no installed variant (offered: {', '.join(offered)})")
+            told = [gameplug.variant(name) for name in wanted if gameplug.variant(name).engine_variant is not None]
+            if spec is None and told:  # it plays one variant: its game's first
+                plays = told[0].game.variants[0].name
+                note(f"no UCI_Variant option: the engine plays {plays} only (SPEC.md 7)")
+                missing = [chosen.name for chosen in told if chosen.name != plays]
+                if missing:
+                    raise _Fail(f"variant {missing[0]!r} is not offered (no UCI_Variant option: it plays {plays} only)")
+            missing = [chosen.name for chosen in told if spec is not None and chosen.engine_variant not in offered]
             if missing:
                 raise _Fail(f"variant {missing[0]!r} is not offered (UCI_Variant offers: {', '.join(offered)})")
-            unknown = [v for v in offered if v not in KNOWN_VARIANTS]
-            if not wanted:
-                raise _Fail(f"it offers no variant these rules know (offered: {', '.join(offered)})")
-            note("checking " + ", ".join(wanted) + (f"; not known here: {', '.join(unknown)}" if unknown else ""))
+            unknown = [value for value in offered if value not in installed]
+            note("checking " + ", ".join(wanted) + (f"; not installed here: {', '.join(unknown)}" if unknown else ""))
+            if self.plain:
+                note("engines of its game are told nothing: a plain UCI engine, not sent what SPEC.md adds")
             return wanted
         return []
 
@@ -505,23 +546,26 @@ class _Checker:
 
     def check_variants(self) -> None:
         for variant in self.variants:
-            with self.check(f"UCI_Variant {variant}: set, then a legal move from its start"):
+            told = gameplug.variant(variant).engine_variant
+            name = f"UCI_Variant {told}: set, then" if told else f"{variant} (engines are told nothing):"
+            with self.check(f"{name} a legal move from its start"):
                 session = self.engine()
                 self.use_variant(session, variant)
                 session.quiet("position startpos")
                 move, _ = session.go(GO_LEGAL, self.settings.timeout)
-                self.legal(new_board(variant), move, "from the start position")
+                self.legal(_start(variant), move, "from the start position")
 
     def check_new_game(self) -> None:
         with self.check("ucinewgame resets to the start position"):
+            self.spec_only("ucinewgame setting the start position")
             session = self.engine()
             variant = self.variants[0]
             self.use_variant(session, variant)
-            board = new_board(variant)
-            session.quiet("position startpos moves " + str(board.legal_moves()[0]))
+            state = _start(variant)
+            session.quiet("position startpos moves " + state.move_text(state.legal_moves()[0]))
             session.quiet("ucinewgame")
             move, _ = session.go(GO_LEGAL, self.settings.timeout)  # no position: ucinewgame set it
-            self.legal(board, move, "after 'ucinewgame' (no 'position' since), from the start position")
+            self.legal(state, move, "after 'ucinewgame' (no 'position' since), from the start position")
 
     def check_positions(self) -> None:
         variant = self.variants[0]
@@ -529,43 +573,29 @@ class _Checker:
         with self.check("position startpos moves ... and position fen ... moves ..."):
             session = self.engine()
             self.use_variant(session, variant)
-            board = new_board(variant)
-            moves = _random_moves(board, rng, 6)
+            state = _start(variant)
+            moves = _random_moves(state, rng, 6)
             session.quiet("position startpos moves " + " ".join(moves))
             move, _ = session.go(GO_LEGAL, self.settings.timeout)
-            self.legal(board, move, "after 'position startpos moves " + " ".join(moves) + "'")
-            start = board.fen()
-            more = _random_moves(board, rng, 3)
+            self.legal(state, move, "after 'position startpos moves " + " ".join(moves) + "'")
+            start = state.position_text()
+            more = _random_moves(state, rng, 3)
             session.quiet(f"position fen {start} moves " + " ".join(more))
             move, _ = session.go(GO_LEGAL, self.settings.timeout)
-            self.legal(board, move, f"after 'position fen {start} moves {' '.join(more)}'")
-        dipole = next((v for v in self.variants if new_board(v).game == "dipole"), None)
-        with self.check("a pass in a moves list (Dipole)"):
-            if dipole is None:
-                raise _Skip("no Dipole variant checked")
-            session = self.engine()
-            self.use_variant(session, dipole)
-            session.quiet("position fen W:W1d4:B2c5,2e5 moves pass")
-            board = new_board(dipole, "W:W1d4:B2c5,2e5")
-            board.push_text("pass")
-            move, _ = session.go(GO_LEGAL, self.settings.timeout)
-            self.legal(board, move, "after White's forced pass")
-            session.quiet("position fen W:W1d4:B2c5,2e5")
-            move, _ = session.go(GO_LEGAL, self.settings.timeout)
-            if move != "pass":
-                raise _Fail(f"answered {move!r} where 'pass' is the only legal move")
-        impasse = next((v for v in self.variants if new_board(v).game == "impasse"), None)
-        with self.check("a crown in a moves list (Impasse)"):
-            if impasse is None:
-                raise _Skip("no Impasse variant checked")
-            session = self.engine()
-            self.use_variant(session, impasse)
-            fen = "W:W1a1,1c3,1g7:B1a7,1c7"
-            session.quiet(f"position fen {fen} moves g7-h8=a1")
-            board = new_board(impasse, fen)
-            board.push_text("g7-h8=a1")
-            move, _ = session.go(GO_LEGAL, self.settings.timeout)
-            self.legal(board, move, "after the crown g7-h8=a1")
+            self.legal(state, move, f"after 'position fen {start} moves {' '.join(more)}'")
+        for variant in self.one_per_game():
+            chosen = gameplug.variant(variant)
+            for position in chosen.check_positions():
+                if position.start is None and not position.moves:
+                    continue  # (the start: checked with the variant)
+                with self.check(f"{position.description} ({chosen.game.title})") as note:
+                    session = self.engine()
+                    self.use_variant(session, variant)
+                    command = _position_command(position)
+                    session.quiet(command)
+                    move, _ = session.go(GO_LEGAL, self.settings.timeout)
+                    self.legal(_position_state(position), move, f"after '{command}'")
+                    note(f"bestmove {move or '(none)'}")
 
     def check_limits(self) -> None:
         variant = self.variants[0]
@@ -575,7 +605,7 @@ class _Checker:
                 self.use_variant(session, variant)
                 session.quiet("position startpos")
                 move, elapsed = session.go(parameters, self.settings.timeout)
-                self.legal(new_board(variant), move, f"for 'go {parameters}'")
+                self.legal(_start(variant), move, f"for 'go {parameters}'")
                 note(f"{elapsed * 1000:.0f} ms")
 
     def check_time(self) -> None:
@@ -591,7 +621,7 @@ class _Checker:
                 self.use_variant(session, variant)
                 session.quiet("position startpos")
                 move, elapsed = session.go(parameters, limit / 1000 + self.settings.timeout)
-                self.legal(new_board(variant), move, f"for 'go {parameters}'")
+                self.legal(_start(variant), move, f"for 'go {parameters}'")
                 if elapsed * 1000 > limit + margin:
                     raise _Late(f"answered after {elapsed * 1000:.0f} ms (more than {limit} + a margin of {margin})")
                 note(f"{elapsed * 1000:.0f} ms")
@@ -600,8 +630,11 @@ class _Checker:
         variant = self.variants[0]
         for parameters in ("infinite", ""):
             shown = f"go {parameters}".strip()
-            name = f"{shown}: isready answered during it" + (", a second go refused" if parameters else "")
+            refused = parameters and not self.plain  # (a second go, refused: SPEC.md's)
+            name = f"{shown}: isready answered during it" + (", a second go refused" if refused else "")
             with self.check(name + ", bestmove only after stop") as note:
+                if not parameters:
+                    self.spec_only("'go' alone searching until 'stop'")
                 session = self.engine()
                 self.use_variant(session, variant)
                 session.quiet("position startpos")
@@ -614,17 +647,17 @@ class _Checker:
                 answered = time.monotonic() - started
                 if during.bestmove is not None:
                     raise _Fail(f"'bestmove' before 'stop' in '{shown}'")
-                if parameters:  # a go during a search is refused; the running search goes on
+                if refused:  # a go during a search is refused; the running search goes on
                     session.send("go depth 1")
-                    refused = session.ready().errors
-                    if refused != 1:
-                        raise _Fail(f"'go depth 1' during '{shown}' got {refused} error lines; expected one")
+                    errors = session.ready().errors
+                    if errors != 1:
+                        raise _Fail(f"'go depth 1' during '{shown}' got {errors} error lines; expected one")
                 time.sleep(0.1)
                 session.send("stop")
                 started = time.monotonic()
                 bestmove, arrival = session.until(BestMove, _Awaited("'bestmove' after 'stop'", 1.0))
                 session.ready()
-                self.legal(new_board(variant), bestmove.move, f"after '{shown}' and 'stop'")
+                self.legal(_start(variant), bestmove.move, f"after '{shown}' and 'stop'")
                 note(f"readyok in {answered * 1000:.0f} ms, bestmove {(arrival - started) * 1000:.0f} ms after stop")
 
     def check_legal_moves(self) -> None:
@@ -636,25 +669,25 @@ class _Checker:
                 self.use_variant(session, variant)
                 slowest = 0.0
                 for number in range(share):
-                    board = new_board(variant)
-                    moves = _random_moves(board, rng, rng.randrange(0, 40), playing=True)
+                    state = _start(variant)
+                    moves = _random_moves(state, rng, rng.randrange(0, 40), playing=True)
                     if number % 2:
-                        session.quiet(f"position fen {board.fen()}")
+                        session.quiet(f"position fen {state.position_text()}")
                     else:
                         session.quiet("position startpos" + (" moves " + " ".join(moves) if moves else ""))
                     move, elapsed = session.go(GO_LEGAL, self.settings.timeout)
                     slowest = max(slowest, elapsed)
-                    self.legal(board, move, f"in position {number + 1}")
+                    self.legal(state, move, f"in position {number + 1}")
                 note(f"slowest answer {slowest * 1000:.0f} ms")
 
     def check_finished(self) -> None:
         rng = random.Random(self.settings.seed + 1)
         with self.check("bestmove (none) at finished positions") as note:
+            self.spec_only("'bestmove (none)' where the game's own rules end it (its draws, say)")
             session = self.engine()
             for variant in self.variants:
                 self.use_variant(session, variant)
-                board = new_board(variant)
-                moves = _random_moves(board, rng, 10_000)
+                moves = _random_moves(_start(variant), rng, 10_000)
                 session.quiet("position startpos moves " + " ".join(moves))
                 move, _ = session.go(GO_LEGAL, self.settings.timeout)
                 if move is not None:
@@ -663,32 +696,34 @@ class _Checker:
 
     def check_line_endings(self) -> None:
         with self.check("CR LF line endings accepted"):
+            self.spec_only("CR LF in commands")
             session = self.engine()
             variant = self.variants[0]
             self.use_variant(session, variant)
-            board = new_board(variant)
-            first = str(board.legal_moves()[0])
+            state = _start(variant)
+            first = state.move_text(state.legal_moves()[0])
             session.send(f"position startpos moves {first}\r")
-            board.push_text(first)
+            state.play(state.read_move(first))
             session.send("isready\r")
             wait = _Awaited("'readyok' for 'isready\\r\\n'", self.settings.timeout)
             session.until(ReadyOk, wait)
             if wait.errors:
                 raise _Fail(f"a line ending in CR LF was refused: {wait.first_error}")
             move, _ = session.go(GO_LEGAL, self.settings.timeout)
-            self.legal(board, move, f"after 'position startpos moves {first}' sent with CR LF")
+            self.legal(state, move, f"after 'position startpos moves {first}' sent with CR LF")
 
     def check_bad_input(self) -> None:
         variant = self.variants[0]
         bad = (
             "hello",
-            "position fen W:W1z99:B1a1",
-            "position startpos moves e9-e7",
+            "position fen no-such-position",
+            "position startpos moves no-such-move",
             "go depth x",
             "setoption name NoSuchOption value 1",
             "isready now",
         )
         with self.check("bad input: one error line each, and the engine plays on") as note:
+            self.spec_only("an error line for bad input")
             session = self.engine()
             self.use_variant(session, variant)
             for line in bad:
@@ -703,18 +738,19 @@ class _Checker:
                     )
             session.quiet("position startpos")
             move, _ = session.go(GO_LEGAL, self.settings.timeout)
-            self.legal(new_board(variant), move, "after the bad input")
+            self.legal(_start(variant), move, "after the bad input")
             note(f"{len(bad)} bad lines")
 
     def check_perft(self) -> None:
         variant = self.variants[0]
         with self.check("go perft 2 (optional)") as note:
+            self.spec_only("'go perft'")
             session = self.engine()
             self.use_variant(session, variant)
             session.quiet("position startpos")
             session.send("go perft 2")
             wait = _Awaited("'Nodes searched:'", self.settings.timeout)
-            expected = {str(move): count for move, count in divide(new_board(variant), 2)}
+            expected = dict(divide(_start(variant), 2))
             counts: dict[str, int] = {}
             while True:
                 response, _ = session.read(wait)
@@ -738,20 +774,15 @@ class _Checker:
             note(f"{response.nodes} nodes")
 
     def check_queries(self) -> None:
+        if self.plain:
+            self.record("query (optional)", "skip", "plain UCI: 'query' is SPEC.md's, not asked of a UCI engine")
+            return
         variant = self.variants[0]
-        board = new_board(variant)
-        _random_moves(board, random.Random(self.settings.seed), 5)
-        moves = [str(m) for m in board.move_stack]
-        winner = board.winner()
-        expected = {
-            "gameover": "true" if winner is not None else "false",
-            "p1turn": "true" if board.turn > 0 else "false",
-            "result": "none" if winner is None else ("p1win" if winner > 0 else "p2win"),
-            "fen": board.fen(),
-            "moves": " ".join(sorted(str(m) for m in board.legal_moves())) or "(none)",
-            "size": f"{board.variant.width}x{board.variant.height}",
-            "startpos": board.variant.start_fen,
-        }
+        state = _start(variant)
+        moves = _random_moves(state, random.Random(self.settings.seed), 5)
+        game = gameplug.variant(variant).game
+        expected = {item: query_answer(game, state, item) or "" for item in QUERIES}
+        expected["moves"] = " ".join(sorted(expected["moves"].split())) if state.legal_moves() else "(none)"
         for item, want in expected.items():
             with self.check(f"query {item} (optional)") as note:
                 session = self.engine()
@@ -766,15 +797,15 @@ class _Checker:
                     raise _Fail(f"'query {item}' was answered by {type(response).__name__}, not 'response'")
                 got = (" ".join(sorted(response.words)) or "(none)") if item == "moves" else response.value
                 if got != want:
-                    raise _Fail(f"answered {response.value[:80]!r}; the rules say {want[:80]!r}")
+                    raise _Fail(f"answered {response.value[:80]!r}; the game says {want[:80]!r}")
                 session.ready()
                 note(response.value if len(response.value) < 40 else f"{len(response.words)} moves")
 
     def one_per_game(self) -> list[str]:
-        """The first variant checked of each game (Dipole, Impasse)."""
+        """The first variant checked of each game."""
         first: dict[str, str] = {}
         for variant in self.variants:
-            first.setdefault(new_board(variant).game, variant)
+            first.setdefault(gameplug.variant(variant).game.name, variant)
         return list(first.values())
 
     def check_multipv(self) -> None:
@@ -793,8 +824,8 @@ class _Checker:
         """The MultiPV check in ``variant``'s start: the first moves of its lines."""
         session = self.engine()
         self.use_variant(session, variant)
-        board = new_board(variant)
-        claims = _MateClaims(board)
+        state = _start(variant)
+        claims = _MateClaims(state)
         lines: dict[int, Info] = {}  # the last line of each number: at most ``wanted`` kept
 
         def watch(info: Info) -> None:
@@ -809,7 +840,7 @@ class _Checker:
         session.quiet("position startpos")
         bestmove, _ = session.search(GO_ANALYSIS, self.settings.timeout, watch)
         session.quiet("setoption name MultiPV value 1")
-        firsts = _check_lines(board, lines, wanted)
+        firsts = _check_lines(state, lines, wanted)
         if bestmove.move != firsts[0]:
             raise _Fail(f"bestmove {bestmove.move!r} is not line 1's first move {firsts[0]!r}")
 
@@ -820,7 +851,7 @@ class _Checker:
 
         session.quiet("position startpos")
         move, _ = session.search(GO_ANALYSIS, self.settings.timeout, single)
-        self.legal(board, move.move, "with MultiPV set back to 1")
+        self.legal(state, move.move, "with MultiPV set back to 1")
         return firsts
 
     def check_searchmoves(self) -> None:
@@ -833,12 +864,13 @@ class _Checker:
         """The searchmoves check in ``variant``'s start: two moves, not the engine's best."""
         session = self.engine()
         self.use_variant(session, variant)
-        board = new_board(variant)
+        state = _start(variant)
         session.quiet("position startpos")
         best, _ = session.go(GO_ANALYSIS, self.settings.timeout)  # the move searchmoves leaves out
-        allowed = sorted(rng.sample([str(m) for m in board.legal_moves() if str(m) != best], 2))
+        texts = [state.move_text(move) for move in state.legal_moves()]
+        allowed = sorted(rng.sample([text for text in texts if text != best], 2))
         shown = " ".join(allowed)
-        claims = _MateClaims(board)
+        claims = _MateClaims(state)
 
         def watch(info: Info) -> None:
             if info.pv and info.pv[0] not in allowed:
@@ -855,22 +887,22 @@ class _Checker:
         for variant in self.one_per_game():
             name = f"go mate {MATE_LIMIT} ({variant}): a true 'score mate' claim and a winning bestmove"
             with self.check(name) as note:
+                position = _win_in_one(variant)
+                if position is None:
+                    raise _Skip(f"none of {variant}'s check positions has a win in one")
                 session = self.engine()
                 self.use_variant(session, variant)
-                fen = MATES[new_board(variant).game]
-                board = new_board(variant, fen)
-                winning = [str(m) for m in board.legal_moves() if _move_wins(board, str(m), 1, [MATE_BUDGET])]
-                assert winning, f"{fen} has no win in one move"  # the checker's own position
-                claims = _MateClaims(board)
-                session.quiet(f"position fen {fen}")
+                command = _position_command(position)
+                state = _position_state(position)
+                claims = _MateClaims(state)
+                session.quiet(command)
                 bestmove, _ = session.search(f"mate {MATE_LIMIT}", self.settings.timeout, claims.judge, True)
-                self.legal(board, bestmove.move, f"for 'go mate {MATE_LIMIT}'")
+                self.legal(state, bestmove.move, f"for 'go mate {MATE_LIMIT}'")
+                win = position.answers[0]
                 if claims.best is None or claims.best > MATE_LIMIT:
-                    raise _Fail(f"no 'score mate' claim of at most {MATE_LIMIT} ({fen} has a win in one: {winning[0]})")
-                if not _move_wins(board, bestmove.move or "", MATE_LIMIT, [MATE_BUDGET]):
-                    raise _Fail(
-                        f"bestmove {bestmove.move!r} does not win within {MATE_LIMIT} moves ({winning[0]} does)"
-                    )
+                    raise _Fail(f"no 'score mate' claim of at most {MATE_LIMIT} ('{command}' has a win in one: {win})")
+                if not _move_wins(state, bestmove.move or "", MATE_LIMIT, [MATE_BUDGET]):
+                    raise _Fail(f"bestmove {bestmove.move!r} does not win within {MATE_LIMIT} moves ({win} does)")
                 note(f"score mate {claims.best}, bestmove {bestmove.move}")
 
     def check_ponder(self) -> None:
@@ -885,9 +917,9 @@ class _Checker:
                         raise _Skip("not offered (no Ponder check option)")
                     session = self.engine()
                     self.use_variant(session, variant)
-                    board = new_board(variant)
-                    predicted = str(board.legal_moves()[0])
-                    board.push_text(predicted)
+                    state = _start(variant)
+                    predicted = state.move_text(state.legal_moves()[0])
+                    state.play(state.read_move(predicted))
                     session.quiet("setoption name Ponder value true")
                     session.quiet(f"position startpos moves {predicted}")
                     # depth 2 ends the search soon: its bestmove must still wait for ponderhit
@@ -907,15 +939,15 @@ class _Checker:
                     if after.errors:
                         raise _Fail(f"'{how}' during '{line}' was refused: {after.first_error}")
                     session.ready()
-                    self.legal(board, bestmove.move, f"after '{line}' and '{how}'")
+                    self.legal(state, bestmove.move, f"after '{line}' and '{how}'")
                     if bestmove.ponder is not None and bestmove.move is not None:
-                        board.push_text(bestmove.move)
+                        state.play(state.read_move(bestmove.move))
                         try:
-                            board.parse_move(bestmove.ponder)
-                        except RulesError as error:
+                            state.read_move(bestmove.ponder)
+                        except GameError as error:
                             raise _Fail(
                                 f"'bestmove {bestmove.move} ponder {bestmove.ponder}': the ponder move is illegal "
-                                f"after {bestmove.move} ({board.fen()}): {error}"
+                                f"after {bestmove.move} ({state.position_text()}): {error}"
                             ) from None
                     session.quiet("setoption name Ponder value false")
                     ponder = f" ponder {bestmove.ponder}" if bestmove.ponder else ""
@@ -947,7 +979,7 @@ def _score_key(info: Info) -> float:
     return float(info.score_cp if info.score_cp is not None else 0)
 
 
-def _check_lines(board: Board[Any], lines: dict[int, Info], wanted: int) -> list[str]:
+def _check_lines(state: State[Any], lines: dict[int, Info], wanted: int) -> list[str]:
     """The first moves of the last ``multipv 1..wanted`` lines; _Fail unless every line is
     there, of one depth, starting with distinct legal moves, scored best first."""
     missing = [number for number in range(1, wanted + 1) if number not in lines]
@@ -959,8 +991,8 @@ def _check_lines(board: Board[Any], lines: dict[int, Info], wanted: int) -> list
     firsts = [info.pv[0] for info in ordered]
     for number, move in enumerate(firsts, start=1):
         try:
-            board.parse_move(move)
-        except RulesError as error:
+            state.read_move(move)
+        except GameError as error:
             raise _Fail(f"line {number} starts with the illegal move {move!r}: {error}") from None
         if move in firsts[: number - 1]:
             raise _Fail(f"lines {firsts.index(move) + 1} and {number} both start with {move}")
@@ -975,12 +1007,12 @@ def _check_lines(board: Board[Any], lines: dict[int, Info], wanted: int) -> list
 
 class _MateClaims:
     """Judges the ``score mate K`` claims (K > 0, a win for the side to move) of a search of
-    ``board`` by the rules: the pv's first move must win within K moves whatever the opponent
-    does.  Each claim is judged once, and only when cheap (at most MATE_BUDGET positions);
-    a false one is a _Fail.  ``best``: the shortest win claimed."""
+    ``state`` by its game's rules: the pv's first move must win within K moves whatever the
+    opponent does.  Each claim is judged once, and only when cheap (at most MATE_BUDGET
+    positions); a false one is a _Fail.  ``best``: the shortest win claimed."""
 
-    def __init__(self, board: Board[Any]) -> None:
-        self.board = board
+    def __init__(self, state: State[Any]) -> None:
+        self.state = state
         self.judged: set[tuple[str, int]] = set()  # bounded: legal moves x MATE_LIMIT + 1 values
         self.best: int | None = None
 
@@ -994,7 +1026,7 @@ class _MateClaims:
             return
         self.judged.add(claim)
         try:
-            wins = _move_wins(self.board, info.pv[0], mate, [MATE_BUDGET])
+            wins = _move_wins(self.state, info.pv[0], mate, [MATE_BUDGET])
         except _TooCostly:
             return
         if not wins:
@@ -1005,52 +1037,96 @@ class _TooCostly(Exception):
     """Judging a mate claim would visit more positions than its budget."""
 
 
-def _move_wins(board: Board[Any], move: str, moves: int, budget: list[int]) -> bool:
+def _move_wins(state: State[Any], move: str, moves: int, budget: list[int]) -> bool:
     """Whether ``move`` (illegal: False) wins for the side to move within ``moves`` of its moves
-    whatever the opponent replies, by the rules; ``budget[0]`` positions at most (_TooCostly)."""
+    whatever the opponent replies, by the game's rules; ``budget[0]`` positions at most
+    (_TooCostly).  ``state`` is left as it was."""
+    mover = state.turn
     try:
-        board.push_text(move)
-    except RulesError:
+        state.play(state.read_move(move))
+    except GameError:
         return False
     try:
         budget[0] -= 1
         if budget[0] < 0:
             raise _TooCostly
-        winner = board.winner()
-        if winner is not None or moves <= 1:
-            return winner == -board.turn
-        for reply in board.legal_moves():
-            board.push(reply)
+        outcome = state.outcome()
+        if outcome.over or moves <= 1:
+            return outcome.winner is mover
+        for reply in state.legal_moves():
+            state.play(reply)
             try:
-                winner = board.winner()
-                lost = winner == board.turn or (
-                    winner is None
-                    and not any(_move_wins(board, str(m), moves - 1, budget) for m in board.legal_moves())
+                outcome = state.outcome()
+                lost = (
+                    outcome.winner is not mover
+                    if outcome.over
+                    else not any(
+                        _move_wins(state, state.move_text(next_move), moves - 1, budget)
+                        for next_move in state.legal_moves()
+                    )
                 )
             finally:
-                board.pop()
+                state.undo()
             if lost:
                 return False
         return True
     finally:
-        board.pop()
+        state.undo()
 
 
-def _random_moves(board: Board[Any], rng: random.Random, plies: int, playing: bool = False) -> list[str]:
-    """Play up to ``plies`` random moves on ``board`` (fewer if the game ends; with ``playing``,
+def _random_moves(state: State[Any], rng: random.Random, plies: int, playing: bool = False) -> list[str]:
+    """Play up to ``plies`` random moves at ``state`` (fewer if the game ends; with ``playing``,
     stop one ply before the end, so that the position still has moves); their texts."""
     texts: list[str] = []
     for _ in range(plies):
-        moves = board.legal_moves()
+        moves = state.legal_moves()
         if not moves:
             break
         move = rng.choice(moves)
-        board.push(move)
-        if playing and board.winner() is not None:
-            board.pop()
+        text = state.move_text(move)
+        state.play(move)
+        if playing and state.outcome().over:
+            state.undo()
             break
-        texts.append(str(move))
+        texts.append(text)
     return texts
+
+
+def _start(variant: str) -> State[Any]:
+    return gameplug.variant(variant).start()
+
+
+def _position_state(position: CheckPosition) -> State[Any]:
+    """The position a check position stands for, its moves played."""
+    chosen = gameplug.variant(position.variant)
+    state = chosen.start() if position.start is None else chosen.read_position(position.start)
+    for text in position.moves:
+        state.play(state.read_move(text))
+    return state
+
+
+def _position_command(position: CheckPosition) -> str:
+    """The ``position`` command that sets a check position."""
+    start = "position startpos" if position.start is None else f"position fen {position.start}"
+    return start + (" moves " + " ".join(position.moves) if position.moves else "")
+
+
+def _win_in_one(variant: str) -> CheckPosition | None:
+    """The first of ``variant``'s check positions whose right answers are its wins in one move."""
+    for position in gameplug.variant(variant).check_positions():
+        if position.answers and set(position.answers) <= set(winning_moves(_position_state(position))):
+            return position
+    return None
+
+
+def _plain_uci(variants: Sequence[str]) -> bool:
+    """Whether an engine checked in ``variants`` is a plain UCI engine: their games tell engines
+    nothing (chess).  ArbiterError, naming the installed variants, for an unknown one."""
+    try:
+        told = [gameplug.variant(name).engine_variant for name in variants]
+    except GameError as error:
+        raise ArbiterError(str(error)) from None
+    return bool(told) and all(value is None for value in told)
 
 
 def check_engine(

@@ -17,7 +17,7 @@ import click
 from ..compliance import RUN_TIMEOUT, CheckSettings, check_engine, summary
 from ..errors import ArbiterError
 from ..play.engines import OPTION_PREFIX, build_spec, parse_tokens
-from .options import SEPARATOR, VARIANT_NAMES, EngineWordsCommand
+from .options import SEPARATOR, EngineWordsCommand, variant_option
 
 ENGINE_KEYS = ("cmd", "name", "dir")
 
@@ -30,13 +30,7 @@ ENGINE_KEYS = ("cmd", "name", "dir")
     metavar="KEY=VALUE...",
     help="The engine: cmd= (required), name=, dir=, option.NAME=.",
 )
-@click.option(
-    "--variant",
-    "variants",
-    multiple=True,
-    type=click.Choice(VARIANT_NAMES),
-    help="A variant to check (repeatable) [default: every variant the engine offers].",
-)
+@variant_option("A variant to check, repeatable (default: every installed one the engine offers)", multiple=True)
 @click.option(
     "--positions",
     type=click.IntRange(min=1, max=100_000),
@@ -74,7 +68,7 @@ ENGINE_KEYS = ("cmd", "name", "dir")
 @click.option("--log", "log_path", metavar="FILE", help="Write the whole conversation to FILE.")
 def check_engine_command(
     engine: str,
-    variants: tuple[str, ...],
+    variant: tuple[str, ...],
     positions: int,
     seed: int,
     timeout: float,
@@ -111,7 +105,7 @@ def check_engine_command(
         print(f"Checking {spec.name}: {' '.join(spec.command)}")
         results = check_engine(
             CheckSettings(
-                spec.command, spec.cwd, spec.options, variants, positions, seed, timeout, margin, run_timeout, log
+                spec.command, spec.cwd, spec.options, variant, positions, seed, timeout, margin, run_timeout, log
             ),
             lambda result: print(result.line(), flush=True),
         )
