@@ -175,6 +175,11 @@ class GameVariant:
         """The protocol's ``UCI_Variant`` value for this variant, or None: engines are told nothing."""
         return self.game.engine_variant(self.name)
 
+    @property
+    def engine_options(self) -> dict[str, str]:
+        """Engine options a host sets for this variant besides ``UCI_Variant`` (Chess960's)."""
+        return self.game.engine_options(self.name)
+
     def check_positions(self) -> list[CheckPosition]:
         return self.game.check_positions(self.name)
 
@@ -241,6 +246,11 @@ class Game(ABC):
         the option is taken to play the game's default variant (its first).  Default: the
         variant's name."""
         return variant
+
+    def engine_options(self, variant: str) -> dict[str, str]:
+        """The engine options (name to value) a host sets for ``variant`` besides ``UCI_Variant``,
+        for a variant its engines select some other way (``UCI_Chess960 true``).  Default: none."""
+        return {}
 
     def opening_moves(self, state: State[Any]) -> Sequence[Any]:
         """The moves a random opening draws from at ``state`` (the game's filter of bad starts:

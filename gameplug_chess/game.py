@@ -16,7 +16,7 @@ SAN, repetitions and move counters).  What the host sees:
 
 Engines are told nothing for chess (plain UCI); Chess960 needs the UCI option
 ``UCI_Chess960 true``, which gameplug's ``engine_variant`` (a ``UCI_Variant`` value) cannot say:
-:meth:`ChessGame.uci_options` names it for the host.
+:meth:`ChessGame.engine_options` names it for the host.
 """
 
 from __future__ import annotations
@@ -258,11 +258,11 @@ class ChessGame(Game):
 
     def engine_variant(self, variant: str) -> str | None:
         """None: a UCI engine plays chess unless told otherwise, and Chess960 is an option of its
-        own (:meth:`uci_options`), not a ``UCI_Variant`` value."""
+        own (:meth:`engine_options`), not a ``UCI_Variant`` value."""
         self._mode(variant)
         return None
 
-    def uci_options(self, variant: str) -> dict[str, str]:
+    def engine_options(self, variant: str) -> dict[str, str]:
         """The UCI options a host sets for ``variant``: ``UCI_Chess960 true`` for Chess960."""
         return {"UCI_Chess960": "true"} if self._mode(variant) else {}
 

@@ -10,11 +10,15 @@ from pathlib import Path
 import pytest
 from test_arbiter_cli import FINISHED, arbiter, toy
 
+import gameplug
 from arbiter.errors import ArbiterError
 from arbiter.play.adjudication import ResignRule, ResignWatch
 from arbiter.records.game import MoveRecord, MoveSource
 from arbiter.records.pgn import read_pgn_file
-from dipole_engine.rules import BLACK, WHITE
+from gameplug import Side
+
+WHITE, BLACK = Side.FIRST, Side.SECOND
+NAMES = gameplug.game("dipole").side_name
 
 
 def scored(cp: int | None = None, mate: int | None = None) -> MoveRecord:
@@ -37,7 +41,7 @@ def test_the_rule_parses_cutechess_words_and_rejects_bad_ones() -> None:
 
 
 def test_one_sided_counts_own_consecutive_moves_only() -> None:
-    watch = ResignWatch(ResignRule(3, 400))
+    watch = ResignWatch(ResignRule(3, 400), NAMES)
     assert watch.observe(WHITE, scored(-400)) is None
     assert watch.observe(BLACK, scored(0)) is None
     assert watch.observe(WHITE, scored(-500)) is None
@@ -46,7 +50,7 @@ def test_one_sided_counts_own_consecutive_moves_only() -> None:
     verdict = watch.observe(WHITE, scored(mate=-2))
     assert verdict is not None and verdict[0] == WHITE
     assert verdict[1] == "White resigns (adjudication: resign movecount=3 score=400; White -4.00 -5.00 -M2)"
-    broken = ResignWatch(ResignRule(2, 400))
+    broken = ResignWatch(ResignRule(2, 400), NAMES)
     assert broken.observe(BLACK, scored(-500)) is None
     assert broken.observe(BLACK, scored()) is None  # a move without a score breaks the run
     assert broken.observe(BLACK, scored(-500)) is None
@@ -55,7 +59,7 @@ def test_one_sided_counts_own_consecutive_moves_only() -> None:
 
 
 def test_two_sided_needs_the_winner_to_agree_whichever_run_completes_last() -> None:
-    watch = ResignWatch(ResignRule(2, 300, twosided=True))
+    watch = ResignWatch(ResignRule(2, 300, twosided=True), NAMES)
     assert watch.observe(WHITE, scored(-300)) is None
     assert watch.observe(BLACK, scored(100)) is None
     assert watch.observe(WHITE, scored(-300)) is None  # White's run is complete; Black does not agree yet

@@ -221,7 +221,7 @@ def test_openings_file_takes_fens_moves_and_both(tmp_path: Path) -> None:
     assert (second.fen, second.moves) == ("B:W3e1,1g5:B2d6,1h8", ())
     assert (third.fen, third.moves) == (None, ("c1-d2",))  # the standard start is not a SetUp
     assert first.source == f"{path} line 3"
-    assert first.board("dipole").fen() == "W:W10c1,2c3:B2d6,10d8"
+    assert first.state("dipole").position_text() == "W:W10c1,2c3:B2d6,10d8"
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+import gameplug
 from arbiter.errors import ArbiterError
 from arbiter.play.adjudication import (
     Adjudicator,
@@ -16,7 +17,10 @@ from arbiter.play.adjudication import (
     max_moves_reason,
 )
 from arbiter.records.game import MoveRecord, MoveSource
-from dipole_engine.rules import BLACK, WHITE
+from gameplug import Side
+
+WHITE, BLACK = Side.FIRST, Side.SECOND
+NAMES = gameplug.game("dipole").side_name
 
 
 def engine(cp: int | None, mate: int | None = None) -> MoveRecord:
@@ -70,19 +74,19 @@ def test_the_draw_rule_waits_for_the_move_number_and_the_run() -> None:
 
 
 def test_adjudicator_order_and_nothing_when_off() -> None:
-    assert Adjudicator.of(None, None, 0) is None
+    assert Adjudicator.of(None, None, 0, NAMES) is None
     # both rules complete on Black's -0.60: the draw rule is asked first (cutechess-cli's order)
-    both = Adjudicator.of(ResignRule(1, 50), DrawRule(0, 1, 100), 0)
+    both = Adjudicator.of(ResignRule(1, 50), DrawRule(0, 1, 100), 0, NAMES)
     assert both is not None
     assert both.observe(WHITE, engine(0), 1) is None
     verdict = both.observe(BLACK, engine(-60), 2)
     assert verdict is not None and verdict[0] is None and verdict[1].startswith("Draw by adjudication")
-    resign = Adjudicator.of(ResignRule(1, 100), DrawRule(0, 2, 0), 0)
+    resign = Adjudicator.of(ResignRule(1, 100), DrawRule(0, 2, 0), 0, NAMES)
     assert resign is not None and resign.observe(WHITE, engine(-150), 1) == (
         WHITE,
         "White resigns (adjudication: resign movecount=1 score=100; White -1.50)",
     )
-    length = Adjudicator.of(None, None, 2)
+    length = Adjudicator.of(None, None, 2, NAMES)
     assert length is not None
     assert [length.observe(WHITE, move, ply) for ply, move in enumerate([BOOK, engine(0), FORCED], 1)] == [None] * 3
     assert length.observe(BLACK, engine(900), 4) == (None, "Draw by adjudication (adjudication: maxmoves 2)")

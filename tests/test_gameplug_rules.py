@@ -1,6 +1,6 @@
 """Dipole and Impasse through the game interface agree with the rules and with what the host
 does with the rules today: perft, outcomes and the referee's result sentences, random openings,
-the board JSON, the page's move kinds and chooser labels, the referee's forced pass, strict and
+the board's picture, the page's move kinds and chooser labels, the referee's forced pass, strict and
 lenient move text."""
 
 from __future__ import annotations
@@ -13,18 +13,25 @@ import sys
 import pytest
 
 import gameplug
-from arbiter.board import board_json, move_ends
 from arbiter.openings.positions import generate_openings
-from arbiter.play.referee import normal_reason
 from dipole_engine.plugin import DIPOLE, IMPASSE, RulesState
-from dipole_engine.rules import PASS, all_variants, new_board
-from dipole_gui.analysislines import KIND_WORDS
+from dipole_engine.rules import BLACK, PASS, WHITE, all_variants, color_name, new_board
 from gameplug import GameError, Side
 from gameplug.serve import query_answer
 
 pytestmark = pytest.mark.build  # the adapter reads the rules' move objects, which the build compiles
 
 RULES_VARIANTS = [variant.name for variant in all_variants()]
+KIND_WORDS = {  # the rules' move kinds as the board drawing's marker kinds
+    "BASIC": "move",
+    "MERGE": "merge",
+    "CAPTURE": "capture",
+    "EXIT": "exit",
+    "PASS": "pass",
+    "SLIDE": "move",
+    "TRANSPOSE": "merge",
+    "REMOVE": "remove",
+}
 
 
 def test_both_games_are_installed_through_their_entry_points() -> None:
@@ -61,7 +68,9 @@ def test_outcomes_and_reasons_agree_with_the_rules_and_the_referee(variant: str)
             if winner is None:
                 assert not outcome.over
             else:
-                assert outcome.winner is Side(winner) and outcome.reason == normal_reason(board, winner)
+                emptied = WHITE if board.checkers(WHITE) == 0 else BLACK
+                sentence = f"{color_name(emptied)} has no checkers left" + (", and wins" if emptied == winner else "")
+                assert outcome.winner is Side(winner) and outcome.reason == sentence
                 assert outcome.result == ("1-0" if winner > 0 else "0-1")
                 break
             assert (state.forced_move() is not None) == board.must_pass()  # the referee's pass, declared
@@ -78,23 +87,26 @@ def test_random_openings_are_the_arbiters(variant: str) -> None:
 
 
 @pytest.mark.parametrize("variant", ["dipole", "dipole-10", "impasse"])
-def test_picture_and_choices_carry_what_the_board_json_and_the_page_had(variant: str) -> None:
+def test_picture_and_choices_carry_the_rules_stacks_and_moves(variant: str) -> None:
     rng = random.Random(variant)
     state = gameplug.variant(variant).start()
     assert isinstance(state, RulesState)
     for _ in range(60):
         board = state.board
+        name = board.geometry.name
         picture = state.picture()
-        drawn = board_json(board)
-        assert (picture.width, picture.height) == (drawn["width"], drawn["height"])
-        assert [(p.square, p.colour[0], p.count) for p in picture.pieces] == [
-            (s["square"], s["color"], s["height"]) for s in drawn["squares"]
+        assert (picture.width, picture.height) == (board.geometry.width, board.geometry.height)
+        assert [(p.square, p.colour, p.count) for p in picture.pieces] == [
+            (name(sq), "white" if board.cells[sq] > 0 else "black", abs(board.cells[sq]))
+            for sq in board.geometry.dark_squares
+            if board.cells[sq]
         ]
         dark = {s.name for s in picture.squares if s.shade == "dark"}
-        assert dark == {board.geometry.name(sq) for sq in board.geometry.dark_squares}
+        assert dark == {name(sq) for sq in board.geometry.dark_squares}
         for move in board.legal_moves():
             choice = state.describe_move(move)
-            origin, target = move_ends(board, move)
+            origin = name(move.origin) if getattr(move, "origin", -1) >= 0 else None
+            target = name(move.target) if getattr(move, "target", -1) >= 0 else None
             kind = KIND_WORDS[move.kind.name]
             if kind == "pass":
                 assert choice.target is None and choice.origin is None

@@ -146,7 +146,7 @@ def test_generated_openings_take_no_checker_off(variant: str) -> None:
     assert openings == generate_openings(variant, 10, 12, seed=4)
     finals = set()
     for opening in openings:
-        board = opening.board(variant)
+        board = opening.state(variant).board  # type: ignore[attr-defined]  (a RulesState)
         assert len(opening.moves) == 10 and not board.is_game_over()
         full = board.variant.checkers_per_side
         assert board.checkers(1) == board.checkers(-1) == full

@@ -23,7 +23,7 @@ OWN = f"cmd={sys.executable} -m dipole_engine"
 
 
 def positions(openings: list[Opening], variant: str) -> list[int]:
-    return [opening.board(variant).key for opening in openings]
+    return [opening.state(variant).key() for opening in openings]
 
 
 @pytest.mark.slow
@@ -57,7 +57,7 @@ def test_a_generated_suite_is_legal_distinct_balanced_and_read_by_the_arbiter(tm
     assert len(openings) == 6 and all(len(opening.moves) == 4 for opening in openings)
     keys = positions(openings, "dipole-s")
     assert len(set(keys)) == 6
-    assert all(not opening.board("dipole-s").is_game_over() for opening in openings)
+    assert all(not opening.state("dipole-s").outcome().over for opening in openings)
     # each position really is within 60 centipawns for the reference search
     with EngineClient([sys.executable, "-m", "dipole_engine"]) as engine:
         engine.set_option("UCI_Variant", "dipole-s")

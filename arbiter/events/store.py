@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from dipole_engine.rules import BLACK, WHITE, new_board
+from gameplug import Side
 
 from ..errors import ArbiterError
 from ..files import SQLITE_MAGIC, is_sqlite_file
@@ -60,7 +60,7 @@ from ..play.adjudication import DrawRule, ResignRule
 from ..play.engines import EngineSpec, limits_from_settings
 from ..play.referee import GameJob, RefereeSettings
 from ..play.timecontrol import Clock, SearchLimits
-from ..records.game import GameOutcome, GameRecord, MoveRecord, MoveSource, Opening, Termination
+from ..records.game import GameOutcome, GameRecord, MoveRecord, MoveSource, Opening, Termination, first_mover
 from ..stats.sprt import SprtParams
 from .running import event_running
 
@@ -278,9 +278,9 @@ def _settings_json(config: EventConfig) -> str:
 def clocks_after(record: GameRecord, limits: dict[str, SearchLimits]) -> list[float | None]:
     """Each mover's clock after each ply, by the arbiter's own :class:`Clock` arithmetic (a
     move is a whole turn, so the sides alternate, as in the PGN movetext)."""
-    turn = new_board(record.variant, record.fen).turn
+    turn = first_mover(record.variant, record.fen)
     none = SearchLimits()
-    sides = {WHITE: limits.get(record.white, none), BLACK: limits.get(record.black, none)}
+    sides = {Side.FIRST: limits.get(record.white, none), Side.SECOND: limits.get(record.black, none)}
     clocks = {color: Clock(side.clock) for color, side in sides.items()}
     after: list[float | None] = []
     for move in record.moves:
@@ -290,7 +290,7 @@ def clocks_after(record: GameRecord, limits: dict[str, SearchLimits]) -> list[fl
         elif move.source is MoveSource.FORCED:
             clock.credit_forced_move()
         after.append(round(clock.remaining, 3) if clock.control and move.source is not MoveSource.BOOK else None)
-        turn = -turn
+        turn = turn.other
     return after
 
 
@@ -667,7 +667,7 @@ class EventStore:
         """Record a finished game and its moves in one transaction (durable on return)."""
         clocks = clocks_after(record, self._limits)
         times = {True: 0.0, False: 0.0}
-        white_first = new_board(record.variant, record.fen).turn == WHITE
+        white_first = first_mover(record.variant, record.fen) is Side.FIRST
         for ply, move in enumerate(record.moves):
             if move.source is MoveSource.ENGINE and move.time is not None:
                 times[(ply % 2 == 0) == white_first] += move.time

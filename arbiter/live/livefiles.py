@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from dipole_engine.rules import WHITE, Color
+from gameplug import Side
 from protocol.codec import Info
 
 from ..errors import ArbiterError
@@ -86,8 +86,8 @@ class LiveGame:
         job: GameJob,
         fen: str | None,
         moves: list[MoveRecord],
-        clocks: dict[Color, Clock],
-        turn: Color,
+        clocks: dict[Side, Clock],
+        turn: Side,
     ) -> None:
         self.publisher = publisher
         self.job = job
@@ -98,9 +98,9 @@ class LiveGame:
         # (plies shown, side to move, when it began thinking): one value, replaced whole, so the
         # publisher's thread never sees a move without the turn that follows it.
         self.state = (len(moves), turn, self.started)
-        self.lines: dict[Color, Info] = {}
+        self.lines: dict[Side, Info] = {}
 
-    def moved(self, turn: Color) -> None:
+    def moved(self, turn: Side) -> None:
         """A ply was played (it is in ``moves``); ``turn`` is now to move."""
         self.state = (len(self.moves), turn, time.time())
         self.publisher.changed()
@@ -117,10 +117,10 @@ class LiveGame:
         moves = self.moves[:plies]
         clocks = {
             name: (round(clock.remaining, 3) if clock.control is not None else None)
-            for name, clock in (("white", self.clocks[WHITE]), ("black", self.clocks[-WHITE]))
+            for name, clock in (("white", self.clocks[Side.FIRST]), ("black", self.clocks[Side.SECOND]))
         }
         lines = {
-            ("white" if color == WHITE else "black"): search_line(info, color)
+            ("white" if color == Side.FIRST else "black"): search_line(info, color)
             for color, info in list(self.lines.items())
         }
         return {
@@ -131,7 +131,7 @@ class LiveGame:
             "fen": self.fen,
             "moves": [move.text for move in moves],
             "comments": [move.comment() for move in moves],
-            "turn": "white" if turn == WHITE else "black",
+            "turn": "white" if turn == Side.FIRST else "black",
             "since": round(since, 3),
             "started": round(self.started, 3),
             "clocks": clocks,
@@ -196,7 +196,7 @@ class LiveFiles:
 
     # -- called by the workers ------------------------------------------------------------
     def open_game(
-        self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Color, Clock], turn: Color
+        self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Side, Clock], turn: Side
     ) -> LiveGame:
         """A game starts (published at once)."""
         game = LiveGame(self, job, fen, moves, clocks, turn)

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from dipole_engine.rules import WHITE, Color
+from gameplug import Side
 from protocol.codec import Info
 
 POINT_OF_VIEW = "white"  # every score a page gets is from this side
 
 
-def white_score(cp: int | None, mate: int | None, mover: Color) -> dict[str, int] | None:
+def white_score(cp: int | None, mate: int | None, mover: Side) -> dict[str, int] | None:
     """A score from ``mover``'s view as White's: ``{"cp": n}``, ``{"mate": n}`` or None."""
     if mate is not None:
         return {"mate": mate * mover}
@@ -36,9 +36,9 @@ def white_score(cp: int | None, mate: int | None, mover: Color) -> dict[str, int
     return None
 
 
-def white_bound(bound: Literal["lower", "upper"] | None, mover: Color) -> str | None:
+def white_bound(bound: Literal["lower", "upper"] | None, mover: Side) -> str | None:
     """A score bound from ``mover``'s view as White's (Black's lower bound is White's upper)."""
-    if bound is None or mover == WHITE:
+    if bound is None or mover == Side.FIRST:
         return bound
     return "upper" if bound == "lower" else "lower"
 
@@ -49,7 +49,7 @@ def shows_search(info: Info) -> bool:
     return info.depth is not None or info.score_cp is not None or info.score_mate is not None or bool(info.pv)
 
 
-def search_line(info: Info, mover: Color) -> dict[str, Any]:
+def search_line(info: Info, mover: Side) -> dict[str, Any]:
     """The JSON of ``info``, searched by ``mover`` (see the module docstring)."""
     return {
         "pov": POINT_OF_VIEW,

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from dipole_engine.rules import new_board
+import gameplug
 from protocol import Limit
 from protocol.client import EngineError
 
@@ -30,7 +30,6 @@ from ..errors import ArbiterError
 from ..files import replace_text
 from ..play.engines import EngineSpec
 from ..play.referee import EngineSlot, RefereeSettings
-from .positions import _quiet_moves
 
 DEFAULT_DEPTH = 4
 ATTEMPTS_PER_OPENING = 60  # candidates drawn per wanted opening before giving up
@@ -75,8 +74,9 @@ def generate_suite(
     limit, _ = reference_limit(spec)
     rng = random.Random(seed)
     slot = EngineSlot(spec, variant, RefereeSettings())
+    played = gameplug.variant(variant)
     kept: list[SuiteOpening] = []
-    seen: set[int] = set()
+    seen: set[object] = set()
     tried = 0
     try:
         slot.start()
@@ -85,15 +85,11 @@ def generate_suite(
         for _ in range(count * ATTEMPTS_PER_OPENING):
             if len(kept) == count:
                 break
-            board = new_board(variant)
-            for _ply in range(plies):
-                board.push(rng.choice(_quiet_moves(board)))
-                if board.is_game_over():
-                    break
-            if board.is_game_over() or board.key in seen:
+            line = gameplug.random_line(played, plies, rng)
+            if line is None or line.state.key() in seen:
                 continue
-            seen.add(board.key)
-            moves = tuple(str(move) for move in board.move_stack)
+            seen.add(line.state.key())
+            moves = line.moves
             slot.new_game()
             client.set_position(None, moves)
             answer = client.go(limit, timeout=SEARCH_TIMEOUT)

@@ -1,48 +1,84 @@
 """Openings: the positions games start from, read from a file or generated from a seed.
 
-An openings file has one opening per line: a FEN, a FEN followed by moves, or moves from the
-variant's start (``c1-c3 d8-d6``).  Blank lines and lines starting with ``#`` are skipped.
-Every line is checked against the rules when the file is read; a bad one is reported with its
-line number, and quoted once an earlier line was an opening (a file that does not start with
-one may be no openings file at all, whose text is not shown).  Generated openings are
-``plies`` random legal moves from the start that take no checker off the board (the rules'
-``Board.takes_checkers_off``: in Dipole no capture or exit, in Impasse no bear-off or
-removal), drawn from ``random.Random(seed)`` in a fixed order, so a seed always gives the
-same openings.
+An openings file has one opening per line: moves from the variant's start (``c1-c3 d8-d6``, in
+the game's notation: chess's ``e4 e5``), a position in the game's own text (a FEN), or a
+position followed by moves.  Blank lines and lines
+starting with ``#`` are skipped.  Every line is checked against the game's rules (its plug-in)
+when the file is read; a bad one is reported with its line number, and quoted once an earlier
+line was an opening (a file that does not start with one may be no openings file at all, whose
+text is not shown).  Generated openings are ``plies`` random legal moves from the start drawn
+from the game's filter of bad starts (Dipole and Impasse: no move that takes checkers off the
+board), from ``random.Random(seed)`` in a fixed order (:func:`gameplug.random_openings`), so a
+seed always gives the same openings.
 
-The FEN part becomes the game's start position (PGN ``SetUp``/``FEN``); the moves are played
+The position becomes the game's start position (PGN ``SetUp``/``FEN``); the moves are played
 as the first plies of the game and recorded as book moves.
 """
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
-from dipole_engine.rules import Board, RulesError, new_board
+import gameplug
+from gameplug import GameError
 
 from ..errors import ArbiterError
 from ..files import read_text
 from ..records.game import Opening
 
+MAX_POSITION_WORDS = 6  # a position text of the most words a game writes (a chess FEN)
+
 
 def parse_opening(line: str, variant: str, source: str) -> Opening:
     """One openings-file line; raises ArbiterError naming ``source`` when it does not hold."""
+    played = gameplug.variant(variant)
     tokens = line.split()
-    fen = None
-    if tokens and tokens[0][:2] in ("W:", "B:"):  # a FEN names the side to move first
-        fen = tokens.pop(0)
     try:
-        board = new_board(variant, fen)
-        if fen is not None:
-            fen = board.fen() if board.fen() != board.variant.start_fen else None
-        for text in tokens:
-            board.push_text(text)
-    except RulesError as error:
+        state, fen, words = _read_opening(played, tokens)
+        moves = []
+        for text in words:  # the game's notation, read leniently; kept as the protocol writes it
+            move = state.read_notation(text)
+            moves.append(state.move_text(move))
+            state.play(move)
+    except GameError as error:
         raise ArbiterError(f"{source}: {error}") from None
-    if board.is_game_over():
+    if state.outcome().over:
         raise ArbiterError(f"{source}: the game is already over in this opening")
-    return Opening(fen, tuple(tokens), source)
+    return Opening(fen, tuple(moves), source)
+
+
+def _read_opening(
+    variant: gameplug.GameVariant, tokens: list[str]
+) -> tuple[gameplug.State[Any], str | None, tuple[str, ...]]:
+    """The start of a line's opening, its position text (None: the variant's start) and its moves:
+    moves from the start when the first word is a move there, else the longest run of first words
+    that is a position of the game (a chess FEN has six).  GameError when neither."""
+    start = variant.start()
+    if not tokens:
+        return start, None, ()
+    try:
+        start.read_notation(tokens[0])
+        return start, None, tuple(tokens)
+    except GameError as not_a_move:
+        move_error = not_a_move
+    for words in range(min(MAX_POSITION_WORDS, len(tokens)), 1, -1):
+        try:
+            return _opening_at(variant, start, tokens, words)
+        except GameError:
+            continue
+    try:
+        return _opening_at(variant, start, tokens, 1)
+    except GameError as not_a_position:
+        raise GameError(f"{move_error}; nor is it a position: {not_a_position}") from None
+
+
+def _opening_at(
+    variant: gameplug.GameVariant, start: gameplug.State[Any], tokens: list[str], words: int
+) -> tuple[gameplug.State[Any], str | None, tuple[str, ...]]:
+    """The opening of a line whose first ``words`` words are a position (GameError if not)."""
+    state = variant.read_position(" ".join(tokens[:words]))
+    fen = state.position_text()
+    return state, (None if fen == start.position_text() else fen), tuple(tokens[words:])
 
 
 MAX_OPENINGS_BYTES = 64 << 20
@@ -71,46 +107,13 @@ def load_openings(path: str, variant: str) -> list[Opening]:
     return openings
 
 
-def _quiet_moves(board: Board[Any]) -> list[Any]:
-    """The legal moves that take no checker off the board, or, when every move does, all of
-    them.  Random openings are drawn from these so that they stay balanced whatever the game:
-    in both games the checkers left are what decides it (a random Dipole exit of half a stack
-    loses before the game starts; a random Impasse bear-off is a free step towards winning)."""
-    legal = board.legal_moves()
-    return [move for move in legal if not board.takes_checkers_off(move)] or legal
-
-
 def generate_openings(variant: str, plies: int, count: int, seed: int) -> list[Opening]:
-    """``count`` openings of ``plies`` random quiet moves each, distinct where the variant allows.
-
-    The draws come from one ``random.Random(seed)`` in order, so the list depends only on the
-    arguments.  A random line that ends the game is drawn again; a repeated final position is
-    drawn again a bounded number of times, then accepted.  Once one opening has needed every
-    attempt, the distinct positions are taken to be used up (short openings of a small
-    variant) and later repeats are accepted at once, so asking for more openings than exist
-    costs no more than asking for as many.
-    """
-    rng = random.Random(seed)
-    openings: list[Opening] = []
-    seen: set[int] = set()
-    exhausted = False
-    for index in range(count):
-        for attempt in range(100):
-            board = new_board(variant)
-            for _ in range(plies):
-                board.push(rng.choice(_quiet_moves(board)))
-                if board.is_game_over():
-                    break
-            if board.is_game_over():
-                continue
-            if board.key in seen and not exhausted:
-                exhausted = attempt == 99
-                if not exhausted:
-                    continue
-            break
-        else:
-            raise ArbiterError(f"cannot generate a {plies}-ply opening in {variant} that does not end the game")
-        seen.add(board.key)
-        moves = tuple(str(move) for move in board.move_stack)
-        openings.append(Opening(None, moves, f"random {plies} plies, seed {seed}, #{index + 1}"))
-    return openings
+    """``count`` openings of ``plies`` random moves each, distinct where the variant allows
+    (:func:`gameplug.random_openings`: the list depends only on the arguments)."""
+    try:
+        lines = gameplug.random_openings(gameplug.variant(variant), plies, count, seed)
+    except GameError as error:
+        raise ArbiterError(str(error)) from None
+    return [
+        Opening(None, line.moves, f"random {plies} plies, seed {seed}, #{index}") for index, line in enumerate(lines, 1)
+    ]

@@ -30,12 +30,12 @@ adjudicates it, and :class:`Adjudicator` asks the rules a game is played under i
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from mypy_extensions import mypyc_attr
 
-from dipole_engine.rules import Color, color_name
+from gameplug import Side
 
 from ..errors import ArbiterError
 from ..records.game import MoveRecord, MoveSource
@@ -138,10 +138,11 @@ class ResignWatch:
     """One game's runs of losing and winning scores per side (see the module docstring)."""
 
     rule: ResignRule
-    _low: dict[Color, list[MoveRecord]] = field(default_factory=dict)  # the current run at or below -CP
-    _high: dict[Color, list[MoveRecord]] = field(default_factory=dict)  # the current run at or above +CP
+    side_name: Callable[[Side], str]  # the game's names of its sides ("White", "Black")
+    _low: dict[Side, list[MoveRecord]] = field(default_factory=dict)  # the current run at or below -CP
+    _high: dict[Side, list[MoveRecord]] = field(default_factory=dict)  # the current run at or above +CP
 
-    def observe(self, color: Color, move: MoveRecord) -> tuple[Color, str] | None:
+    def observe(self, color: Side, move: MoveRecord) -> tuple[Side, str] | None:
         """``color`` has just played ``move``: the side the rule now adjudicates as lost and
         the closing comment that says why, or None while the game goes on."""
         if move.source is not MoveSource.ENGINE:
@@ -165,22 +166,22 @@ class ResignWatch:
                 run.clear()
         # The mover's own run may have completed, or (two-sided) its winning run may have been
         # the half its opponent's completed losing run was waiting for.
-        for loser in (color, -color):
+        for loser in (color, color.other):
             if self._lost(loser):
                 return loser, self._reason(loser)
         return None
 
-    def _lost(self, loser: Color) -> bool:
+    def _lost(self, loser: Side) -> bool:
         count = self.rule.movecount
         if len(self._low.get(loser, [])) < count:
             return False
-        return not self.rule.twosided or len(self._high.get(-loser, [])) >= count
+        return not self.rule.twosided or len(self._high.get(loser.other, [])) >= count
 
-    def _reason(self, loser: Color) -> str:
+    def _reason(self, loser: Side) -> str:
         """``Black resigns (adjudication: resign movecount=3 score=400; Black -4.50 -5.10 -6.00)``."""
-        runs = [(loser, self._low[loser])] + ([(-loser, self._high[-loser])] if self.rule.twosided else [])
-        scores = "; ".join(f"{color_name(side)} {' '.join(map(_pawns, run))}" for side, run in runs)
-        return f"{color_name(loser)} resigns (adjudication: resign {self.rule.text()}; {scores})"
+        runs = [(loser, self._low[loser])] + ([(loser.other, self._high[loser.other])] if self.rule.twosided else [])
+        scores = "; ".join(f"{self.side_name(side)} {' '.join(map(_pawns, run))}" for side, run in runs)
+        return f"{self.side_name(loser)} resigns (adjudication: resign {self.rule.text()}; {scores})"
 
 
 class DrawWatch:
@@ -216,17 +217,24 @@ class Adjudicator:
     cutechess-cli's order: the draw rule, the resign rule, the game's length.  Make one with
     :meth:`of`, which gives None when no rule is set (the referee then asks nothing)."""
 
-    def __init__(self, resign: ResignRule | None, draw: DrawRule | None, maxmoves: int) -> None:
-        self.resign = ResignWatch(resign) if resign is not None else None
+    def __init__(
+        self, resign: ResignRule | None, draw: DrawRule | None, maxmoves: int, side_name: Callable[[Side], str]
+    ) -> None:
+        self.resign = ResignWatch(resign, side_name) if resign is not None else None
         self.draw = DrawWatch(draw) if draw is not None else None
         self.max_plies = 2 * maxmoves
         self.maxmoves = maxmoves
 
     @classmethod
-    def of(cls, resign: ResignRule | None, draw: DrawRule | None, maxmoves: int) -> Adjudicator | None:
-        return cls(resign, draw, maxmoves) if resign is not None or draw is not None or maxmoves else None
+    def of(
+        cls, resign: ResignRule | None, draw: DrawRule | None, maxmoves: int, side_name: Callable[[Side], str]
+    ) -> Adjudicator | None:
+        """The rules set, for a game whose sides ``side_name`` names; None when none is set."""
+        if resign is None and draw is None and not maxmoves:
+            return None
+        return cls(resign, draw, maxmoves, side_name)
 
-    def observe(self, color: Color, move: MoveRecord, plies: int) -> tuple[Color | None, str] | None:
+    def observe(self, color: Side, move: MoveRecord, plies: int) -> tuple[Side | None, str] | None:
         """``color`` has just played ``move``, the game's ``plies``-th (a move that ended the game
         by the rules is not asked about): the loser (None: a draw) and the closing comment when a
         rule now ends the game, else None."""
@@ -264,15 +272,17 @@ def check_draw_adjudication(reason: str, moves: Sequence[MoveRecord]) -> str | N
     return f"the recorded scores never reach draw {watch.rule.text()}"
 
 
-def check_adjudication(reason: str, moves: Sequence[MoveRecord], first: Color, loser: Color) -> str | None:
+def check_adjudication(
+    reason: str, moves: Sequence[MoveRecord], first: Side, loser: Side, side_name: Callable[[Side], str]
+) -> str | None:
     """What does not hold in an adjudicated record, or None: the rule its closing comment
     names, applied to the scores recorded with its moves (``first`` moved first), must decide
-    the game at its last move, against ``loser``."""
+    the game at its last move, against ``loser`` (``side_name``: the game's names of its sides)."""
     found = _RULE_IN_REASON.search(reason)
     if found is None:
         return f"the closing comment {reason!r} does not name the resign rule"
     try:
-        watch = ResignWatch(ResignRule.parse(found.group(1)))
+        watch = ResignWatch(ResignRule.parse(found.group(1)), side_name)
     except ArbiterError as error:
         return str(error)
     color = first
@@ -282,8 +292,8 @@ def check_adjudication(reason: str, moves: Sequence[MoveRecord], first: Color, l
             if ply != len(moves) or verdict[0] != loser:
                 return (
                     f"by the recorded scores, resign {watch.rule.text()} adjudicates the game against "
-                    f"{color_name(verdict[0])} at ply {ply}, not against {color_name(loser)} at ply {len(moves)}"
+                    f"{side_name(verdict[0])} at ply {ply}, not against {side_name(loser)} at ply {len(moves)}"
                 )
             return None
-        color = -color
+        color = color.other
     return f"the recorded scores never reach resign {watch.rule.text()}"

@@ -7,10 +7,12 @@ seats, each an :class:`EngineSlot` (a running engine, reused from game to game) 
 all play through it.  The arbiter alone decides everything:
 
 - it keeps both clocks itself (monotonic time from writing ``go`` to reading ``bestmove``);
-- it checks every move with the rules core's strict ``parse_move``;
-- it plays a forced ``pass`` (Dipole's only move when no stack can move) itself, without
-  asking the engine; every other move is the engine's, even when it is the only legal one
-  (so in Impasse, which has no pass, the engine always moves: see ``arbiter/NOTATION.md``);
+- it knows the game only through its plug-in (:mod:`gameplug`): it checks every move with the
+  game's strict reader of protocol text, and asks the game after every ply whether it is over
+  (a win, or a draw, with the game's own reason);
+- it plays a move the game declares forced (Dipole's ``pass`` when no stack can move) itself,
+  without asking the engine; every other move is the engine's, even when it is the only legal
+  one (so in Impasse, which has no pass, the engine always moves: see ``arbiter/NOTATION.md``);
 - it ends the game, with the right result and reason, when an engine plays an illegal or
   unreadable move (a ``bestmove`` line off the grammar is lost at once, the line quoted),
   overruns its time (by more than its margin), crashes, stalls (no answer by the deadline, nor
@@ -39,7 +41,8 @@ from typing import Any, Final, Protocol
 
 from mypy_extensions import mypyc_attr
 
-from dipole_engine.rules import BLACK, WHITE, Board, Color, RulesError, color_name
+import gameplug
+from gameplug import GameError, Side
 from protocol import Limit
 from protocol.client import (
     EngineClient,
@@ -74,10 +77,8 @@ from .timecontrol import Clock, SearchLimits
 MAX_RECORDED_NUMBER = 2**31 - 1
 SHOWN_MOVE = 200  # characters of an unreadable bestmove line a result sentence quotes
 
-PASS_TEXT = "pass"  # the protocol's move token for a forced pass (any game that has one)
 VARIANT_OPTION = "UCI_Variant"
 PONDER_OPTION = "Ponder"
-DEFAULT_VARIANT = "dipole"  # what an engine without UCI_Variant plays
 
 Notify = Callable[[str], None]
 
@@ -85,7 +86,7 @@ Notify = Callable[[str], None]
 class WatchedGame(Protocol):
     """A game as a live view follows it: told of each ply and each ``info`` line."""
 
-    def moved(self, turn: Color) -> None:
+    def moved(self, turn: Side) -> None:
         """A ply was played (the last of the game's moves); ``turn`` is now to move."""
 
     def info(self, info: Info) -> None:
@@ -98,7 +99,7 @@ class GameWatcher(Protocol):
     ``moves`` and ``clocks`` are the game's own objects, which the watcher only reads."""
 
     def open_game(
-        self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Color, Clock], turn: Color
+        self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Side, Clock], turn: Side
     ) -> WatchedGame:
         """A game starts; what it returns is told of the game's plies and lines."""
 
@@ -217,14 +218,17 @@ class EngineSlot:
         if self.log is not None:
             self.log("#", f"started, pid {client.pid}")
         self.take_errors()  # reports during the handshake are not answers to the set-up
+        variant = gameplug.variant(self.variant)
+        told = variant.engine_variant  # None: the game tells engines nothing (chess)
         settings: list[tuple[str, str]] = [
-            (name, value) for name, value in spec.options if name.lower() != VARIANT_OPTION.lower()
+            (name, value) for name, value in spec.options if told is None or name.lower() != VARIANT_OPTION.lower()
         ]
-        if VARIANT_OPTION in client.options:
-            settings.insert(0, (VARIANT_OPTION, self.variant))
-        elif self.variant != DEFAULT_VARIANT:
+        if told is not None and VARIANT_OPTION in client.options:
+            settings.insert(0, (VARIANT_OPTION, told))
+        elif told is not None and variant != variant.game.variants[0]:  # an engine without it plays the default
             client.kill()
             raise SetupError(f"engine {spec.name!r} has no {VARIANT_OPTION} option, so it cannot play {self.variant}")
+        settings[:0] = variant.engine_options.items()  # what else the variant needs an engine told (UCI_Chess960)
         self.ponders = spec.limits.ponder and any(name.lower() == PONDER_OPTION.lower() for name in client.options)
         if self.ponders and not any(name.lower() == PONDER_OPTION.lower() for name, _ in settings):
             settings.append((PONDER_OPTION, "true"))
@@ -302,11 +306,9 @@ class GameControl:
         book moves included): a move submitted for another ply than the one to play is dropped."""
         self._moves.put((ply, text))
 
-    def resign(self, color: Color) -> None:
-        """``color`` resigns (on either side's turn)."""
-        self._end(
-            _loss(color, Termination.RESIGNATION, REASONS[Termination.RESIGNATION].format(side=color_name(color)))
-        )
+    def resign(self, side: Side) -> None:
+        """``side`` resigns (on either side's turn)."""
+        self._end(_loss(side, Termination.RESIGNATION))
 
     def abandon(self) -> None:
         """End the game without a result (``*``): the host will not keep it."""
@@ -371,28 +373,28 @@ class _Side:
     of each move."""
 
     seat: Seat
-    color: Color
+    color: Side
+    name: str  # what the game calls the side ("White")
     clock: Clock
     terms: _Terms
     on_info: Callable[[Info], None] | None = None  # what sees the side's engine's info lines, once made
 
-    @property
-    def name(self) -> str:
-        return color_name(self.color)
-
 
 class _GameOver(Exception):
-    """Raised inside the move loop to end the game with a result."""
+    """Raised inside the move loop to end the game with a result.  ``loser`` is the side that
+    lost, when one did; a reason left empty is the termination's sentence for it, which the
+    referee words with the game's name of the side (a resignation from outside)."""
 
-    def __init__(self, result: str, termination: Termination, reason: str) -> None:
+    def __init__(self, result: str, termination: Termination, reason: str, loser: Side | None = None) -> None:
         super().__init__(reason)
         self.result = result
         self.termination = termination
         self.reason = reason
+        self.loser = loser
 
 
-def _loss(color: Color, termination: Termination, reason: str) -> _GameOver:
-    return _GameOver(BLACK_WINS if color == WHITE else WHITE_WINS, termination, reason)
+def _loss(side: Side, termination: Termination, reason: str = "") -> _GameOver:
+    return _GameOver(BLACK_WINS if side == Side.FIRST else WHITE_WINS, termination, reason, side)
 
 
 def _recordable(number: int | None) -> int | None:
@@ -418,28 +420,29 @@ class _Game:
         live: GameWatcher | None,
         control: GameControl | None,
         played: Sequence[MoveRecord],
-        clocks: Mapping[Color, Clock] | None,
+        clocks: Mapping[Side, Clock] | None,
     ) -> None:
         self.job = job
         self.settings = settings
         self.notify = notify
         self.control = control
-        self.sides: dict[Color, _Side] = {}
-        for color, seat in ((WHITE, white), (BLACK, black)):
+        self.state = state = job.opening.state(job.variant)
+        side_name = gameplug.variant(job.variant).game.side_name
+        self.sides: dict[Side, _Side] = {}
+        for color, seat in ((Side.FIRST, white), (Side.SECOND, black)):
             limits = seat.spec.limits
             clock = clocks[color] if clocks is not None else Clock(limits.clock)
-            self.sides[color] = _Side(seat, color, clock, _Terms(limits, clock))
-        self.board: Board[Any] = job.opening.board(job.variant)
+            self.sides[color] = _Side(seat, color, side_name(color), clock, _Terms(limits, clock))
         self.start_fen = job.opening.fen
         self.move_texts: list[str] = list(job.opening.moves)
         self.records: list[MoveRecord] = [MoveRecord(text, MoveSource.BOOK) for text in job.opening.moves]
         for record in played:  # plies played before this referee took the game over, kept as recorded
-            self.board.push_text(record.text)
+            state.play(state.read_move(record.text))
             self.move_texts.append(record.text)
             self.records.append(record)
-        self.adjudicator = Adjudicator.of(settings.resign, settings.draw, settings.maxmoves)
+        self.adjudicator = Adjudicator.of(settings.resign, settings.draw, settings.maxmoves, side_name)
         # The reply each pondering side's engine thinks on (a ``go ponder`` runs until its turn).
-        self.predicted: dict[Color, str] = {}
+        self.predicted: dict[Side, str] = {}
         self.live = (
             None
             if live is None
@@ -448,7 +451,7 @@ class _Game:
                 self.start_fen,
                 self.records,
                 {color: side.clock for color, side in self.sides.items()},
-                self.board.turn,
+                state.turn,
             )
         )
 
@@ -464,8 +467,7 @@ class _Game:
     def prepare(self) -> None:
         """Start (if needed) and reset both engines; a failure loses the game for that side."""
         failed: list[_GameOver] = []
-        for color in (WHITE, BLACK):
-            side = self.sides[color]
+        for side in self.sides.values():
             try:
                 self.prepare_side(side)
             except _GameOver as over:
@@ -523,7 +525,7 @@ class _Game:
             return Limit(infinite=True), self.settings.stall_timeout
         # Clock fields go only to a side that has a clock (one playing to a depth must not
         # start managing time because it sees its opponent's clock).
-        white, black = self.sides[WHITE], self.sides[BLACK]
+        white, black = self.sides[Side.FIRST], self.sides[Side.SECOND]
         white_clocked, black_clocked = clocked and white.terms.clocked, clocked and black.terms.clocked
         limit = move_limit(
             wtime=_ms(white.clock.remaining) if white_clocked else None,
@@ -586,24 +588,24 @@ class _Game:
         if not side.clock.spend(elapsed, terms.margin) or over_time:
             raise self.lost_on_time(side)
         token = answer.bestmove
+        state = self.state
         try:
             if token is None:
-                raise RulesError("the engine answered bestmove (none) but the game is not over")
-            move = self.board.parse_move(token)  # (its own text: found and checked, nothing generated)
-        except RulesError as illegal:
+                raise GameError("the engine answered bestmove (none) but the game is not over")
+            move = state.read_move(token)  # (the protocol's one spelling of a legal move, or refused)
+        except GameError as illegal:
             shown = "(none)" if token is None else visible(token)
             self.warn(side, f"illegal move '{shown}': {illegal}")
             reason = f"{side.name} makes an illegal move: {shown}"
             raise _loss(side.color, Termination.ILLEGAL_MOVE, reason) from None
-        self.board.push(move)
-        text = str(move)
-        self.move_texts.append(text)
-        self.records.append(engine_move_record(text, answer))
+        state.play(move)
+        self.move_texts.append(token)
+        self.records.append(engine_move_record(token, answer))
         if self.live is not None:
-            self.live.moved(self.board.turn)
+            self.live.moved(state.turn)
         if self.adjudicator is not None:
             self.adjudicate(side.color, self.adjudicator)
-        if slot.ponders and answer.ponder is not None and self.board.winner() is None:
+        if slot.ponders and answer.ponder is not None and not state.outcome().over:
             self.start_pondering(side, slot, answer.ponder)
 
     def start_pondering(self, side: _Side, slot: EngineSlot, predicted: str) -> None:
@@ -613,8 +615,8 @@ class _Game:
         client = slot.client
         assert client is not None
         try:
-            reply = str(self.board.parse_move(predicted))
-        except RulesError as unplayable:
+            reply = self.state.move_text(self.state.read_move(predicted))
+        except GameError as unplayable:
             self.warn(side, f"predicted reply {visible(predicted[:SHOWN_MOVE])!r} is not pondered on: {unplayable}")
             return
         limit, _ = self.limit_for(side)
@@ -700,41 +702,42 @@ class _Game:
             if entry is None or entry[0] != len(self.move_texts):
                 continue  # a wake-up, or a move the host submitted for another ply
             try:
-                move = self.board.parse_move(entry[1])
-            except RulesError as error:  # the host checks moves first; one it let through is refused here
+                move = self.state.read_move(entry[1])
+            except GameError as error:  # the host checks moves first; one it let through is refused here
                 self.warn(side, f"illegal move {visible(entry[1][:SHOWN_MOVE])!r} refused: {error}")
                 continue
             break
         elapsed = time.monotonic() - started
         if not side.clock.spend(elapsed, margin):
             raise self.lost_on_time(side)
-        self.board.push(move)
-        text = str(move)
+        self.state.play(move)
+        text = entry[1]
         self.move_texts.append(text)
         self.records.append(MoveRecord(text, MoveSource.ENGINE, time=elapsed))
         if self.live is not None:
-            self.live.moved(self.board.turn)
+            self.live.moved(self.state.turn)
         if self.adjudicator is not None:
             self.adjudicate(side.color, self.adjudicator)
 
-    def play_forced_pass(self, side: _Side) -> None:
+    def play_forced_move(self, side: _Side, move: Any) -> None:
+        """Play ``move``, which the game declares forced (Dipole's pass), without asking ``side``."""
         if isinstance(side.seat, EngineSlot):
             self.stop_pondering(side, side.seat)
-        move = self.board.parse_move(PASS_TEXT)
-        self.board.push(move)
-        self.move_texts.append(PASS_TEXT)
-        self.records.append(MoveRecord(PASS_TEXT, MoveSource.FORCED))
+        text = self.state.move_text(move)
+        self.state.play(move)
+        self.move_texts.append(text)
+        self.records.append(MoveRecord(text, MoveSource.FORCED))
         side.clock.credit_forced_move()
         if self.live is not None:
-            self.live.moved(self.board.turn)
+            self.live.moved(self.state.turn)
         if self.adjudicator is not None:
             self.adjudicate(side.color, self.adjudicator)
 
-    def adjudicate(self, color: Color, adjudicator: Adjudicator) -> None:
+    def adjudicate(self, color: Side, adjudicator: Adjudicator) -> None:
         """``color`` has just moved: end the game if an adjudication rule says so (a move that
         won stays a normal win)."""
         verdict = adjudicator.observe(color, self.records[-1], len(self.records))
-        if verdict is not None and self.board.winner() is None:
+        if verdict is not None and not self.state.outcome().over:
             loser, reason = verdict
             if loser is None:
                 raise _GameOver(DRAW, Termination.ADJUDICATION, reason)
@@ -743,18 +746,17 @@ class _Game:
     def run(self) -> GameRecord:
         try:
             self.prepare()
-            board = self.board
+            state = self.state
             while True:
-                winner = board.winner()
-                if winner is not None:
-                    raise _GameOver(
-                        WHITE_WINS if winner == WHITE else BLACK_WINS, Termination.NORMAL, self.normal_reason(winner)
-                    )
-                side = self.sides[board.turn]
+                outcome = state.outcome()  # (history rules included: the game's to apply)
+                if outcome.over:
+                    raise _GameOver(outcome.result, Termination.NORMAL, outcome.reason)
+                side = self.sides[state.turn]
                 if self.control is not None:
                     self.control._check()
-                if board.must_pass():
-                    self.play_forced_pass(side)
+                forced = state.forced_move()
+                if forced is not None:
+                    self.play_forced_move(side, forced)
                 elif isinstance(side.seat, HumanSeat):
                     assert self.control is not None, "a game with a human seat needs a GameControl"
                     self.play_human_move(side, self.control)
@@ -764,11 +766,11 @@ class _Game:
             self.end_pondering()
             return self.record(over)
 
-    def normal_reason(self, winner: Color) -> str:
-        return normal_reason(self.board, winner)
-
     def record(self, over: _GameOver) -> GameRecord:
         job = self.job
+        reason = over.reason
+        if not reason and over.loser is not None:  # an end from outside: worded with the side's name
+            reason = REASONS[over.termination].format(side=self.sides[over.loser].name)
         return GameRecord(
             number=job.number,
             white=job.white.name,
@@ -778,7 +780,7 @@ class _Game:
             moves=tuple(self.records),
             result=over.result,
             termination=over.termination,
-            reason=over.reason,
+            reason=reason,
             white_tc=job.white.limits.describe(),
             black_tc=job.black.limits.describe(),
             opening=job.opening.source,
@@ -810,16 +812,6 @@ def engine_move_record(text: str, answer: SearchResult) -> MoveRecord:
     )
 
 
-def normal_reason(board: Board[Any], winner: Color) -> str:
-    """The result sentence of a game the rules ended (``board`` is its final position)."""
-    loser = -winner
-    if board.checkers(loser) == 0:
-        return f"{color_name(loser)} has no checkers left"
-    if board.checkers(winner) == 0:
-        return f"{color_name(winner)} has no checkers left, and wins"
-    return f"{color_name(winner)} wins"
-
-
 def _stopping_when_ended(
     control: GameControl, client: EngineClient, watched: Callable[[Info], None] | None
 ) -> Callable[[Info], None]:
@@ -844,7 +836,7 @@ def play_game(
     *,
     control: GameControl | None = None,
     played: Sequence[MoveRecord] = (),
-    clocks: Mapping[Color, Clock] | None = None,
+    clocks: Mapping[Side, Clock] | None = None,
 ) -> GameRecord:
     """Play ``job`` with the seats ``white`` and ``black`` and return its record.
 

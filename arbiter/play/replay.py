@@ -1,30 +1,34 @@
-"""Checking game records: replay every move through the rules and test the result against them.
+"""Checking game records: replay every move through the game's rules (its plug-in, found by the
+``Variant`` tag) and test the result against them.
 
-A game holds when its variant and start position are valid, every move is legal in turn, the
-movetext's result equals the ``Result`` tag, ``PlyCount`` (if present) counts the moves, and the
-result fits how the game ended:
+A game holds when its variant and start position are valid, every move is legal in turn (read
+in the game's notation), the movetext's result equals the ``Result`` tag, ``PlyCount`` (if
+present) counts the moves, and the result fits how the game ended:
 
-- a game whose final position is over must be won by the rules' winner (termination normal);
+- a game whose final position is over must have the rules' result (a win for the rules' winner
+  or the rules' draw; termination normal);
 - a game that is not over cannot have ended normally; after a time forfeit or an illegal
   move the side to move (the one that was thinking) must be the loser; a crash or stall may
   have been either side's; an adjudication must follow from the recorded scores by the rule
   its closing comment names; a resignation's closing comment names the loser (who may resign
   on either side's turn); ``*`` is only for a game that is not over;
-- a draw (``1/2-1/2``; the rules have none) must be an adjudication by the draw rule or the
-  game length its closing comment names, ending the game at its last move.
+- a draw (``1/2-1/2``) in a position the rules do not call over must be an adjudication by the
+  draw rule or the game length its closing comment names, ending the game at its last move.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from dipole_engine.rules import BLACK, WHITE, RulesError, color_name, new_board
+import gameplug
+from gameplug import GameError, Outcome, Side
 
 from ..records.game import BLACK_WINS, DRAW, RESULTS, UNFINISHED, WHITE_WINS, MoveRecord, Termination
 from ..records.pgn import PgnGame, parse_move_comment
 from .adjudication import check_adjudication, check_draw_adjudication
 
-DEFAULT_VARIANT = "dipole"
+DEFAULT_VARIANT = "dipole"  # a record without a Variant tag (the project's first game)
 
 
 @dataclass(frozen=True)
@@ -52,14 +56,16 @@ def check_game(game: PgnGame) -> Problem | None:
     if setup == "1" and "FEN" not in tags:
         return Problem(game, None, "SetUp is 1 but there is no FEN tag")
     try:
-        board = new_board(variant, tags["FEN"] if setup == "1" else None)
-    except RulesError as error:
+        played = gameplug.variant(variant)
+        state = played.read_position(tags["FEN"]) if setup == "1" else played.start()
+    except GameError as error:
         return Problem(game, None, str(error))
+    side_name = played.game.side_name
     for ply, move in enumerate(game.moves, 1):
-        mover = color_name(board.turn)
+        mover = side_name(state.turn)
         try:
-            board.push(board.parse_move(move.text))
-        except RulesError as error:
+            state.play(state.read_notation(move.text))
+        except GameError as error:
             return Problem(game, ply, f"{mover}'s move {move.text!r} (line {move.line}) does not hold: {error}")
     tag_result = tags.get("Result")
     if tag_result != game.result:
@@ -67,17 +73,19 @@ def check_game(game: PgnGame) -> Problem | None:
     plies = len(game.moves)
     if "PlyCount" in tags and tags["PlyCount"] != str(plies):
         return Problem(game, None, f"PlyCount is {tags['PlyCount']} but the game has {plies} plies")
-    return _check_result(game, board.winner(), board.turn, plies)
+    return _check_result(game, state.outcome(), state.turn, plies, side_name)
 
 
-def _check_result(game: PgnGame, winner: int | None, turn: int, plies: int) -> Problem | None:
+def _check_result(
+    game: PgnGame, outcome: Outcome, turn: Side, plies: int, side_name: Callable[[Side], str]
+) -> Problem | None:
     result = game.result
     termination_tag = game.tags.get("Termination", "normal")
     termination = Termination.from_tag(termination_tag)
-    if winner is not None:
-        expected = WHITE_WINS if winner == WHITE else BLACK_WINS
-        if result != expected:
-            return Problem(game, None, f"{color_name(winner)} has won after ply {plies} but the result is {result}")
+    if outcome.over:
+        if result != outcome.result:
+            said = f"{side_name(outcome.winner)} has won" if outcome.winner is not None else "the game is drawn"
+            return Problem(game, None, f"{said} after ply {plies} ({outcome.reason}) but the result is {result}")
         if termination not in (None, Termination.NORMAL):
             return Problem(game, None, f"the game is over after ply {plies}, so it cannot end by {termination_tag!r}")
         return None
@@ -85,12 +93,13 @@ def _check_result(game: PgnGame, winner: int | None, turn: int, plies: int) -> P
         return Problem(game, None, f"result {result!r} is not one of {', '.join(RESULTS)}")
     if result == UNFINISHED:
         return None
-    if result == DRAW:  # the rules have no draws: only an adjudication may draw a game
+    if result == DRAW:  # the game goes on by the rules: only an adjudication may draw it
         if termination is not Termination.ADJUDICATION:
             return Problem(
                 game,
                 None,
-                f"a draw after ply {plies} must be adjudicated (the rules have no draws), not {termination_tag!r}",
+                f"a draw after ply {plies}, where the rules do not end the game, must be adjudicated, "
+                f"not {termination_tag!r}",
             )
         wrong = check_draw_adjudication(game.reason(), _scored_moves(game))
         return Problem(game, None, f"adjudication: {wrong}") if wrong is not None else None
@@ -98,31 +107,32 @@ def _check_result(game: PgnGame, winner: int | None, turn: int, plies: int) -> P
         return Problem(
             game,
             None,
-            f"the game is not over after ply {plies} ({color_name(turn)} to move) but the result is "
+            f"the game is not over after ply {plies} ({side_name(turn)} to move) but the result is "
             f"{result} with termination {termination_tag!r}",
         )
     if termination is Termination.UNTERMINATED:
         return Problem(game, None, f"an unterminated game must have the result *, not {result}")
     if termination is Termination.ADJUDICATION:
-        first = turn if plies % 2 == 0 else -turn
-        wrong = check_adjudication(game.reason(), _scored_moves(game), first, WHITE if result == BLACK_WINS else BLACK)
+        first = turn if plies % 2 == 0 else turn.other
+        loser = Side.FIRST if result == BLACK_WINS else Side.SECOND
+        wrong = check_adjudication(game.reason(), _scored_moves(game), first, loser, side_name)
         if wrong is not None:
             return Problem(game, None, f"adjudication: {wrong}")
     if termination is Termination.RESIGNATION:
-        loser = color_name(WHITE if result == BLACK_WINS else BLACK)
-        if game.reason() != f"{loser} resigns":
+        loser_name = side_name(Side.FIRST if result == BLACK_WINS else Side.SECOND)
+        if game.reason() != f"{loser_name} resigns":
             return Problem(
                 game,
                 None,
-                f"a resignation that {result} records must say {loser + ' resigns'!r}, not {game.reason()!r}",
+                f"a resignation that {result} records must say {loser_name + ' resigns'!r}, not {game.reason()!r}",
             )
     if termination.mover_loses:
-        mover_lost = BLACK_WINS if turn == WHITE else WHITE_WINS
+        mover_lost = BLACK_WINS if turn is Side.FIRST else WHITE_WINS
         if result != mover_lost:
             return Problem(
                 game,
                 None,
-                f"{color_name(turn)} was to move when the game ended by {termination_tag!r}, "
+                f"{side_name(turn)} was to move when the game ended by {termination_tag!r}, "
                 f"so the result must be {mover_lost}, not {result}",
             )
     return None

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from dipole_engine.rules import WHITE, Color
+from gameplug import Side
 from protocol.codec import Info
 
 from ..live.livefiles import LiveFiles, LiveGame
@@ -48,9 +48,12 @@ def _move(record: MoveRecord) -> list[Any]:
     return [record.text, record.source.value, record.score_cp, record.score_mate, record.depth, record.time]
 
 
-def _clocks(clocks: dict[Color, Clock]) -> list[int | None]:
+def _clocks(clocks: dict[Side, Clock]) -> list[int | None]:
     """Both clocks in ms (None: no clock), white first."""
-    return [None if clock.control is None else int(clock.remaining * 1000) for clock in (clocks[WHITE], clocks[-WHITE])]
+    return [
+        None if clock.control is None else int(clock.remaining * 1000)
+        for clock in (clocks[Side.FIRST], clocks[Side.SECOND])
+    ]
 
 
 # -- the worker side ------------------------------------------------------------------------------
@@ -65,7 +68,7 @@ class LiveProxy:
         self._send = send
 
     def open_game(
-        self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Color, Clock], turn: Color
+        self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Side, Clock], turn: Side
     ) -> ProxyGame:
         game = ProxyGame(self._send, job.number, moves, clocks)
         game.send(
@@ -74,7 +77,7 @@ class LiveProxy:
                 "game": job.number,
                 "moves": [_move(move) for move in moves],
                 "clocks": _clocks(clocks),
-                "turn": turn,
+                "turn": int(turn),  # (plain data on the wire)
             }
         )
         return game
@@ -83,7 +86,7 @@ class LiveProxy:
 class ProxyGame:
     """One game on a worker: reads the game's own move list and clocks, never writes them."""
 
-    def __init__(self, send: Send, number: int, moves: list[MoveRecord], clocks: dict[Color, Clock]) -> None:
+    def __init__(self, send: Send, number: int, moves: list[MoveRecord], clocks: dict[Side, Clock]) -> None:
         self._send = send
         self.number = number
         self.moves = moves
@@ -97,7 +100,7 @@ class ProxyGame:
         except Exception:  # noqa: BLE001  (live data may be lost; the game goes on)
             pass
 
-    def moved(self, turn: Color) -> None:
+    def moved(self, turn: Side) -> None:
         """A ply was played (the last of ``moves``); ``turn`` is now to move."""
         self._flush_line()
         self.send(
@@ -107,7 +110,7 @@ class ProxyGame:
                 "ply": len(self.moves) - 1,
                 "move": _move(self.moves[-1]),
                 "clocks": _clocks(self.clocks),
-                "turn": turn,
+                "turn": int(turn),  # (plain data on the wire)
             }
         )
 
@@ -137,12 +140,12 @@ class _Mirror:
 
     def __init__(self, publisher: LiveFiles, job: GameJob, event: dict[str, Any]) -> None:
         self.moves = [_record(move) for move in event["moves"]]
-        self.clocks = {WHITE: Clock(job.white.limits.clock), -WHITE: Clock(job.black.limits.clock)}
+        self.clocks = {Side.FIRST: Clock(job.white.limits.clock), Side.SECOND: Clock(job.black.limits.clock)}
         self._set_clocks(event["clocks"])
-        self.live: LiveGame = publisher.open_game(job, job.opening.fen, self.moves, self.clocks, _color(event["turn"]))
+        self.live: LiveGame = publisher.open_game(job, job.opening.fen, self.moves, self.clocks, Side(event["turn"]))
 
     def _set_clocks(self, clocks: list[int | None]) -> None:
-        for color, ms in zip((WHITE, -WHITE), clocks):
+        for color, ms in zip((Side.FIRST, Side.SECOND), clocks):
             if ms is not None:
                 self.clocks[color].remaining = ms / 1000
 
@@ -153,7 +156,7 @@ class _Mirror:
         del self.moves[ply:]
         self.moves.append(_record(event["move"]))
         self._set_clocks(event["clocks"])
-        self.live.moved(_color(event["turn"]))
+        self.live.moved(Side(event["turn"]))
 
     def info(self, event: dict[str, Any]) -> None:
         line = dict(event["line"])
@@ -164,10 +167,6 @@ class _Mirror:
 def _record(move: list[Any]) -> MoveRecord:
     text, source, score_cp, score_mate, depth, seconds = move
     return MoveRecord(text, MoveSource(source), score_cp, score_mate, depth, seconds)
-
-
-def _color(turn: int) -> Color:
-    return WHITE if turn == WHITE else -WHITE
 
 
 class LiveRelay:

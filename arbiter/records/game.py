@@ -8,12 +8,13 @@ they are the same whichever game or variant was played.
 
 from __future__ import annotations
 
+import functools
 import operator
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
 
-from dipole_engine.rules import Board, new_board
+import gameplug
 
 WHITE_WINS = "1-0"
 BLACK_WINS = "0-1"
@@ -32,15 +33,25 @@ class Opening:
     moves: tuple[str, ...]
     source: str
 
-    def board(self, variant: str) -> Board[Any]:
-        """The position after the book moves (checked: raises RulesError if they do not hold)."""
-        board = new_board(variant, self.fen)
+    def state(self, variant: str) -> gameplug.State[Any]:
+        """The position after the book moves, in ``variant`` of any installed game (checked:
+        raises :class:`gameplug.GameError` when the position or a move does not hold)."""
+        game = gameplug.variant(variant)
+        state = game.start() if self.fen is None else game.read_position(self.fen)
         for text in self.moves:
-            board.push_text(text)
-        return board
+            state.play(state.read_move(text))
+        return state
 
 
 START = Opening(None, (), "start position")
+
+
+@functools.lru_cache(maxsize=64)
+def first_mover(variant: str, fen: str | None) -> gameplug.Side:
+    """The side to move at ``fen`` (None: the variant's start): who played a record's first
+    move.  An event has a few start positions and many games, so each is read once."""
+    game = gameplug.variant(variant)
+    return (game.start() if fen is None else game.read_position(fen)).turn
 
 
 class Termination(Enum):

@@ -10,6 +10,7 @@ line of the first thing it cannot read.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
@@ -17,11 +18,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from dipole_engine.rules import BLACK, new_board
+import gameplug
+from gameplug import GameError, Side
 
 from ..errors import ArbiterError
 from ..files import read_text
-from .game import RESULTS, GameRecord, MoveRecord, MoveSource, Termination
+from .game import RESULTS, GameRecord, MoveRecord, MoveSource, Termination, first_mover
 
 # Read at every move of format_game: an Enum member looked up on its class each time costs a
 # tenth of a game's PGN text.
@@ -67,10 +69,31 @@ def record_tags(record: GameRecord) -> list[tuple[str, str]]:
 
 
 @functools.lru_cache(maxsize=64)
-def _black_first(variant: str, fen: str | None) -> bool:
-    """Whether Black moves first from ``fen`` (None: the variant's start); an event has a few
-    start positions and many games, so each is read once."""
-    return new_board(variant, fen).turn == BLACK
+def own_notation(variant: str) -> bool:
+    """Whether ``variant``'s game writes its records in a notation of its own (chess's SAN), not
+    in its protocol text (Dipole's): only such records are replayed to be written or read.
+    False for a variant no installed game has (its texts are kept as they are)."""
+    try:
+        state = gameplug.variant(variant).start()
+    except GameError:
+        return False
+    return type(state).notation is not gameplug.State.notation
+
+
+def _converted(record: GameRecord, texts: list[str], to_notation: bool) -> list[str]:
+    """``texts``, the moves of ``record``, from protocol text to the game's notation
+    (``to_notation``) or back; a move that does not read, and every one after it, is kept as
+    it is."""
+    game = gameplug.variant(record.variant)
+    try:
+        state = game.start() if record.fen is None else game.read_position(record.fen)
+        for index, text in enumerate(texts):
+            move = state.read_move(text) if to_notation else state.read_notation(text)
+            texts[index] = state.notation(move) if to_notation else state.move_text(move)
+            state.play(move)
+    except GameError:
+        pass
+    return texts
 
 
 def format_game(record: GameRecord) -> str:
@@ -82,17 +105,20 @@ def format_game(record: GameRecord) -> str:
     # move needs escaping (digits, signs, "M", "/", "s", "book", "forced").
     tokens: list[str] = []
     add = tokens.append
-    black = _black_first(record.variant, record.fen)
+    black = first_mover(record.variant, record.fen) is Side.SECOND
+    texts = [move.text for move in record.moves]
+    if own_notation(record.variant):
+        texts = _converted(record, texts, to_notation=True)
     number = 1
     if black and record.moves:
         add("1...")
-    for move in record.moves:
+    for move, text in zip(record.moves, texts):
         if black:
             number += 1
         else:
             add(f"{number}.")
         black = not black
-        add(move.text)
+        add(text)
         if move.source is _BY_ENGINE and move.score_cp is None and move.score_mate is None:
             if move.time is not None:
                 add(f"{{{move.time:.3f}s}}")
@@ -279,11 +305,12 @@ class PgnGame:
         return self.leading_comments[-1] if self.leading_comments else ""
 
     def to_record(self) -> GameRecord:
-        """The game as a GameRecord (termination from the tag; move annotations parsed back)."""
+        """The game as a GameRecord (termination from the tag; move annotations parsed back;
+        moves in a game's own notation read as its protocol texts, as far as they are legal)."""
         tags = self.tags
         termination = Termination.from_tag(tags.get("Termination", "normal")) or Termination.NORMAL
         time_control = tags.get("TimeControl")
-        return GameRecord(
+        record = GameRecord(
             number=int(tags["Round"]) if _ROUND.fullmatch(tags.get("Round", "")) else self.index,
             white=tags.get("White", "?"),
             black=tags.get("Black", "?"),
@@ -300,6 +327,11 @@ class PgnGame:
             site=tags.get("Site", "?"),
             date=tags.get("Date", "????.??.??"),
         )
+        if not own_notation(record.variant):
+            return record
+        texts = _converted(record, [move.text for move in record.moves], to_notation=False)
+        moves = tuple(dataclasses.replace(move, text=text) for move, text in zip(record.moves, texts))
+        return dataclasses.replace(record, moves=moves)
 
 
 _MOVE_COMMENT = re.compile(
