@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import gameplug
 from arbiter.play.engines import EngineSpec
-from dipole_engine.rules import all_variants
 
 from .limits import EngineJobs
 
@@ -32,8 +32,18 @@ def engine_list(config: GuiConfig) -> list[dict[str, Any]]:
 
 
 def variant_list() -> list[dict[str, Any]]:
-    """Every variant, with its board size, for the page's menus."""
-    return [
-        {"name": v.name, "game": v.game, "width": v.width, "height": v.height, "description": v.description}
-        for v in all_variants()
-    ]
+    """Every installed variant (:func:`gameplug.all_variants`), with its game and board size, for
+    the page's menus."""
+    variants = []
+    for variant in gameplug.all_variants():
+        picture = variant.start().picture()
+        variants.append(
+            {
+                "name": variant.name,
+                "game": variant.game.name,
+                "width": picture.width,
+                "height": picture.height,
+                "description": variant.description,
+            }
+        )
+    return variants

@@ -9,8 +9,8 @@
 - ``POST /api/workbench/engines/remove`` ``{name}``;
 - ``POST /api/workbench/engines/check`` ``{name, timeout}``: ``dipole-arbiter check-engine``'s
   lines (its own option checks judge ``timeout``);
-- ``GET /api/workbench/form``: what the new-event form offers (variants, formats, suites,
-  whether the cluster extra is installed);
+- ``GET /api/workbench/form``: what the new-event form offers (every installed game's variants,
+  formats, suites, whether the cluster extra is installed);
 - ``GET /api/workbench/events``: every event database of the events directory (:mod:`.events`);
 - ``POST /api/workbench/events/start`` (the form), ``.../stop`` and ``.../resume`` ``{name}``;
 - ``GET /api/workbench/events/pgn?name=`` and ``.../report?name=``: downloads (``export``,
@@ -33,9 +33,9 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
+import gameplug
 from arbiter.errors import ArbiterError
 from arbiter.openings.choice import SHIPPED
-from dipole_engine.rules import all_variants
 
 from . import Workbench, events
 from .book import EngineBook, Entry, probe
@@ -129,7 +129,7 @@ def _workbench(request: Request) -> Workbench:
 async def form_info(request: Request) -> Response:
     return JSONResponse(
         {
-            "variants": [variant.name for variant in all_variants()],
+            "variants": [variant.name for variant in gameplug.all_variants()],
             "formats": list(events.FORMATS),
             "suites": [name for name, stem in SHIPPED.items() if name == stem],
             "cluster": importlib.util.find_spec("distributed") is not None,
