@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import gameplug
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,6 +76,7 @@ def test_a_broken_plugin_is_named_in_one_line_and_the_other_games_still_work(tmp
     )
 
 
+@pytest.mark.slow  # five commands, an engine's search among them
 def test_variant_takes_any_installed_games_variant() -> None:
     """``openings`` writes a Connect Four suite (its moves the game's own); an unknown
     variant is one line naming the installed ones, for every command that takes one."""
