@@ -337,6 +337,7 @@ class _Checker:
     options: dict[str, OptionSpec] = field(default_factory=dict)
     variants: list[str] = field(default_factory=list)
     plain: bool = False  # a plain UCI engine: only UCI's commands (see the module docstring)
+    resets: dict[str, str] = field(default_factory=dict)  # the variants' own options, at their defaults
     ends: float = 0.0  # the run's bound (time.monotonic()), set when it starts
 
     # -- bookkeeping -----------------------------------------------------------------------
@@ -388,10 +389,13 @@ class _Checker:
         self.session = None
 
     def use_variant(self, session: _Session, variant: str) -> None:
-        """Tell the engine ``variant`` as its game says (nothing, for chess), and a new game."""
-        told = gameplug.variant(variant).engine_variant
-        if told is not None and "UCI_Variant" in self.options:
-            session.quiet(f"setoption name UCI_Variant value {told}")
+        """Tell the engine ``variant`` as its game says (nothing, for chess; UCI_Chess960 for
+        Chess960, and back to its default for another variant), and a new game."""
+        chosen = gameplug.variant(variant)
+        if chosen.engine_variant is not None and "UCI_Variant" in self.options:
+            session.quiet(f"setoption name UCI_Variant value {chosen.engine_variant}")
+        for name, value in {**self.resets, **chosen.engine_options}.items():
+            session.quiet(f"setoption name {name} value {value}")
         session.quiet("ucinewgame")
 
     def spec_only(self, what: str) -> None:
@@ -527,6 +531,13 @@ class _Checker:
             missing = [chosen.name for chosen in told if spec is not None and chosen.engine_variant not in offered]
             if missing:
                 raise _Fail(f"variant {missing[0]!r} is not offered (UCI_Variant offers: {', '.join(offered)})")
+            needed = {name: chosen for chosen in map(gameplug.variant, wanted) for name in chosen.engine_options}
+            lacking = [name for name in needed if name not in self.options]
+            if lacking:
+                raise _Fail(
+                    f"variant {needed[lacking[0]].name!r} needs the option {lacking[0]}, which it does not offer"
+                )
+            self.resets = {name: _option_text(self.options[name].default) for name in needed}
             unknown = [value for value in offered if value not in installed]
             note("checking " + ", ".join(wanted) + (f"; not installed here: {', '.join(unknown)}" if unknown else ""))
             if self.plain:
@@ -583,12 +594,18 @@ class _Checker:
             session.quiet(f"position fen {start} moves " + " ".join(more))
             move, _ = session.go(GO_LEGAL, self.settings.timeout)
             self.legal(state, move, f"after 'position fen {start} moves {' '.join(more)}'")
-        for variant in self.one_per_game():
+        seen: set[tuple[str, str | None, tuple[str, ...], tuple[str, ...]]] = set()
+        games: set[str] = set()
+        for variant in self.variants:  # each game's positions, named after the game (another variant's after it)
             chosen = gameplug.variant(variant)
+            where = variant if chosen.game.name in games else chosen.game.title
+            games.add(chosen.game.name)
             for position in chosen.check_positions():
-                if position.start is None and not position.moves:
-                    continue  # (the start: checked with the variant)
-                with self.check(f"{position.description} ({chosen.game.title})") as note:
+                key = (position.description, position.start, position.moves, position.legal)
+                if (position.start is None and not position.moves) or key in seen:
+                    continue  # (the start: checked with the variant; the same position: checked)
+                seen.add(key)
+                with self.check(f"{position.description} ({where})") as note:
                     session = self.engine()
                     self.use_variant(session, variant)
                     command = _position_command(position)
@@ -1090,6 +1107,13 @@ def _random_moves(state: State[Any], rng: random.Random, plies: int, playing: bo
             break
         texts.append(text)
     return texts
+
+
+def _option_text(value: str | int | bool | None) -> str:
+    """An option's value as ``setoption`` writes it (a check's as ``true``/``false``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
 
 
 def _start(variant: str) -> State[Any]:

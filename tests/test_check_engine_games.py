@@ -88,22 +88,27 @@ def test_the_connect_four_example_engine_passes_every_check_it_offers() -> None:
 
 @pytest.mark.slow
 def test_stockfish_passes_as_a_plain_uci_chess_engine(stockfish: str, tmp_path: Path) -> None:
-    """Chess tells engines nothing, so Stockfish is checked as a plain UCI engine: the chess check
-    positions (mate, promotion, castling, a finished game), the limits, MultiPV, searchmoves,
-    go mate and pondering pass; SPEC.md's own checks are skipped, each saying so; and the
-    conversation holds only UCI's commands, with no UCI_Variant, ugi, query or perft."""
+    """Chess tells engines nothing, so Stockfish is checked as a plain UCI engine: the chess and
+    Chess960 check positions (mate, promotion, castling, a finished game), the limits, MultiPV,
+    searchmoves, go mate and pondering pass; SPEC.md's own checks are skipped, each saying so;
+    and the conversation holds only UCI's commands, with no UCI_Variant, ugi, query or perft,
+    Chess960 told by its own option (and back to chess by its default)."""
     log = tmp_path / "conversation.log"
-    done = check_engine("--engine", f"cmd={stockfish}", "--variant", "chess", "--positions", "40", log=log)
+    variants = ["--variant", "chess", "--variant", "chess960"]
+    done = check_engine("--engine", f"cmd={stockfish}", *variants, "--positions", "40", log=log)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = results(done.stdout)
     assert "a plain UCI engine, not sent what SPEC.md adds" in line_of(lines, "variants")
     for name in (
         "chess (engines are told nothing)",
+        "chess960 (engines are told nothing)",
+        "castling king-takes-rook (chess960)",
+        "legal moves in 20 random chess960 positions",
         "a mate in one beside a stalemate (Chess)",
         "a promotion that mates (Chess)",
         "a move after castling (Chess)",
         "a finished game (checkmate) (Chess)",
-        "legal moves in 40 random chess positions",
+        "legal moves in 20 random chess positions",
         "MultiPV 3 (chess)",
         "go searchmoves (chess)",
         "go mate 2 (chess)",
@@ -129,8 +134,10 @@ def test_stockfish_passes_as_a_plain_uci_chess_engine(stockfish: str, tmp_path: 
     sent = [line[2:] for line in log.read_text().splitlines() if line.startswith("> ")]
     assert {line.split()[0] for line in sent} <= UCI_COMMANDS, sorted({line.split()[0] for line in sent})
     assert "go" not in sent and not [line for line in sent if "UCI_Variant" in line or "\r" in line]
-    declared = {"MultiPV", "Ponder"}  # the options it offers that the checks set
+    declared = {"MultiPV", "Ponder", "UCI_Chess960"}  # the options it offers that the checks set
     assert {line.split()[2] for line in sent if line.startswith("setoption")} == declared
+    chess960 = [line for line in sent if line.startswith("setoption name UCI_Chess960")]
+    assert set(chess960) == {"setoption name UCI_Chess960 value true", "setoption name UCI_Chess960 value false"}
 
 
 @pytest.mark.slow

@@ -50,11 +50,14 @@ def test_games_lists_every_installed_game_and_variant() -> None:
         assert [row.split()[0] for row in rows] == [variant.name for variant in game.variants]
         for row, variant in zip(rows, game.variants, strict=True):
             told = "nothing (plain UCI)" if variant.engine_variant is None else f"UCI_Variant {variant.engine_variant}"
+            if variant.engine_options:
+                told = "UCI_Chess960 true (plain UCI)"  # (the one game here with options of its own)
             assert f"  {told}  " in row and row.endswith(f"  {variant.description}"), row
     dipole = next(block for block in blocks if block.startswith("dipole:"))
     assert "  dipole      UCI_Variant dipole      8x8, 12 a side, the designer's original setup (c1, d8)" in dipole
     chess = next(block for block in blocks if block.startswith("chess:"))
-    assert "  chess     nothing (plain UCI)  Chess: the standard rules" in chess
+    assert "  chess     nothing (plain UCI)            Chess: the standard rules" in chess
+    assert "  chess960  UCI_Chess960 true (plain UCI)  Chess960 (Fischer random chess)" in chess
     assert "Plug-ins left out" not in done.stdout
 
 

@@ -14,7 +14,8 @@ NOTHING = "nothing (plain UCI)"
 @click.command("games")
 def games_command() -> int:
     """List the installed games and their variants (any of them goes to --variant), what engines
-    are told of each (its UCI_Variant value, or nothing), and the game plug-ins left out and why."""
+    are told of each (its UCI_Variant value, or nothing: a plain UCI engine's game; and any other
+    option it sets), and the game plug-ins left out and why."""
     print("\n\n".join(game_block(game) for game in gameplug.installed_games().values()) or "No games are installed.")
     broken = gameplug.broken_plugins()
     if broken:
@@ -36,6 +37,9 @@ def game_block(game: gameplug.Game) -> str:
 
 
 def told(variant: gameplug.GameVariant) -> str:
-    """What an engine is told of ``variant``: ``UCI_Variant <value>``, or nothing."""
-    value = variant.engine_variant
-    return NOTHING if value is None else f"UCI_Variant {value}"
+    """What an engine is told of ``variant``: ``UCI_Variant <value>``, or nothing (a plain UCI
+    engine's game), and the other options the variant sets (``UCI_Chess960 true``)."""
+    options = [f"{name} {value}" for name, value in variant.engine_options.items()]
+    if variant.engine_variant is None:
+        return f"{', '.join(options)} (plain UCI)" if options else NOTHING
+    return ", ".join([f"UCI_Variant {variant.engine_variant}", *options])
