@@ -1,9 +1,9 @@
 """The browser GUI: a local web app that plays, watches and analyses games with any engine.
 
-The server runs the rules (:mod:`dipole_engine.rules`) and the engines
-(:class:`protocol.EngineClient`); the page (``dipole_gui/static``) only draws what the server sends
-and sends back clicks; the board's JSON and drawing come from :mod:`arbiter.board`.  Modules,
-bottom up:
+The server runs the games, any installed one, through the game interface (:mod:`gameplug`), and
+the engines (:class:`protocol.EngineClient`); the page (``dipole_gui/static``) only draws what the
+server sends (the game's own picture of its board, its moves as it describes them) and sends back
+clicks; the board's JSON and drawing come from :mod:`arbiter.board`.  Modules, bottom up:
 
 - :mod:`.addresses` which host names are loopback, and the URLs a server prints;
 - :mod:`.limits` the games and analyses running engines at once, per server and per client;

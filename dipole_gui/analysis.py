@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from arbiter.errors import ArbiterError
 from arbiter.live.searchline import shows_search
-from dipole_engine.rules import Color
+from gameplug import Side
 from protocol import Info, Limit
 from protocol.client import EngineError
 
@@ -110,15 +110,14 @@ class Analysis:
         loop = session.loop
         while self.seat is seat:
             ply, round_ = self.ply, self.round
-            board = session.board_at(ply)
-            if board.winner() is not None:
+            state, texts = session.replayed(ply)
+            if state.outcome().over:
                 session.post({"type": "thinking", "source": "analysis", "over": True})
                 return
-            texts = [str(move) for move in session.moves[:ply]]
-            mover = board.turn
-            self.lines = AnalysisLines(board, ply, min(self.multipv, multipv_range(seat.options)))
+            mover = state.turn
+            self.lines = AnalysisLines(state, ply, min(self.multipv, multipv_range(seat.options)))
 
-            def on_info(info: Info, round_: int = round_, mover: Color = mover) -> None:
+            def on_info(info: Info, round_: int = round_, mover: Side = mover) -> None:
                 if round_ != self.round:  # a stop sent just before this search began
                     seat.stop()
                 loop.call_soon_threadsafe(self._info, seat, round_, mover, info)
@@ -134,7 +133,7 @@ class Analysis:
             if self.round == round_:
                 return  # stopped for good
 
-    def _info(self, seat: EngineSeat, round_: int, mover: Color, info: Info) -> None:
+    def _info(self, seat: EngineSeat, round_: int, mover: Side, info: Info) -> None:
         lines = self.lines
         if seat is not self.seat or round_ != self.round or not shows_search(info) or lines is None:
             return

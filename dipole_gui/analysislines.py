@@ -8,11 +8,11 @@ best).  :class:`AnalysisLines` keeps the latest of each line of the position ana
 
     {"type": "thinking", "source": "analysis", "ply": 12,   # the ply analysed
      ...the best line (arbiter/searchline.py's JSON, White's view)...,
-     "arrow": {"from": "c1", "to": "c3" | null, "kind": "move" | "exit" | ...} | null,
+     "arrow": {"from": "c1" | null, "target": {"kind": "move", "square": "c3", "edge": null}} | null,
      "lines": [{"multipv": 1, ...search line..., "arrow": ...}, ...]}   # best first
 
-The arrow is read from the line's first move by the rules (:func:`move_arrow`); the page only
-draws it (``to`` is null for a move that leaves the board: an exit or an Impasse removal).
+The arrow is the line's first move as the game describes it (:func:`move_arrow`: its origin and
+its marker, as ``board.js`` draws them); the page only draws it.
 """
 
 from __future__ import annotations
@@ -20,37 +20,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from arbiter.board import move_ends
+from arbiter.board import move_json
 from arbiter.live.searchline import search_line
-from dipole_engine.rules import Board, Color, RulesError
+from gameplug import GameError, Side, State
 from protocol import Info, OptionSpec
 
 MAX_LINES = 5  # the most lines the page offers to show at once
 MULTIPV_OPTION = "MultiPV"
-KIND_WORDS = {  # the move kinds of both games, as the page's target markers and arrows name them
-    "BASIC": "move",
-    "MERGE": "merge",
-    "CAPTURE": "capture",
-    "EXIT": "exit",
-    "PASS": "pass",
-    "SLIDE": "move",
-    "TRANSPOSE": "merge",
-    "REMOVE": "remove",
-}
 
 
-def move_arrow(board: Board[Any], text: str) -> dict[str, Any] | None:
-    """The arrow of the move ``text`` in ``board``: its origin, target and kind; None for a
-    pass or text that names no legal move there (an engine's line is not trusted)."""
+def move_arrow(state: State[Any], text: str) -> dict[str, Any] | None:
+    """The arrow of the move ``text`` at ``state``: where the game draws it; None for a move
+    with no place on the board (a pass) or text that names no legal move there (an engine's
+    line is not trusted)."""
     try:
-        move = board.parse_move(text)
-    except RulesError:
+        choice = state.describe_move(state.read_move(text))
+    except GameError:
         return None
-    kind = KIND_WORDS[move.kind.name]
-    origin, target = move_ends(board, move)
-    if kind == "pass" or origin is None:
-        return None
-    return {"from": origin, "to": target, "kind": kind}
+    return None if choice.target is None else move_json(choice)
 
 
 def multipv_range(options: Mapping[str, OptionSpec]) -> int:
@@ -64,19 +51,19 @@ def multipv_range(options: Mapping[str, OptionSpec]) -> int:
 class AnalysisLines:
     """The lines of the position analysed now (see the module docstring)."""
 
-    def __init__(self, board: Board[Any], ply: int, wanted: int) -> None:
-        self.board = board
+    def __init__(self, state: State[Any], ply: int, wanted: int) -> None:
+        self.state = state
         self.ply = ply
         self.wanted = wanted
         self.lines: dict[int, dict[str, Any]] = {}
 
-    def add(self, info: Info, mover: Color) -> dict[str, Any]:
+    def add(self, info: Info, mover: Side) -> dict[str, Any]:
         """Take ``info`` (searched by ``mover``) and return the ``thinking`` message of all lines."""
         number = info.multipv or 1
         if number <= self.wanted:  # a line beyond those asked for (an engine's own idea) is not shown
             line = search_line(info, mover)
             line["multipv"] = number
-            line["arrow"] = move_arrow(self.board, line["pv"][0]) if line["pv"] else None
+            line["arrow"] = move_arrow(self.state, line["pv"][0]) if line["pv"] else None
             self.lines[number] = line
         best = self.lines.get(1) or next(iter(self.lines.values()), None) or {}
         return {

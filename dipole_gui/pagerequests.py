@@ -18,9 +18,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from arbiter.play.referee import PASS_TEXT
+import gameplug
 from arbiter.play.timecontrol import Clock
-from dipole_engine.rules import BLACK, WHITE, RulesError, new_board, variant_by_name
+from gameplug import GameError, Side
 
 from . import refereeing
 from .analysislines import MAX_LINES
@@ -41,23 +41,26 @@ async def on_new(session: Session, message: dict[str, Any]) -> None:
     if not isinstance(variant, str):
         raise PageError("new game: no variant")
     try:
-        variant_by_name(variant)
-    except RulesError as error:
+        chosen = gameplug.variant(variant)
+    except GameError as error:
         raise PageError(f"new game: {error}") from None
     fen = message.get("fen")
     if fen is not None and not isinstance(fen, str):
         raise PageError("new game: the FEN must be text")
-    players = {color: _player(session, message.get(key), key) for color, key in ((WHITE, "white"), (BLACK, "black"))}
+    players = {
+        side: _player(session, message.get(key), key) for side, key in ((Side.FIRST, "white"), (Side.SECOND, "black"))
+    }
     tc = TimeSetting.from_page(message.get("tc"))
-    try:
-        new_board(variant, fen)
-    except RulesError as error:
-        raise PageError(f"new game: bad FEN: {error}") from None
+    if fen is not None:
+        try:
+            chosen.read_position(fen)
+        except GameError as error:
+            raise PageError(f"new game: bad FEN: {error}") from None
     session.abandon()
     session.reset_board(variant, fen)
     session.players = players
     session.tc = tc
-    session.clocks = {WHITE: Clock(tc.control()), BLACK: Clock(tc.control())}
+    session.clocks = {Side.FIRST: Clock(tc.control()), Side.SECOND: Clock(tc.control())}
     session.push_state()
     if await refereeing.open_table(session):
         refereeing.hand_over(session)
@@ -85,8 +88,8 @@ async def on_move(session: Session, message: dict[str, Any]) -> None:
             raise PageError(STARTING)
     elif session.view != len(session.moves) or session.control is None:
         try:  # a game without engines branches off here: checked before anything changes
-            session.board_at(session.view).parse_move(text)
-        except RulesError as error:
+            session.state_at(session.view).read_move(text)
+        except GameError as error:
             raise PageError(f"illegal move: {error}") from None
         refereeing.abandon(session)
         session.truncate(session.view)
@@ -94,12 +97,12 @@ async def on_move(session: Session, message: dict[str, Any]) -> None:
         if session.table is None and not await refereeing.open_table(session):
             return
         refereeing.hand_over(session)
-    color = session.board.turn
-    if session.players[color] is not None:
-        raise PageError(f"it is {session.player_name(color)}'s move")
+    side = session.state.turn
+    if session.players[side] is not None:
+        raise PageError(f"it is {session.player_name(side)}'s move")
     try:
-        session.board.parse_move(text)
-    except RulesError as error:
+        session.state.read_move(text)
+    except GameError as error:
         raise PageError(f"illegal move: {error}") from None
     assert session.control is not None
     landed = session.landed = session.loop.create_future()
@@ -120,32 +123,39 @@ async def on_view(session: Session, message: dict[str, Any]) -> None:
 async def on_takeback(session: Session, message: dict[str, Any]) -> None:
     if session.result is not None:
         raise PageError("the game is over; nothing to take back")
-    humans = [c for c in (WHITE, BLACK) if session.players[c] is None]
+    humans = [side for side in Side if session.players[side] is None]
     if not humans:
         raise PageError("take back is for a game with a human player")
     if not session.moves:
         raise PageError("no move to take back")
     refereeing.abandon(session)
     session.truncate(len(session.moves) - 1)
-    while session.moves and (session.players[session.board.turn] is not None or str(session.moves[-1]) == PASS_TEXT):
+    while session.moves and (session.players[session.state.turn] is not None or _forced_last(session)):
         session.truncate(len(session.moves) - 1)
     if session.table is not None:
         refereeing.hand_over(session)  # from the position before, with the clocks as they stand
     session.push_state()
 
 
+def _forced_last(session: Session) -> bool:
+    """Whether the game's last move was forced (the referee's to play: a take-back goes past it)."""
+    before = session.state.copy()
+    move = before.undo()
+    return bool(move == before.forced_move())
+
+
 async def on_resign(session: Session, message: dict[str, Any]) -> None:
     if not session.in_progress():
         raise PageError("the game is over")
     if session.engine_game():
-        humans = [c for c in (WHITE, BLACK) if session.players[c] is None]
+        humans = [side for side in Side if session.players[side] is None]
         if not humans:
             raise PageError("only a human player can resign")
         loser = humans[0]
         if session.control is None:
             raise PageError(STARTING)
     else:
-        loser = session.board.turn
+        loser = session.state.turn
     if session.control is None:  # a game nobody referees yet (an opened record): the referee takes it
         if session.table is None and not await refereeing.open_table(session):
             return
@@ -159,8 +169,8 @@ async def on_setup(session: Session, message: dict[str, Any]) -> None:
     if not isinstance(variant, str) or not isinstance(fen, str):
         raise PageError("set up: give a variant and a FEN")
     try:
-        new_board(variant, fen.strip())
-    except RulesError as error:
+        gameplug.variant(variant).read_position(fen.strip())
+    except GameError as error:
         raise PageError(f"bad FEN: {error}") from None
     session.abandon()
     session.reset_board(variant, fen.strip())
@@ -184,15 +194,18 @@ async def on_line(session: Session, message: dict[str, Any]) -> None:
         raise PageError(f"line: expected 1 to {MAX_LINE_MOVES} moves")
     if session.engine_game():
         raise PageError("lines are played out on an analysis board, not in an engine game")
-    board = session.board_at(session.view)
+    state = session.state_at(session.view)
+    forced = []
     for number, text in enumerate(moves, 1):
         try:
-            board.push(board.parse_move(text))
-        except RulesError as error:
+            move = state.read_move(text)
+        except GameError as error:
             raise PageError(f"line: move {number} ({text}) is illegal: {error}") from None
+        forced.append(move == state.forced_move())
+        state.play(move)
     start = session.view
     for number, text in enumerate(moves, 1):
-        if text == PASS_TEXT:  # forced, so the referee plays it itself
+        if forced[number - 1]:  # the referee plays it itself
             deadline = time.monotonic() + MOVE_LANDS
             while len(session.moves) < start + number and time.monotonic() < deadline:
                 await asyncio.sleep(0.02)

@@ -4,7 +4,7 @@ A file the page opens (at most :data:`~dipole_gui.pagemessages.MAX_PGN` characte
 worker thread (:func:`arbiter.records.pgn.read_pgn`), so other pages are not held up; its games
 are listed on the page (``pgn-games``) and the first, or the one picked, becomes the session's
 game, free to step through, analyse and play on, with its players' names and its tags kept for
-saving.  A move the rules refuse shows the game up to the ply before, with one line saying where.
+saving.  A move the game refuses shows the game up to the ply before, with one line saying where.
 The game saved is the session's as the arbiter's record (:func:`game_record`).
 """
 
@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+import gameplug
 from arbiter.errors import ArbiterError
 from arbiter.live.searchline import white_score
-from arbiter.play.referee import normal_reason
-from arbiter.records.game import BLACK_WINS, SCORED, UNFINISHED, WHITE_WINS, GameRecord, Termination
+from arbiter.records.game import SCORED, UNFINISHED, GameRecord, Termination
 from arbiter.records.pgn import format_game, read_pgn
-from dipole_engine.rules import BLACK, WHITE, RulesError, new_board
+from gameplug import GameError, Side
 
 from .pagemessages import MAX_PGN
 from .refereeing import EVENT, GAME_NUMBER, today
@@ -73,32 +73,34 @@ async def on_pgn_pick(session: Session, message: dict[str, Any]) -> None:
     record = game.to_record()
     variant = record.variant
     try:
-        board = new_board(variant, record.fen)
-    except RulesError as error:
+        chosen = gameplug.variant(variant)
+        if record.fen is not None:
+            chosen.read_position(record.fen)
+    except GameError as error:
         raise PageError(f"bad PGN: {game.label()}: {error}") from None
     session.abandon()
     session.reset_board(variant, record.fen)
     session.free_game()
+    state = session.state
     problem = None
     for ply, (pgn_move, move_record) in enumerate(zip(game.moves, record.moves), 1):
         try:
-            move = board.parse_move(pgn_move.text)
-        except RulesError as error:
+            move = state.read_notation(pgn_move.text)
+        except GameError as error:
             problem = f"bad PGN: {game.label()}, ply {ply} (line {pgn_move.line}): {error}; shown up to ply {ply - 1}"
             break
-        before = board.turn
-        board.push(move)
+        before = state.turn
+        state.play(move)
         session.moves.append(move)
         session.records.append(move_record)
         session.scores.append(white_score(move_record.score_cp, move_record.score_mate, before))
-    session.board = session.board_at(len(session.moves))
     session.view = 0
     session.pgn_source = (record.white, record.black)
     session.pgn_origin = record
     if record.result in SCORED and problem is None:  # a win, or a draw (an adjudication's)
         session.result = (record.result, record.termination, record.reason or "")
-        if session.board.winner() is not None:
-            session.result = None  # the rules' own ending, said in the rules' words
+        if state.outcome().over:
+            session.result = None  # the game's own ending, said in the game's words
     if problem is not None:
         session.error(problem)
     session.push_state()
@@ -111,20 +113,19 @@ async def on_pgn_save(session: Session, message: dict[str, Any]) -> None:
 
 def game_record(session: Session) -> GameRecord:
     """The session's game so far as the arbiter's record (``*`` while it goes on)."""
-    winner = session.board.winner()
+    outcome = session.state.outcome()
     if session.result is not None:
         result, termination, reason = session.result
-    elif winner is not None:
-        result, termination = (WHITE_WINS if winner == WHITE else BLACK_WINS), Termination.NORMAL
-        reason = normal_reason(session.board, winner)
+    elif outcome.over:
+        result, termination, reason = outcome.result, Termination.NORMAL, outcome.reason
     else:
         result, termination, reason = UNFINISHED, Termination.UNTERMINATED, "game in progress"
     tc = session.tc.limits(None).describe()  # every seat's, as the referee writes it
     origin = session.pgn_origin
     return GameRecord(
         number=GAME_NUMBER if origin is None else origin.number,
-        white=session.player_name(WHITE),
-        black=session.player_name(BLACK),
+        white=session.player_name(Side.FIRST),
+        black=session.player_name(Side.SECOND),
         variant=session.variant,
         fen=session.start_fen,
         moves=tuple(session.records),

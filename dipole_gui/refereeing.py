@@ -2,8 +2,8 @@
 
 The page's games are refereed by the arbiter's own referee (:func:`arbiter.play.referee.play_game`),
 run on the game's thread (:class:`~dipole_gui.seats.GameTable`), with a human as one more kind of seat
-(:class:`~arbiter.play.referee.HumanSeat`): the referee plays forced passes, keeps the clocks (a human's
-flag falls while it waits), asks the engines, checks every move and ends the game with the
+(:class:`~arbiter.play.referee.HumanSeat`): the referee plays the moves a game declares forced
+(Dipole's pass), keeps the clocks (a human's flag falls while it waits), asks the engines, checks every move and ends the game with the
 arbiter's terminations, a human's resignation included (:class:`~arbiter.play.referee.GameControl`).
 The session only mirrors the game: a :class:`Watcher` hands each ply with the clocks, each
 ``info`` line and each incident from the table's thread to the event loop, where they become the
@@ -21,13 +21,14 @@ import time
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
+import gameplug
 from arbiter.board import side_letter
 from arbiter.errors import ArbiterError
 from arbiter.live.searchline import shows_search, white_score
 from arbiter.play.referee import GameControl, GameJob, HumanSeat, RefereeSettings, Seat, WatchedGame
 from arbiter.play.timecontrol import Clock
 from arbiter.records.game import BLACK_WINS, DECISIVE, GameRecord, MoveRecord, MoveSource, Termination
-from dipole_engine.rules import BLACK, WHITE, Color, color_name
+from gameplug import Side
 from protocol import Info
 from protocol.client import EngineError
 
@@ -68,7 +69,7 @@ async def open_table(session: Session) -> bool:
         try:
             permit = session.config.jobs.take(session.client, "the game")
         except LimitReached as refusal:
-            session.players = {WHITE: None, BLACK: None}
+            session.players = {Side.FIRST: None, Side.SECOND: None}
             session.error(str(refusal))
             session.push_state()
             return False
@@ -85,7 +86,7 @@ async def open_table(session: Session) -> bool:
         if generation == session.generation:
             session.table = None
             session.game_permit = None
-            session.players = {WHITE: None, BLACK: None}
+            session.players = {Side.FIRST: None, Side.SECOND: None}
             session.error(f"the engine could not start: {error}")
             session.push_state()
         return False
@@ -105,10 +106,10 @@ def hand_over(session: Session) -> None:
     generation = session.generation
     control = GameControl()
     session.control = control
-    seats: dict[Color, Seat] = {
-        color: table.slots.get(color) or HumanSeat(HUMAN_NAME, session.tc.limits(None)) for color in (WHITE, BLACK)
+    seats: dict[Side, Seat] = {
+        side: table.slots.get(side) or HumanSeat(HUMAN_NAME, session.tc.limits(None)) for side in Side
     }
-    job = GameJob(GAME_NUMBER, seats[WHITE].spec, seats[BLACK].spec, session.opening(), session.variant)
+    job = GameJob(GAME_NUMBER, seats[Side.FIRST].spec, seats[Side.SECOND].spec, session.opening(), session.variant)
     watcher = Watcher(session, generation)
     clocks = {color: copy.copy(clock) for color, clock in session.clocks.items()}
     future = table.play(job, seats, control, watcher, watcher.incident, tuple(session.records), clocks)
@@ -144,6 +145,11 @@ def close_table(session: Session) -> None:
         session.game_permit = None
 
 
+def side_name(session: Session, side: Side) -> str:
+    """What the session's game calls ``side`` ("White", "Red")."""
+    return gameplug.variant(session.variant).game.side_name(side)
+
+
 def today() -> str:
     return datetime.date.today().strftime("%Y.%m.%d")
 
@@ -155,21 +161,21 @@ class Watcher:
     def __init__(self, session: Session, generation: int) -> None:
         self.session = session
         self.generation = generation
-        self.turn = WHITE
+        self.turn = Side.FIRST
         self.moves: list[MoveRecord] = []
-        self.clocks: dict[Color, Clock] = {}
+        self.clocks: dict[Side, Clock] = {}
         self.incidents: list[str] = []  # the referee's lines about the engines (the last few)
 
     def open_game(
-        self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Color, Clock], turn: Color
+        self, job: GameJob, fen: str | None, moves: list[MoveRecord], clocks: dict[Side, Clock], turn: Side
     ) -> WatchedGame:
         self.moves, self.clocks, self.turn = moves, clocks, turn
         return self
 
-    def clocks_now(self) -> dict[Color, Clock]:
+    def clocks_now(self) -> dict[Side, Clock]:
         return {color: copy.copy(clock) for color, clock in self.clocks.items()}
 
-    def moved(self, turn: Color) -> None:
+    def moved(self, turn: Side) -> None:
         mover, self.turn = self.turn, turn
         self.session.loop.call_soon_threadsafe(
             _moved, self.session, self.generation, self.moves[-1], mover, self.clocks_now()
@@ -184,14 +190,17 @@ class Watcher:
         self.incidents = [*self.incidents[-3:], line]
 
 
-def _moved(session: Session, generation: int, record: MoveRecord, mover: Color, clocks: dict[Color, Clock]) -> None:
+def _moved(session: Session, generation: int, record: MoveRecord, mover: Side, clocks: dict[Side, Clock]) -> None:
     """The referee played a ply (``mover``'s; ``clocks`` as they stand after it)."""
     if generation != session.generation or session.closed:
         return
     land(session)
-    move = session.board.parse_move(record.text)
+    state = session.state
+    move = state.read_move(record.text)
+    forced = record.source is MoveSource.FORCED
+    said = state.describe_move(move).label if forced else ""
     following = session.view == len(session.moves)
-    session.board.push(move)
+    state.play(move)
     session.moves.append(move)
     session.records.append(record)
     session.scores.append(white_score(record.score_cp, record.score_mate, mover))
@@ -199,8 +208,8 @@ def _moved(session: Session, generation: int, record: MoveRecord, mover: Color, 
         session.view = len(session.moves)
     session.clocks = clocks
     session.turn_started = time.monotonic()
-    if record.source is MoveSource.FORCED:
-        session.post({"type": "notice", "message": f"{color_name(mover)} has no move and passes"})
+    if forced:
+        session.post({"type": "notice", "message": f"{side_name(session, mover)} has no choice: {said}"})
     session.push_state()
 
 
@@ -224,13 +233,13 @@ def _refereed(session: Session, generation: int, done: Future[GameRecord], watch
 
 def _report_failure(session: Session, record: GameRecord, incidents: list[str]) -> None:
     """One line on the page for an engine that lost by failing (the referee's details)."""
-    loser = WHITE if record.result == BLACK_WINS else BLACK
+    loser = Side.FIRST if record.result == BLACK_WINS else Side.SECOND
     table = session.table
     slot = None if table is None else table.slots.get(loser)
     if slot is None or record.result not in DECISIVE:  # no loser: unfinished, or drawn by adjudication
         return
     if record.termination is Termination.ILLEGAL_MOVE:
-        said = f"game {GAME_NUMBER}: {slot.spec.name} ({color_name(loser)}): "  # the referee's warning's prefix
+        said = f"game {GAME_NUMBER}: {slot.spec.name} ({side_name(session, loser)}): "  # the referee's warning's prefix
         detail = incidents[-1].removeprefix(said) if incidents else record.reason
         session.error(f"engine {slot.spec.name!r} played an illegal move: {detail}")
     elif record.termination in FAILURES:
@@ -239,7 +248,7 @@ def _report_failure(session: Session, record: GameRecord, incidents: list[str]) 
         )
 
 
-def _thinking(session: Session, generation: int, source: str, mover: Color, info: Info) -> None:
+def _thinking(session: Session, generation: int, source: str, mover: Side, info: Info) -> None:
     if generation != session.generation or session.closed:
         return
     if info.error is not None:
@@ -250,5 +259,5 @@ def _thinking(session: Session, generation: int, source: str, mover: Color, info
         return
     message = thinking_message(source, mover, info)
     message["ply"] = len(session.moves)
-    message["arrow"] = move_arrow(session.board, info.pv[0]) if info.pv else None
+    message["arrow"] = move_arrow(session.state, info.pv[0]) if info.pv else None
     session.post(message)

@@ -35,7 +35,7 @@ from arbiter.play.referee import (
 )
 from arbiter.play.timecontrol import Clock
 from arbiter.records.game import GameRecord, MoveRecord
-from dipole_engine.rules import BLACK, WHITE, Color
+from gameplug import Side
 from protocol import Info, Limit, OptionSpec, SearchResult
 from protocol.client import EngineClient, EngineError
 
@@ -44,8 +44,8 @@ class GameTable:
     """The thread a page's game is refereed on and the engine slots of its engine seats (see
     the module docstring); :meth:`close` kills the engines (and ends the thread)."""
 
-    def __init__(self, engines: Mapping[Color, EngineSpec], variant: str, settings: RefereeSettings) -> None:
-        self.slots = {color: EngineSlot(spec, variant, settings) for color, spec in engines.items()}
+    def __init__(self, engines: Mapping[Side, EngineSpec], variant: str, settings: RefereeSettings) -> None:
+        self.slots = {side: EngineSlot(spec, variant, settings) for side, spec in engines.items()}
         self.settings = settings
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="game-table")
         self.closed = False
@@ -62,19 +62,19 @@ class GameTable:
     def play(
         self,
         job: GameJob,
-        seats: Mapping[Color, Seat],
+        seats: Mapping[Side, Seat],
         control: GameControl,
         live: GameWatcher,
         notify: Notify,
         played: Sequence[MoveRecord],
-        clocks: Mapping[Color, Clock],
+        clocks: Mapping[Side, Clock],
     ) -> Future[GameRecord]:
         """Referee ``job`` on the table's thread, after any game still being ended there."""
         return self._worker.submit(
             play_game,
             job,
-            seats[WHITE],
-            seats[BLACK],
+            seats[Side.FIRST],
+            seats[Side.SECOND],
             self.settings,
             notify,
             live,

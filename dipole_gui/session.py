@@ -18,11 +18,12 @@ import secrets
 import time
 from typing import Any
 
+import gameplug
 from arbiter.play.referee import GameControl
 from arbiter.play.timecontrol import Clock
 from arbiter.records.game import GameRecord, MoveRecord, Opening, Termination
 from arbiter.records.pgn import PgnGame
-from dipole_engine.rules import BLACK, WHITE, Board, Color, new_board
+from gameplug import Side, State
 
 from . import refereeing
 from .analysis import Analysis
@@ -50,9 +51,9 @@ class Session:
         self.table: GameTable | None = None  # the game's thread and engines, while its game is refereed
         self.control: GameControl | None = None  # the game being refereed now
         self.landed: asyncio.Future[None] | None = None  # done when the referee's news of a human's move is in
-        self.players: dict[Color, int | None] = {WHITE: None, BLACK: None}
+        self.players: dict[Side, int | None] = {Side.FIRST: None, Side.SECOND: None}
         self.tc = FREE
-        self.clocks: dict[Color, Clock] = {WHITE: Clock(None), BLACK: Clock(None)}
+        self.clocks: dict[Side, Clock] = {Side.FIRST: Clock(None), Side.SECOND: Clock(None)}
         self.turn_started = time.monotonic()
         self.result: tuple[str, Termination, str] | None = None
         self.analysis = Analysis(self)
@@ -65,10 +66,13 @@ class Session:
 
     # -- the game's data ------------------------------------------------------------------
     def reset_board(self, variant: str, fen: str | None) -> None:
-        """A new game of ``variant`` from ``fen``: no moves, nothing viewed, no result."""
-        board = new_board(variant, fen)  # raises RulesError (FenError) for a bad FEN
-        self.board: Board[Any] = board
-        self.start_fen = None if fen is None or board.fen() == board.variant.start_fen else board.fen()
+        """A new game of ``variant`` from ``fen``: no moves, nothing viewed, no result.  Raises
+        GameError (one line) for an unknown variant or a bad position."""
+        start = gameplug.variant(variant)
+        state = start.start() if fen is None else start.read_position(fen)
+        self.state: State[Any] = state
+        text = state.position_text()
+        self.start_fen = None if fen is None or text == start.start().position_text() else text
         self.moves: list[Any] = []
         self.records: list[MoveRecord] = []
         self.scores: list[dict[str, int] | None] = []
@@ -82,15 +86,15 @@ class Session:
 
     def free_game(self) -> None:
         """Humans on both sides and no clocks: a game to step through, analyse and play on."""
-        self.players = {WHITE: None, BLACK: None}
+        self.players = {Side.FIRST: None, Side.SECOND: None}
         self.tc = FREE
-        self.clocks = {WHITE: Clock(None), BLACK: Clock(None)}
+        self.clocks = {Side.FIRST: Clock(None), Side.SECOND: Clock(None)}
         self.turn_started = time.monotonic()
 
     def truncate(self, ply: int) -> None:
         """Take back the moves after ``ply``."""
         while len(self.moves) > ply:
-            self.board.pop()
+            self.state.undo()
             self.moves.pop()
             self.records.pop()
             self.scores.pop()
@@ -100,26 +104,40 @@ class Session:
 
     @property
     def variant(self) -> str:
-        return self.board.variant.name
+        return self.state.variant
 
-    def board_at(self, ply: int) -> Board[Any]:
-        """A board at ``ply`` of this game (its own history: the moves from the start)."""
-        board = new_board(self.variant, self.start_fen)
+    def state_at(self, ply: int) -> State[Any]:
+        """A position at ``ply`` of this game (its own history: the moves from the start)."""
+        state = self.start_state()
         for move in self.moves[:ply]:
-            board.push(move)
-        return board
+            state.play(move)
+        return state
 
-    def player_name(self, color: Color) -> str:
+    def replayed(self, ply: int) -> tuple[State[Any], list[str]]:
+        """A position at ``ply`` and the protocol texts of the moves that lead to it."""
+        state = self.start_state()
+        texts = []
+        for move in self.moves[:ply]:
+            texts.append(state.move_text(move))
+            state.play(move)
+        return state, texts
+
+    def start_state(self) -> State[Any]:
+        """The game's start position."""
+        start = gameplug.variant(self.variant)
+        return start.start() if self.start_fen is None else start.read_position(self.start_fen)
+
+    def player_name(self, side: Side) -> str:
         if self.pgn_source is not None:
-            return self.pgn_source[0 if color == WHITE else 1]
-        engine = self.players[color]
+            return self.pgn_source[0 if side is Side.FIRST else 1]
+        engine = self.players[side]
         return refereeing.HUMAN_NAME if engine is None else self.config.engines[engine].name
 
     def engine_game(self) -> bool:
         return any(player is not None for player in self.players.values())
 
     def in_progress(self) -> bool:
-        return self.result is None and self.board.winner() is None
+        return self.result is None and not self.state.outcome().over
 
     def opening(self) -> Opening:
         return Opening(self.start_fen, (), "start position" if self.start_fen is None else "set-up position")

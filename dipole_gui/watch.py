@@ -23,7 +23,7 @@ event's lock (:func:`arbiter.events.running.event_running`).  On a change it pus
 - ``event``: settings, progress and ETA, the standings with their 95% intervals (the numbers
   of ``dipole-arbiter ratings``: :func:`arbiter.stats.ratings.fit_ratings` on the same games),
   crosstable, terminations and the finished games;
-- ``live``: every game in progress: its board (:func:`arbiter.board.board_json`), moves,
+- ``live``: every game in progress: its board (:func:`arbiter.board.board_json`, any game's), moves,
   clocks and both engines' latest lines (only while the event runs).
 
 A match has no database: ``--watch FILE.json`` follows its live file (``dipole-arbiter match
@@ -50,7 +50,8 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from arbiter.board import board_json
+import gameplug
+from arbiter.board import LastMove, board_json, images_of, play_shown, ply_json
 from arbiter.errors import ArbiterError
 from arbiter.events.running import event_running
 from arbiter.events.store import EventConfig, EventStore, ScheduledGame, is_event_file, settled
@@ -58,7 +59,7 @@ from arbiter.live.livefiles import STALE_AFTER, live_path, live_running, read_li
 from arbiter.records.game import GameOutcome
 from arbiter.records.pgn import format_game
 from arbiter.stats.ratings import RatingError, RatingTable, fit_ratings
-from dipole_engine.rules import Board, RulesError, new_board
+from gameplug import GameError, State
 
 from .outbox import Outbox
 
@@ -89,7 +90,7 @@ class EventFeed:
         self._running: bool | None = None
         self._progress: Any = None
         self._rated: tuple[int, dict[str, Any] | None] = (-1, None)
-        self._boards: dict[int, tuple[str | None, list[str], Board[Any]]] = {}
+        self._boards: dict[int, tuple[str | None, list[str], State[Any], LastMove | None]] = {}
         # One look at a time: a feed whose last viewer left may still be finishing one on its
         # thread when a new viewer starts the next.
         self._looking = threading.Lock()
@@ -340,13 +341,13 @@ class EventFeed:
             number, fen, moves = int(game["number"]), game.get("fen"), [str(m) for m in game["moves"]]
             cached = self._boards.get(number)
             if cached is None or cached[0] != fen or cached[1] != moves[: len(cached[1])]:
-                cached = (fen, [], new_board(str(game["variant"]), fen))
-            _, played, board = cached
+                variant = gameplug.variant(str(game["variant"]))
+                cached = (fen, [], variant.start() if fen is None else variant.read_position(str(fen)), None)
+            _, played, state, last = cached
             for text in moves[len(played) :]:
-                board.push(board.parse_move(text))
-            self._boards[number] = (fen, moves, board)
-            last = board.move_stack[-1] if board.move_stack else None
-        except (KeyError, TypeError, ValueError, RulesError):
+                last = play_shown(state, state.read_move(text))
+            self._boards[number] = (fen, moves, state, last)
+        except (KeyError, TypeError, ValueError, GameError):
             return None
         keys = (
             "number",
@@ -362,7 +363,7 @@ class EventFeed:
             "black_tc",
             "variant",
         )
-        return {**{key: game.get(key) for key in keys}, "board": board_json(board, last)}
+        return {**{key: game.get(key) for key in keys}, "board": board_json(state, last)}
 
     # -- one finished game, on request ----------------------------------------------------
     def replay(self, number: int) -> dict[str, Any]:
@@ -377,12 +378,11 @@ class EventFeed:
         if not found:
             return {"type": "error", "text": f"game {number} is not finished"}
         record = found[0]
-        board = new_board(record.variant, record.fen)
-        boards = [board_json(board)]
+        variant = gameplug.variant(record.variant)
+        state = variant.start() if record.fen is None else variant.read_position(record.fen)
+        boards = [board_json(state)]
         for move in record.moves:
-            played = board.parse_move(move.text)
-            board.push(played)
-            boards.append(board_json(board, played))
+            boards.append(board_json(state, play_shown(state, state.read_notation(move.text))))
         return {
             "type": "replay",
             "number": number,
@@ -390,8 +390,12 @@ class EventFeed:
             "black": record.black,
             "result": record.result,
             "reason": record.reason,
-            "moves": [{"text": m.text, "comment": m.comment()} for m in record.moves],
-            "boards": boards,
+            "moves": [
+                {"text": board["lastMove"]["text"], "comment": m.comment()}
+                for m, board in zip(record.moves, boards[1:])
+            ],
+            "boards": [boards[0], *(ply_json(board) for board in boards[1:])],
+            "images": images_of(boards),
             "pgn": format_game(record),
         }
 
@@ -558,7 +562,7 @@ async def watch_socket(websocket: WebSocket) -> None:
             if number is not None:
                 try:
                     viewer.post(await asyncio.to_thread(feed.replay, number))
-                except (ArbiterError, sqlite3.Error, RulesError, KeyError, ValueError) as error:
+                except (ArbiterError, sqlite3.Error, KeyError, ValueError, GameError) as error:
                     viewer.post({"type": "error", "text": f"game {number}: {error}"})
     except WebSocketDisconnect:
         pass

@@ -1,9 +1,10 @@
 """One game made ready for its page: every position, the evaluations and the clocks.
 
 The page draws the board with the GUI's ``board.js`` and has no rules code, so the positions
-are computed here, by replaying the record through :mod:`dipole_engine.rules`: the start
+are computed here, by replaying the record through its game (:mod:`gameplug`): the start
 position as the board JSON (:func:`arbiter.board.board_json`), then per ply only what changed
-(a few squares), which keeps a game's data near a kilobyte whatever the board.  The page's
+(the pieces of a few squares, the side to move, the last move, the game's result), which keeps
+a game's data near a kilobyte whatever the board; each piece image once.  The page's
 ``game.js`` applies the changes in turn to rebuild each position's board JSON.
 """
 
@@ -15,9 +16,10 @@ from typing import Any
 
 from markupsafe import Markup
 
-from dipole_engine.rules import WHITE, RulesError, color_name, new_board
+import gameplug
+from gameplug import GameError, Side
 
-from ..board import board_json, side_letter
+from ..board import board_json, images_of, play_shown, side_letter
 from ..errors import ArbiterError
 from ..records.game import GameRecord, MoveSource
 
@@ -26,8 +28,8 @@ GRAPH_PAWNS = 8.0  # the evaluation graph's range, in pawns either way (mates ar
 
 @dataclass(frozen=True)
 class Ply:
-    """One ply as the move list shows it: the mover (``w``/``b``), the move, the evaluation
-    from White's view (pawns; None: no score), its text as the mover gave it, the depth and
+    """One ply as the move list shows it: the mover (``w``/``b``), the move in the game's
+    notation, the evaluation from the first player's view (pawns; None: no score), its text as the mover gave it, the depth and
     time, and the mover's clock after it (None: no clock)."""
 
     number: int
@@ -44,7 +46,6 @@ class ReplayedGame:
     plies: list[Ply]
     data: Markup  # the JSON for game.js, safe inside a <script type="application/json">
     graph: str  # the SVG polyline points of the evaluation graph ("" without scores)
-    final: dict[str, Any]  # the final position's board JSON
 
 
 def script_json(value: Any) -> Markup:
@@ -63,39 +64,41 @@ def _clock_text(seconds: float | None) -> str:
 def replay(record: GameRecord, clocks: list[float | None], where: str) -> ReplayedGame:
     """Replay ``record`` (ArbiterError naming ``where`` and the ply if a move does not hold)."""
     try:
-        board = new_board(record.variant, record.fen)
-    except RulesError as error:
+        variant = gameplug.variant(record.variant)
+        state = variant.start() if record.fen is None else variant.read_position(record.fen)
+    except GameError as error:
         raise ArbiterError(f"{where}: {error}") from None
-    start = board_json(board)
-    squares = {s["square"]: (s["color"], s["height"]) for s in start["squares"]}
+    game = variant.game
+    start = board_json(state)
+    boards = [start]
+    pieces = {piece["square"]: piece for piece in start["pieces"]}
     changes: list[list[Any]] = []
     plies: list[Ply] = []
     points: list[str] = []
     for number, (move, clock) in enumerate(zip(record.moves, clocks), 1):
-        mover = board.turn
+        mover = state.turn
         try:
-            played = board.parse_move(move.text)
-            board.push(played)
-        except RulesError as error:
+            last = play_shown(state, state.read_notation(move.text))
+        except GameError as error:
             raise ArbiterError(
-                f"{where}, ply {number}: {color_name(mover)}'s move {move.text!r} does not hold: {error}"
+                f"{where}, ply {number}: {game.side_name(mover)}'s move {move.text!r} does not hold: {error}"
             ) from None
-        after = board_json(board, played)
-        now = {s["square"]: (s["color"], s["height"]) for s in after["squares"]}
+        after = board_json(state, last)
+        boards.append(after)
+        now = {piece["square"]: piece for piece in after["pieces"]}
         diff = [
-            [square, *now[square]] if square in now else [square, "", 0]
-            for square in sorted(set(squares) | set(now))
-            if squares.get(square) != now.get(square)
+            [square, now.get(square)]
+            for square in sorted(set(pieces) | set(now))
+            if pieces.get(square) != now.get(square)
         ]
-        squares = now
-        last = after["lastMove"]
-        changes.append([diff, after["turn"], last["from"], last["to"], last["text"], after["winner"]])
+        pieces = now
+        changes.append([diff, after["turn"], last, after["result"]])
         white_pawns = None
         if move.score_mate is not None:
             white_pawns = GRAPH_PAWNS if move.score_mate > 0 else -GRAPH_PAWNS
         elif move.score_cp is not None:
             white_pawns = max(-GRAPH_PAWNS, min(GRAPH_PAWNS, move.score_cp / 100))
-        if white_pawns is not None and mover != WHITE:
+        if white_pawns is not None and mover is not Side.FIRST:
             white_pawns = -white_pawns
         if white_pawns is not None:
             points.append(f"{number},{-white_pawns:g}")
@@ -105,6 +108,6 @@ def replay(record: GameRecord, clocks: list[float | None], where: str) -> Replay
             if move.source is MoveSource.ENGINE and (move.score_cp is not None or move.score_mate is not None)
             else ("", "", comment)
         )
-        plies.append(Ply(number, side_letter(mover), move.text, white_pawns, score, note, _clock_text(clock)))
-    data = {"start": start, "plies": changes}
-    return ReplayedGame(plies, script_json(data), " ".join(points), board_json(board))
+        plies.append(Ply(number, side_letter(mover), last["text"], white_pawns, score, note, _clock_text(clock)))
+    data = {"start": start, "plies": changes, "images": images_of(boards)}
+    return ReplayedGame(plies, script_json(data), " ".join(points))

@@ -9,7 +9,7 @@ import { drawEvalBar, drawEvalGraph, drawLines } from "./analysis.js";
 const $ = (id) => document.getElementById(id);
 // view: the ply the page steps to and shows at once, ahead of the server's answer (game.view: the
 // server's); plies: the board of each ply of game number `game`, from the server's plies messages.
-const state = { game: null, plies: { game: null, boards: [] }, engines: [], variants: [], flip: false, selected: null, clocksAt: 0, thinking: {}, view: 0,
+const state = { game: null, plies: { game: null, boards: [], images: {} }, engines: [], variants: [], flip: false, selected: null, clocksAt: 0, thinking: {}, view: 0,
                 drag: null, pressed: null, swallowClick: false,
                 limits: { message: 4_000_000, pgn: 2_000_000 } };  // the server's, from its hello
 let socket = null;
@@ -80,7 +80,7 @@ function hello(message) {
   state.engines = message.engines;
   state.variants = message.variants;
   if (message.limits) state.limits = message.limits;
-  $("variant").replaceChildren(...message.variants.map((v) => option(v.name, `${v.name} (${v.width}×${v.height})`)));
+  $("variant").replaceChildren(...message.variants.map((v) => option(v.name, v.width ? `${v.name} (${v.width}×${v.height})` : v.name)));
   for (const id of ["white", "black"]) {
     $(id).replaceChildren(option("human", "Human"), ...message.engines.map((e) => option(e.id, e.name)));
   }
@@ -99,18 +99,21 @@ function showMessage(text, isError) {
 
 // -- the game -------------------------------------------------------------------------------
 // The boards of the game's plies, so that a step shows its board at once (the page has no rules).
+// A ply's board comes without the squares (the game's never change) and images (sent once).
 function keepPlies(message) {
   const plies = state.plies;
-  if (plies.game !== message.game) { plies.game = message.game; plies.boards = []; }
+  if (plies.game !== message.game) { plies.game = message.game; plies.boards = []; plies.images = {}; }
   plies.boards.length = Math.min(plies.boards.length, message.from);
   plies.boards.push(...message.boards);
+  Object.assign(plies.images, message.images);
 }
 
 // The board of the ply the page shows: the server's when it agrees, else the one kept for that ply.
 function shownBoard() {
   const game = state.game;
   const kept = state.plies.game === game.game ? state.plies.boards[state.view] : undefined;
-  return state.view === game.view || !kept ? game.board : kept;
+  if (state.view === game.view || !kept) return game.board;
+  return { ...kept, squares: game.board.squares, images: { ...state.plies.images, ...game.board.images } };
 }
 
 function showState(game) {
@@ -121,7 +124,7 @@ function showState(game) {
     state.selected = null;
     hideChooser();
   }
-  if (state.selected && !game.legal.some((m) => m.from === state.selected)) state.selected = null;
+  if (state.selected && !game.legal.some((m) => m.origin === state.selected)) state.selected = null;
   if (!previous || previous.variant !== game.variant) $("variant").value = game.variant;
   // The form shows the game in force: what a first load finds, and each game started or opened.
   if (!previous || previous.game !== game.game) showSettings(game);
@@ -184,8 +187,14 @@ function legalHere() {
   return state.view === state.game.view ? state.game.legal : [];
 }
 
-function targetsFor(square) {
-  return legalHere().filter((m) => m.from === square).map((m) => ({ to: m.to, kind: m.kind, origin: m.from }));
+// The targets lit up: the selected piece's, and those of the moves with nothing to pick first
+// (a Connect Four drop); a move with no place on the board is not drawn.
+function targetsShown() {
+  return legalHere().filter((m) => m.target && (m.origin === null || (state.selected && m.origin === state.selected)));
+}
+
+function sameMarker(a, b) {
+  return a.kind === b.kind && a.square === b.square && (a.edge || null) === (b.edge || null);
 }
 
 function drawGame() {
@@ -194,11 +203,12 @@ function drawGame() {
   const board = { ...shown, flip: state.flip };
   drawBoard($("board"), board, {
     selected: state.selected,
-    targets: state.selected ? targetsFor(state.selected) : [],
+    targets: targetsShown(),
     onSquare: clickSquare,
     onTarget: clickTarget,
     arrows: engineArrows(),
   });
+  drawOffboard();
   drawEvalBar($("eval-bar"), shownScore(), state.flip);
   // What tests and tools can wait for: the ply shown, the moves played, who is awaited.
   const body = document.body.dataset;
@@ -207,7 +217,7 @@ function drawGame() {
   body.shown = String(shown === game.board ? game.view : state.view);  // the ply whose board is drawn
   body.plies = String(game.moves.length);
   body.turn = game.board.turn;
-  body.awaiting = game.result || game.board.winner ? "nobody" : game.legal.length ? "human" : game.thinking ? "engine" : "";
+  body.awaiting = game.result || game.board.result ? "nobody" : game.legal.length ? "human" : game.thinking ? "engine" : "";
   body.result = game.result ? game.result.result : "";
 }
 
@@ -236,37 +246,47 @@ function shownScore() {
   return move ? move.eval || move.score || null : null;
 }
 
+// A click on a square: a target of the selected piece (or of a move with nothing to pick
+// first) plays there; else the square's piece is selected, if it may move.
 function clickSquare(square) {
   hideChooser();
   const legal = legalHere();
-  if (state.selected) {
-    const moves = legal.filter((m) => m.from === state.selected && m.to === square && m.kind !== "exit" && m.kind !== "remove");
-    if (moves.length) return choose(moves);
-  }
-  state.selected = state.selected !== square && legal.some((m) => m.from === square) ? square : null;
+  const onSquare = (m) => m.target && !m.target.edge && m.target.kind !== "remove" && m.target.square === square;
+  const moves = legal.filter((m) => onSquare(m) && (m.origin === null || (state.selected && m.origin === state.selected)));
+  if (moves.length) return clickTarget(moves[0]);
+  state.selected = state.selected !== square && legal.some((m) => m.origin === square) ? square : null;
   drawGame();
 }
 
-function clickTarget(target) {
-  const moves = legalHere().filter((m) => m.from === target.origin && m.kind === target.kind &&
-    (target.kind === "exit" || target.kind === "remove" || m.to === target.to));
-  choose(moves);
+function clickTarget(entry) {
+  choose(legalHere().filter((m) => m.origin === entry.origin && m.target && sameMarker(m.target, entry.target)));
 }
 
+// One move: played.  Several at one click (how many checkers leave, which single crowns, which
+// piece a pawn becomes): the game's question, with a button per move showing its label.
 function choose(moves) {
-  if (moves.length === 1) return play(moves[0].text);
+  if (moves.length === 1) return play(moves[0].move);
   const options = $("chooser-options");
-  options.replaceChildren(...moves.map((m) => {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.textContent = m.label;
-    button.title = m.text;
-    button.dataset.move = m.text;
-    button.addEventListener("click", () => play(m.text));
-    return button;
-  }));
-  $("chooser-title").textContent = moves[0].kind === "exit" ? "How many checkers leave?" : "Which single crowns?";
+  options.replaceChildren(...moves.map(moveButton));
+  $("chooser-title").textContent = moves[0].question;
   $("chooser").hidden = false;
+}
+
+// The moves with no place on the board (a pass a player chooses): a button each, beside the board.
+function drawOffboard() {
+  const moves = legalHere().filter((m) => !m.target);
+  $("offboard").replaceChildren(...moves.map(moveButton));
+  $("offboard").hidden = !moves.length;
+}
+
+function moveButton(m) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.textContent = m.label;
+  button.title = m.move;
+  button.dataset.move = m.move;
+  button.addEventListener("click", () => play(m.move));
+  return button;
 }
 
 function hideChooser() { $("chooser").hidden = true; }
@@ -310,10 +330,10 @@ function drawPlayers() {
     name.textContent = player.name;
     const turn = document.createElement("span");
     turn.className = "to-move";
-    const live = !game.result && game.board.winner === null && game.view === game.moves.length;
+    const live = !game.result && !game.board.result && game.view === game.moves.length;
     const thinking = game.thinking === side;
     turn.textContent = live && game.board.turn === side ? (thinking ? "thinking…" : "to move") : "";
-    if (game.view !== game.moves.length && game.board.turn === side && !game.board.winner) turn.textContent = "to move here";
+    if (game.view !== game.moves.length && game.board.turn === side && !game.board.result) turn.textContent = "to move here";
     const clock = document.createElement("span");
     clock.className = "clock" + (game.running === side ? " running" : "");
     clock.id = `clock-${side}`;
@@ -561,7 +581,7 @@ function wire() {
   setInterval(tickClocks, 100);
 }
 
-// Moving by drag: press on a stack that may move, let go on one of its targets.  The drop is
+// Moving by drag: press on a piece that may move, let go on one of its targets.  The drop is
 // handed to the target's own click handler, so a drag and two clicks are the same move.
 // Every state and thinking message draws the board anew: one that lands between a press and its
 // release removes the pressed element, and the browser then loses the click (it goes to the
@@ -572,10 +592,10 @@ function wireDrag() {
   board.addEventListener("pointerdown", (event) => {
     if (event.button !== 0) return;
     state.pressed = event.target;
-    const stack = event.target.closest("g.stack");
-    if (!state.game || !stack) return;
-    const square = stack.dataset.square;
-    if (!legalHere().some((m) => m.from === square)) return;
+    const piece = event.target.closest("g.piece");
+    if (!state.game || !piece) return;
+    const square = piece.dataset.square;
+    if (!legalHere().some((m) => m.origin === square)) return;
     state.drag = { square, x: event.clientX, y: event.clientY, moving: false };
   });
   window.addEventListener("pointermove", (event) => {

@@ -167,8 +167,10 @@ function showLive(message) {
     : state === "complete" ? "The event is complete." : "No game in progress: the event is not running.";
   const cards = message.games.map((game) => {
     const card = node("div", {class: "live-game", "data-number": game.number, "data-plies": game.moves.length});
+    const ended = game.board.result;  // the game's own ending, shown until the arbiter records it
     card.append(node("div", {class: "title"}, node("span", {}, `Game ${game.number}`),
-      node("span", {}, `${game.variant} · ply ${game.moves.length}`)));
+      node("span", {"data-result": ended ? ended.result : ""},
+        `${game.variant} · ply ${game.moves.length}` + (ended ? ` · ${ended.result} ${ended.reason}` : ""))));
     card.append(playerRow(game, "black"), engineLine(game, "black"));
     const board = node("div", {class: "board"});
     drawBoard(board, game.board);  // with its coordinates, as on the play page
@@ -250,7 +252,9 @@ function showReplay(game) {
 function goTo(ply) {
   if (!replay) return;
   replay.ply = Math.max(0, Math.min(replay.game.moves.length, ply));
-  const board = {...replay.game.boards[replay.ply], flip: replay.flip};
+  // A ply's board has no squares nor images of its own: the start's squares, the game's images.
+  const game = replay.game;
+  const board = {...game.boards[0], ...game.boards[replay.ply], images: game.images, flip: replay.flip};
   drawBoard($("replay-board"), board);
   for (const item of $("replay-moves").querySelectorAll("[data-ply]")) {
     item.classList.toggle("current", Number(item.dataset.ply) === replay.ply);

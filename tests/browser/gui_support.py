@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from arbiter.board import move_ends
+import gameplug
 from dipole_engine.rules import new_board
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,13 +27,14 @@ SERVER_CODE = "from dipole_gui.cli import main; main()"
 class GuiServer:
     """A ``dipole-gui`` process on a free loopback port; ``url`` is what it printed."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-c", SERVER_CODE, "--port", "0", *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
             cwd=ROOT,
+            env=env,
         )
         self.url = ""
         self.lines: list[str] = []
@@ -124,14 +125,24 @@ def wait_gone(pids: set[int], timeout: float = 30.0) -> set[int]:
 
 
 @contextlib.contextmanager
-def gui_server(*args: str) -> Iterator[GuiServer]:
-    server = GuiServer(*args)
+def gui_server(*args: str, env: dict[str, str] | None = None) -> Iterator[GuiServer]:
+    server = GuiServer(*args, env=env)
     try:
         yield server
     finally:
         engines = server.descendants()
         server.stop()
         assert not wait_gone(engines), "engines outlived the GUI server"
+
+
+def open_page(browser, url: str) -> tuple:
+    """A page of the GUI at ``url``, its board drawn, and the list its script errors go to."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url)
+    page.wait_for_selector("#board svg")
+    return page, errors
 
 
 def start_game(
@@ -168,17 +179,19 @@ def start_game(
 
 
 def click_move(page, variant: str, fen: str, move: str) -> str | None:
-    """Enter ``move`` (its text, legal at ``fen``) by clicking: the stack, its target (a square,
-    the exit marker beyond the edge, or the removal mark), and the chooser's button when asked.
-    Returns the chooser's question, or None when the GUI asked none."""
-    board = new_board(variant, fen)
-    played = board.parse_move(move)
-    origin, target = move_ends(board, played)
-    kind = played.kind.name
+    """Enter ``move`` (its text, legal at ``fen``) by clicking where the game says it is entered:
+    its piece (when it has an origin), its target (a square, a marker beyond the edge such as a
+    Dipole exit, a removal mark), and the chooser's button when asked.  Returns the chooser's
+    question, or None when the GUI asked none."""
+    state = gameplug.variant(variant).read_position(fen)
+    choice = state.describe_move(state.read_move(move))
+    target = choice.target
+    assert target is not None, f"{move} has no place on the board"
     plies = int(page.get_attribute("body", "data-plies"))
-    page.click(f'g.stack[data-square="{origin}"]')
-    marker = "off" if kind == "EXIT" else "remove" if kind == "REMOVE" else target
-    page.click(f'.target-hit[data-target="{marker}"]')
+    if choice.origin is not None:
+        page.click(f'g.piece[data-square="{choice.origin}"]')
+    edge = f'[data-edge="{target.edge}"]' if target.edge else ":not([data-edge])"
+    page.click(f'.target-hit[data-target="{target.square}"][data-kind="{target.kind}"]{edge}')
     question = None
     if page.locator("#chooser").is_visible():
         question = page.text_content("#chooser-title")

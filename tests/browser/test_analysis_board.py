@@ -21,7 +21,7 @@ from gui_support import TOY_ENGINE, click_move, gui_server
 from playwright.sync_api import Browser, Page, expect
 from watch_support import ARBITER, toy
 
-from arbiter.board import move_ends
+import gameplug
 from dipole_engine.rules import new_board
 
 TIMEOUT = 120_000  # ms: the shared machine is slow
@@ -33,13 +33,13 @@ def shots(tmp_path: Path) -> Path:
     return folder
 
 
-def arrow_of(fen: str, move: str) -> tuple[str, str]:
-    """The arrow's ends as the page marks them (data-from, data-to): the rules' reading of ``move``."""
-    board = new_board("dipole", fen)
-    played = board.parse_move(move)
-    origin, target = move_ends(board, played)
-    assert origin is not None
-    return origin, target or played.kind.name.lower()
+def arrow_of(fen: str, move: str) -> tuple[str, str, str]:
+    """The arrow's ends as the page marks them (data-from, data-to, data-kind): where the game
+    draws ``move``."""
+    state = gameplug.variant("dipole").read_position(fen)
+    choice = state.describe_move(state.read_move(move))
+    assert choice.origin is not None and choice.target is not None
+    return choice.origin, choice.target.square, choice.target.kind
 
 
 def white_cp(plies: int, line: int = 1) -> int:
@@ -60,10 +60,10 @@ def expect_analysis_of(page: Page, plies: int) -> None:
     best = (
         page.text_content("#t-pv") or page.text_content('#lines .pv-line[data-multipv="1"] .line-move') or ""
     ).split()[0]
-    origin, target = arrow_of(page.input_value("#fen"), best)
+    ends = arrow_of(page.input_value("#fen"), best)
     arrow = page.locator("#board .arrows .arrow.rank-1")
     expect(arrow).to_have_count(1, timeout=TIMEOUT)
-    assert (arrow.get_attribute("data-from"), arrow.get_attribute("data-to")) == (origin, target)
+    assert tuple(arrow.get_attribute(name) for name in ("data-from", "data-to", "data-kind")) == ends
 
 
 @pytest.mark.slow
@@ -74,7 +74,7 @@ def test_analysis_board_bar_arrow_lines_evals_and_graph(browser: Browser, tmp_pa
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(server.url)
-        page.wait_for_selector("g.stack")
+        page.wait_for_selector("g.piece")
         page.select_option("#white", "human")
         page.select_option("#black", "human")
         page.click("#new")

@@ -20,6 +20,7 @@ from gui_support import (
     TOY_ENGINE,
     click_move,
     gui_server,
+    open_page,
     start_game,
     wait_gone,
 )
@@ -29,15 +30,6 @@ from dipole_engine.rules import new_board
 
 HOSTILE = '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">'
 SCREENSHOT_ENV = "GUI_SCREENSHOT"  # GUI_SCREENSHOT=docs/gui.png pytest ... remakes the README's picture
-
-
-def open_page(browser: Browser, url: str) -> tuple[Page, list[str]]:
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(url)
-    page.wait_for_selector("g.stack")
-    return page, errors
 
 
 def wait_result(page: Page, timeout: float = 120_000) -> str:
@@ -91,7 +83,7 @@ def test_game_in_progress_screenshot_clock_thinking_takeback_resign(browser: Bro
         page, errors = open_page(browser, server.url)
         start_game(page, variant="dipole", white="human", black="2", tc="clock", base_minutes="5", increment="3")
         page.wait_for_function("() => document.body.dataset.awaiting === 'human'")
-        page.click('g.stack[data-square="c1"]')
+        page.click('g.piece[data-square="c1"]')
         assert page.locator(".target-hit").count() >= 3  # the stack's legal targets are lit
         page.keyboard.press("Escape")
         assert page.locator(".target-hit").count() == 0
@@ -215,7 +207,7 @@ def test_fen_set_up_forced_pass_shown_and_bad_fen_reported(browser: Browser) -> 
         page.wait_for_function("() => document.body.dataset.plies === '1'")
         assert page.locator("#moves .move.forced").text_content() == "pass"
         assert page.get_attribute("body", "data-turn") == "b"
-        assert page.locator("g.stack").count() == 3
+        assert page.locator("g.piece").count() == 3
         page.fill("#fen", "W:W1d4:B2c5,2z9")
         page.click("#setup")
         page.wait_for_selector("#message.error")
@@ -256,7 +248,7 @@ def test_analysis_starts_updates_and_stops(browser: Browser) -> None:
         assert page.text_content("#thinking-who") == "· analysis"
         assert page.text_content("#t-pv")
         # A move on the board (a free game: no engine plays): the analysis follows the position.
-        page.click('g.stack[data-square="c1"]')
+        page.click('g.piece[data-square="c1"]')
         page.click('.target-hit[data-target="c3"]')
         page.wait_for_function("() => document.body.dataset.plies === '1'")
         after = new_board("dipole", page.input_value("#fen"))

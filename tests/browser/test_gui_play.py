@@ -80,7 +80,7 @@ def test_whole_game_won_by_clicking(browser: Browser, variant: str, feature: str
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(server.url)
-        page.wait_for_selector("g.stack")
+        page.wait_for_selector("g.piece")
         start_game(page, variant=variant, white="human", black=BEGINNER, tc="clock", base_minutes="30")
         page.wait_for_function("() => document.body.dataset.awaiting === 'human'")
         assert page.locator("#clock-w").is_visible()

@@ -17,7 +17,7 @@ BEGINNER = "0"  # the own engine at depth 1: answers at once
 
 def open_game(page: Page, url: str) -> None:
     page.goto(url)
-    page.wait_for_selector("g.stack")
+    page.wait_for_selector("g.piece")
     page.wait_for_function("() => document.getElementById('connection').textContent === 'connected'")
 
 
@@ -54,7 +54,7 @@ def test_a_reload_in_the_middle_of_a_game_against_an_engine_goes_on_with_its_clo
         before, read_at = clock_seconds(page, "w"), time.monotonic()
         time.sleep(2)
         page.reload()
-        page.wait_for_selector("g.stack")
+        page.wait_for_selector("g.piece")
         page.wait_for_function("() => document.body.dataset.plies === '2'")
         after, elapsed = clock_seconds(page, "w"), time.monotonic() - read_at
         assert page.url == url

@@ -36,7 +36,7 @@ def test_a_state_arriving_between_press_and_release_keeps_the_click(browser: Bro
         game = page.evaluate("() => new URLSearchParams(location.search).get('game')")
         move = new_board("dipole", page.input_value("#fen")).legal_moves()[0]
         origin = str(move).split("-")[0]  # c1: its exits light up
-        box = page.locator(f'g.stack[data-square="{origin}"]').bounding_box()
+        box = page.locator(f'g.piece[data-square="{origin}"]').bounding_box()
         assert box is not None
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.mouse.down()

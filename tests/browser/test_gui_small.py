@@ -41,7 +41,7 @@ def selected_text(page: Page, select: str) -> str:
 def test_the_form_on_first_load_shows_the_game_in_force(browser: Browser) -> None:
     with gui_server() as server:
         page, errors = open_page(browser, server.url)
-        page.wait_for_selector("g.stack")
+        page.wait_for_selector("g.piece")
         # Each seat the form shows is the one playing: the player boxes name who plays.
         page.wait_for_function("() => document.getElementById('player-top').textContent")
         assert selected_text(page, "#black") == page.text_content("#player-top .name")
@@ -91,7 +91,7 @@ def test_fast_arrow_keys_reach_the_ply_pressed(browser: Browser, tmp_path: Path)
     path.write_text(pgn)
     with gui_server() as server:
         page, errors = open_page(browser, server.url)
-        page.wait_for_selector("g.stack")
+        page.wait_for_selector("g.piece")
         page.set_input_files("#pgn-file", str(path))
         page.wait_for_function("() => document.body.dataset.plies === '30'")
         page.focus("body")
@@ -122,7 +122,7 @@ def test_a_saved_pgn_keeps_the_tags_of_the_file_opened(browser: Browser, tmp_pat
     path.write_text(head + '[White "ann"]\n[Black "bob"]\n[Result "*"]\n\n1. c1-c3 *\n')
     with gui_server() as server:
         page, errors = open_page(browser, server.url)
-        page.wait_for_selector("g.stack")
+        page.wait_for_selector("g.piece")
         page.set_input_files("#pgn-file", str(path))
         page.wait_for_function("() => document.body.dataset.plies === '1'")
         with page.expect_download() as download:
@@ -139,7 +139,7 @@ def test_a_saved_pgn_keeps_the_tags_of_the_file_opened(browser: Browser, tmp_pat
 
 def drag(page: Page, origin: str, target: str) -> None:
     """A real mouse drag from the stack on ``origin`` to the square ``target``."""
-    start = page.locator(f'g.stack[data-square="{origin}"]').bounding_box()
+    start = page.locator(f'g.piece[data-square="{origin}"]').bounding_box()
     end = page.locator(f'rect.sq[data-square="{target}"]').bounding_box()
     assert start is not None and end is not None
     page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
@@ -227,7 +227,7 @@ def test_the_watch_page_fits_a_phone_and_its_picker_says_when_there_is_nothing(
         assert not errors
         page.close()
         page, errors = open_page(browser, server.url, PHONE)  # and the play page, on the same phone
-        page.wait_for_selector("g.stack")
+        page.wait_for_selector("g.piece")
         shot(page, "play-390.png")
         no_overflow(page)
         apart(page, ".top-bar h1", ".top-bar .top-links")

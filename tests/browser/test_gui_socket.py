@@ -66,8 +66,8 @@ def test_hello_lists_engines_by_number_and_name_only(url: str) -> None:
             "new game: white: no such engine (choose one of the list)",
         ),
         (
-            '{"type": "new", "variant": "chess", "white": "human", "black": "human", "tc": {"kind": "depth", "depth": 2}}',
-            "new game: unknown variant 'chess'",
+            '{"type": "new", "variant": "shogi", "white": "human", "black": "human", "tc": {"kind": "depth", "depth": 2}}',
+            "new game: unknown variant 'shogi'",
         ),
         (
             '{"type": "new", "variant": "dipole", "white": "human", "black": "human", "tc": {"kind": "clock", "base": -5}}',
@@ -341,7 +341,7 @@ def test_a_resigned_gui_game_is_recorded_as_a_refereed_match_records_its_games(u
         for ply in (0, 2):
             while not ((state := until(socket, "state"))["legal"] and len(state["moves"]) == ply):
                 pass
-            socket.send(json.dumps({"type": "move", "move": state["legal"][0]["text"]}))
+            socket.send(json.dumps({"type": "move", "move": state["legal"][0]["move"]}))
         while len((state := until(socket, "state"))["moves"]) < 4:
             pass
         socket.send(json.dumps({"type": "resign"}))

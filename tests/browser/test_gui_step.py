@@ -15,16 +15,21 @@ from typing import Any
 from gui_support import click_move, gui_server
 from playwright.sync_api import Browser, Page, WebSocketRoute
 
-from arbiter.board import board_json
 from dipole_engine.rules import new_board
 
 PLIES = 4
-DRAWN = """() => [...document.querySelectorAll("#board g.stack")]
-    .map((g) => `${g.dataset.square}:${g.dataset.color}:${g.dataset.height}`).sort()"""
+DRAWN = """() => [...document.querySelectorAll("#board g.piece")]
+    .map((g) => `${g.dataset.square}:${g.dataset.colour}:${g.dataset.count}`).sort()"""
 
 
 def expected(board: Any) -> list[str]:
-    return sorted(f"{s['square']}:{s['color']}:{s['height']}" for s in board_json(board)["squares"])
+    """The stacks of the rules' ``board``, as the page marks its pieces."""
+    name, cells = board.geometry.name, board.cells
+    return sorted(
+        f"{name(sq)}:{'white' if cells[sq] > 0 else 'black'}:{abs(cells[sq])}"
+        for sq in board.geometry.dark_squares
+        if cells[sq]
+    )
 
 
 def drawn(page: Page) -> list[str]:

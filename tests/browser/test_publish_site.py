@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from arbiter.board import board_json
 from arbiter.events.store import EventStore
 from arbiter.records.game import GameRecord
 from dipole_engine.rules import new_board
@@ -110,17 +109,22 @@ def final_stacks(record: GameRecord, plies: int) -> set[tuple[str, str, str]]:
     board = new_board(record.variant, record.fen)
     for move in record.moves[:plies]:
         board.push_text(move.text)
-    return {(s["square"], s["color"], str(s["height"])) for s in board_json(board)["squares"]}
+    name, cells = board.geometry.name, board.cells
+    return {
+        (name(sq), "white" if cells[sq] > 0 else "black", str(abs(cells[sq])))
+        for sq in board.geometry.dark_squares
+        if cells[sq]
+    }
 
 
 def drawn_stacks(page: Page) -> set[tuple[str, str, str]]:
     return {
         (
             g.get_attribute("data-square") or "",
-            g.get_attribute("data-color") or "",
-            g.get_attribute("data-height") or "",
+            g.get_attribute("data-colour") or "",
+            g.get_attribute("data-count") or "",
         )
-        for g in page.locator("#board g.stack").all()
+        for g in page.locator("#board g.piece").all()
     }
 
 
@@ -194,7 +198,7 @@ def test_hostile_name_shows_as_text(browser: Browser, site: tuple[Path, list[str
     assert HOSTILE in page.locator("h1").inner_text()
     quoted = HOSTILE.replace("\\", "\\\\").replace('"', '\\"')  # as a PGN tag quotes it
     assert f'[White "{quoted}"]' in page.locator("pre.pgn").inner_text()  # the PGN's tags: text too
-    expect(page.locator("#board g.stack").first).to_be_attached()  # the page's script has drawn the board
+    expect(page.locator("#board g.piece").first).to_be_attached()  # the page's script has drawn the board
     assert page.locator("img").count() == 0
     assert not problems
     page.close()

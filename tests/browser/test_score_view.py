@@ -39,7 +39,7 @@ def test_play_page_and_watch_page_show_a_score_alike_from_whites_view(browser: B
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(server.url)
-        page.wait_for_selector("g.stack")
+        page.wait_for_selector("g.piece")
         start_game(page, variant="dipole", white="human", black="0", tc="movetime", movetime="1")
         page.wait_for_function("() => document.body.dataset.awaiting === 'human'")
         move = str(new_board("dipole", page.input_value("#fen")).legal_moves()[0])

@@ -1,23 +1,22 @@
 // game.js: a published game page (arbiter/publish/templates/game.html).  Rebuilds the board JSON
-// of every position from #game-data (the start position, then the squares each ply changed,
-// computed by arbiter/publish/gamepage.py with the rules) and draws it with board.js (the GUI's
-// drawing, window.DipoleBoard).  Left/right arrows step, Home/End jump; the buttons and the move
+// of every position from #game-data (the start position, then per ply the pieces of the squares
+// it changed, the side to move, the last move and the game's result, computed by
+// arbiter/publish/gamepage.py with the game's rules; the piece images once) and draws it with
+// board.js (the GUI's drawing, window.DipoleBoard).  Left/right arrows step, Home/End jump; the buttons and the move
 // list do the same.  Nothing is put in as markup: the page's text is the server's, escaped.
 (function () {
   "use strict";
   const data = JSON.parse(document.getElementById("game-data").textContent);
-  const boards = [data.start];
-  let squares = new Map(data.start.squares.map((s) => [s.square, s]));
-  for (const [changes, turn, from, to, text, winner] of data.plies) {
-    squares = new Map(squares);
-    for (const [square, color, height] of changes) {
-      if (color) squares.set(square, {square, color, height});
-      else squares.delete(square);
+  const start = Object.assign({}, data.start, {images: data.images});
+  const boards = [start];
+  let pieces = new Map(start.pieces.map((p) => [p.square, p]));
+  for (const [changes, turn, lastMove, result] of data.plies) {
+    pieces = new Map(pieces);
+    for (const [square, piece] of changes) {
+      if (piece) pieces.set(square, piece);
+      else pieces.delete(square);
     }
-    boards.push(Object.assign({}, data.start, {
-      squares: Array.from(squares.values()), turn, winner,
-      lastMove: {from, to, text},
-    }));
+    boards.push(Object.assign({}, start, {pieces: Array.from(pieces.values()), turn, lastMove, result}));
   }
   const container = document.getElementById("board");
   const status = document.getElementById("status");
@@ -31,10 +30,10 @@
     const board = boards[shown];
     window.DipoleBoard.drawBoard(container, board);
     container.dataset.ply = String(shown);
-    const side = board.turn === "w" ? "White" : "Black";
+    const result = board.result;
     status.textContent = shown === 0 ? "Start position"
       : `Ply ${shown} of ${boards.length - 1}: ${board.lastMove.text}` +
-        (board.winner ? ` (${board.winner === "w" ? "White" : "Black"} has won)` : `, ${side} to move`);
+        (result ? ` (${result.result}: ${result.reason})` : `, ${board.sides[board.turn]} to move`);
     for (const row of rows) row.classList.toggle("current", Number(row.dataset.ply) === shown);
     const current = rows[shown - 1];
     if (current) {  // keep the current move in view in the list, without scrolling the page
