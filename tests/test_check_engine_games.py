@@ -155,3 +155,13 @@ def test_a_connect_four_engine_with_one_fault_fails_in_one_line() -> None:
         "(connect-four r2r2r/y2r2r/yy1y2y/ry1r1rr/yyrr1yr/yryryyy:r): 'a': column a is full"
     ]
     assert done.stdout.splitlines()[-1].endswith(" 1 failed, 5 skipped; the engine FAILED")
+
+
+def test_a_variant_needing_an_option_the_engine_lacks_fails_the_variants_check() -> None:
+    """Chess960 needs UCI_Chess960 (its game's engine option), which Dipole's engine lacks."""
+    done = check_engine("--engine", "cmd=dipole-engine", "--variant", "chess960")
+    assert done.returncode == 1 and done.stderr == ""
+    assert [line for line in results(done.stdout) if not line.startswith("ok")] == [
+        "FAIL  variants: variant 'chess960' needs the option UCI_Chess960, which it does not offer",
+        "skip  handshake: ugi ... ugiok: plain UCI: the UGI handshake is SPEC.md's, not asked of a UCI engine",
+    ]

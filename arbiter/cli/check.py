@@ -1,4 +1,5 @@
-"""``dipole-arbiter check-engine``: the command line of :mod:`arbiter.compliance`.
+"""``dipole-arbiter check-engine``: the command line of :mod:`arbiter.compliance`, for an engine
+of any installed game (a plain UCI engine for chess).
 
 The engine is given as to ``match`` (``--engine cmd=... [name=] [dir=] [option.X=]...``); the
 checker chooses every search limit itself.  Exit status 0 when every check passed, 1 when
@@ -77,6 +78,11 @@ def check_engine_command(
     log_path: str | None,
 ) -> int:
     """Check that an engine speaks protocol/SPEC.md: one line per check, then a summary.
+
+    The engine is checked in every installed variant it offers (its UCI_Variant option), or in
+    those given with --variant, judged by each game's plug-in.  A game whose engines are told
+    nothing (chess) has plain UCI engines: such an engine is sent only UCI's commands, and the
+    checks of what SPEC.md adds to UCI are skipped, saying so.
 
     Exit status 0 when every check passed (optional features the engine does not offer are
     skipped, not failed), 1 when one failed.  However the engine behaves, the run ends within
