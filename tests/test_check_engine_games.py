@@ -9,8 +9,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:  # (the fixture's type: tests/conftest.py, not the browser's conftest)
+    from conftest import InstalledExample
+
 
 ROOT = Path(__file__).resolve().parents[1]
 ARBITER = [sys.executable, "-c", "from arbiter.cli import main; main()"]
@@ -21,7 +26,10 @@ STOCKFISH = ("stockfish", "/usr/games/stockfish")
 UCI_COMMANDS = {"uci", "isready", "setoption", "ucinewgame", "position", "go", "stop", "ponderhit", "quit"}
 
 
-def check_engine(*arguments: str, log: Path | None = None) -> subprocess.CompletedProcess[str]:
+def check_engine(
+    *arguments: str, log: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The command, with ``env`` (the example game's, to find it) and a ``log`` of the conversation."""
     logging = ["--log", str(log)] if log is not None else []
     return subprocess.run(
         [*ARBITER, "check-engine", *arguments, *logging, "--margin", "300"],
@@ -29,6 +37,7 @@ def check_engine(*arguments: str, log: Path | None = None) -> subprocess.Complet
         text=True,
         timeout=240,
         cwd=ROOT,
+        env=env,
     )
 
 
@@ -56,10 +65,11 @@ def stockfish() -> str:
 
 
 @pytest.mark.slow
-def test_the_connect_four_example_engine_passes_every_check_it_offers() -> None:
+def test_the_connect_four_example_engine_passes_every_check_it_offers(installed_example: InstalledExample) -> None:
     """The variant comes from the engine's UCI_Variant (nothing asked on the command line); the
     game's own check positions, perft and queries are judged by the plug-in's rules."""
-    done = check_engine("--engine", f"cmd={sys.executable} -m connect_four_plug.engine", "--positions", "40")
+    engine = f"cmd={installed_example.engine}"
+    done = check_engine("--engine", engine, "--positions", "40", env=installed_example.env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stderr == ""
     lines = results(done.stdout)
@@ -141,12 +151,11 @@ def test_stockfish_passes_as_a_plain_uci_chess_engine(stockfish: str, tmp_path: 
 
 
 @pytest.mark.slow
-def test_a_connect_four_engine_with_one_fault_fails_in_one_line() -> None:
+def test_a_connect_four_engine_with_one_fault_fails_in_one_line(installed_example: InstalledExample) -> None:
     """It answers a full column once there is one: the random-positions check fails, in one line
     naming the move, the position and the rules' reason; every other check passes."""
-    done = check_engine(
-        "--engine", f"cmd={sys.executable} {BROKEN_CONNECT_FOUR}", "--variant", "connect-four", "--positions", "40"
-    )
+    engine = f"cmd={sys.executable} {BROKEN_CONNECT_FOUR}"
+    done = check_engine("--engine", engine, "--variant", "connect-four", "--positions", "40", env=installed_example.env)
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stderr == ""
     failed = [line for line in done.stdout.splitlines() if line.startswith("FAIL")]

