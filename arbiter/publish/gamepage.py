@@ -46,6 +46,7 @@ class ReplayedGame:
     plies: list[Ply]
     data: Markup  # the JSON for game.js, safe inside a <script type="application/json">
     graph: str  # the SVG polyline points of the evaluation graph ("" without scores)
+    sides: tuple[str, str]  # what the game calls its sides ("White", "Black"; "Red", "Yellow")
 
 
 def script_json(value: Any) -> Markup:
@@ -110,4 +111,5 @@ def replay(record: GameRecord, clocks: list[float | None], where: str) -> Replay
         )
         plies.append(Ply(number, side_letter(mover), last["text"], white_pawns, score, note, _clock_text(clock)))
     data = {"start": start, "plies": changes, "images": images_of(boards)}
-    return ReplayedGame(plies, script_json(data), " ".join(points))
+    sides = (game.side_name(Side.FIRST), game.side_name(Side.SECOND))
+    return ReplayedGame(plies, script_json(data), " ".join(points), sides)

@@ -17,6 +17,7 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
+import pytest
 from gui_support import ROOT, click_move, gui_server, open_page, start_game
 from playwright.sync_api import Browser, Page, expect
 
@@ -86,6 +87,7 @@ def hand_move(state: State) -> str:
     return min(legal, key=lambda text: (wins_left(text), abs(ord(text) - ord("d"))))
 
 
+@pytest.mark.slow
 def test_connect_four_against_its_engine_to_the_end_then_a_draw(browser: Browser, tmp_path: Path) -> None:
     engine = f"cmd={sys.executable} -m connect_four_plug.engine"
     game = connect_four()
