@@ -5,8 +5,10 @@ result and reason (draws included) on the page.
 Connect Four is the example plug-in (examples/connect_four): for the server and its engines it is
 installed the way pip leaves a package, a ``dist-info`` folder with its entry point on the path
 (:func:`plugin_env`), unless it is installed already.  Chess is gameplug_chess (the ``chess``
-extra, in the test extra).  With ``GAME_SCREENSHOTS=DIR`` the boards are also saved there (the
-documentation's pictures: ``board-connect-four.png``, ``board-chess.png``, ``board-dipole.png``).
+extra, in the test extra).  A Dipole whose pass is the player's choice, made here as a plug-in,
+shows a move with no place on the board as a button.  With ``GAME_SCREENSHOTS=DIR`` the boards
+are also saved there (the documentation's pictures: ``board-connect-four.png``,
+``board-chess.png``, ``board-dipole.png``).
 """
 
 from __future__ import annotations
@@ -28,24 +30,64 @@ EXAMPLE = ROOT / "examples" / "connect_four"
 FULL_BUT_ONE = "1yrryyr/rryyrry/yyrryyr/rryyrry/yyrryyr/rryyrry:y"  # a7 empty, Yellow to drop there: a draw
 PROMOTION = "8/4P1k1/8/8/8/8/8/K7 w - - 0 1"  # e7-e8 asks which piece the pawn becomes
 TIMEOUT = 120_000
+STUCK = "W:W1d4:B2c5,2e5"  # White's single cannot move: a pass
+CHOSEN_PASS = """
+from dipole_engine.plugin import DipoleGame, RulesState
+from dipole_engine.rules import new_board
+
+
+class Chosen(RulesState):
+    \"\"\"A Dipole position of the variant chosen-pass.\"\"\"
+
+    def __init__(self, game, board, start=None):
+        super().__init__(game, board, start)
+        self.variant = game.name
+
+    def copy(self):
+        return Chosen(self.game, super().copy().board, self._start)
+
+
+class ChosenPass(DipoleGame):
+    name = "chosen-pass"
+    title = "Dipole, the pass chosen"
+    passes = False  # the pass is the player's own move: no place on the board, a button
+
+    def variant_names(self):
+        return [("chosen-pass", "Dipole whose pass the player enters")]
+
+    def start(self, variant):
+        return Chosen(self, new_board("dipole"))
+
+    def read_position(self, variant, text):
+        return Chosen(self, new_board("dipole", text))
+
+
+GAME = ChosenPass()
+"""
+
+
+def install_into(folder: Path, distribution: str, points: list[str], *paths: Path) -> dict[str, str]:
+    """The environment of a server (and its engines) that finds the game plug-ins ``points``
+    (``name = module:object``) as pip leaves an installed ``distribution``: a ``dist-info``
+    folder with its entry points in ``folder``, on the path with ``paths``."""
+    info = folder / f"{distribution.replace('-', '_')}-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("\n".join([f"[{gameplug.GROUP}]", *points]) + "\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(folder), *map(str, paths), *filter(None, [env.get("PYTHONPATH")])])
+    return env
 
 
 def plugin_env(folder: Path) -> dict[str, str]:
     """The environment of a server (and its engines) that finds Connect Four: as installed here,
-    or through a ``dist-info`` folder in ``folder`` with the entry point of the example's
-    pyproject.toml, and the example's package on the path."""
-    env = dict(os.environ)
+    or with the entry points of the example's pyproject.toml and its package from its folder."""
     if any(point.name == "connect-four" for point in entry_points(group=gameplug.GROUP)):
-        return env
+        return dict(os.environ)
     pyproject = (EXAMPLE / "pyproject.toml").read_text()  # its entry points: name = "module:object"
     section = pyproject.split(f'[project.entry-points."{gameplug.GROUP}"]')[1].split("\n[")[0]
     points = [line.split("#")[0].replace('"', "").strip() for line in section.splitlines()]
-    info = folder / "connect_four_plug-0.1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: connect-four-plug\nVersion: 0.1.0\n")
-    (info / "entry_points.txt").write_text("\n".join([f"[{gameplug.GROUP}]", *filter(None, points)]) + "\n")
-    env["PYTHONPATH"] = os.pathsep.join([str(folder), str(EXAMPLE), *filter(None, [env.get("PYTHONPATH")])])
-    return env
+    return install_into(folder, "connect-four-plug", list(filter(None, points)), EXAMPLE)
 
 
 def connect_four() -> Game:
@@ -160,6 +202,36 @@ def test_chess_shows_its_piece_images_and_asks_for_the_promotion(browser: Browse
         expect(pieces).to_have_count(3)
         assert click_move(page, "chess", PROMOTION, "e7e8n") == "Promote to which piece?"
         expect(page.locator('#board g.piece[data-square="e8"][data-kind="knight"]')).to_have_count(1)
+        assert not errors
+        page.close()
+
+
+def test_a_move_with_no_place_on_the_board_is_a_button(browser: Browser, tmp_path: Path) -> None:
+    """A game whose pass is the player's choice (a Dipole variant made here, as a plug-in) gets
+    the pass as a button showing the game's label; Dipole's own forced pass never shows one."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "chosen_pass_plug.py").write_text(CHOSEN_PASS)
+    env = install_into(site, "chosen-pass-plug", ["chosen-pass = chosen_pass_plug:GAME"])
+    with gui_server(env=env) as server:
+        page, errors = open_page(browser, server.url)
+        page.select_option("#variant", "chosen-pass")
+        page.fill("#fen", STUCK)
+        page.click("#setup")
+        button = page.locator("#offboard button")
+        expect(button).to_have_text("pass (no stack can move)")
+        assert button.get_attribute("data-move") == "pass"
+        expect(page.locator(".target-hit")).to_have_count(0)
+        button.click()
+        expect(page.locator("body")).to_have_attribute("data-plies", "1")
+        expect(page.locator('#moves .move[data-ply="1"]')).to_have_text("pass")
+        expect(page.locator("#offboard")).to_be_hidden()
+
+        page.select_option("#variant", "dipole")  # Dipole's pass: the referee's, no button
+        page.fill("#fen", STUCK)
+        page.click("#setup")
+        expect(page.locator("body")).to_have_attribute("data-plies", "1")
+        expect(page.locator("#offboard")).to_be_hidden()
         assert not errors
         page.close()
 
