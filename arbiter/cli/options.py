@@ -25,7 +25,7 @@ import gameplug
 
 from ..errors import ArbiterError
 from ..openings.choice import OpeningsChoice
-from ..openings.positions import generate_openings, load_openings
+from ..openings.positions import generate_openings
 from ..play.adjudication import DrawRule, ResignRule
 from ..play.engines import EngineSpec, check_variant_options, load_config, own_engine_command, resolve_engines
 from ..play.referee import RefereeSettings
@@ -224,10 +224,11 @@ def event_options(*, event: str, recover: bool) -> Callable[[F], F]:
         click.option(
             "--openings",
             "openings_file",
-            metavar="FILE [order=random|sequential] [start=K]",
-            help="Openings, one a line: a FEN, a FEN then moves, or moves from the start; or a shipped "
-            "suite by name (balanced). order=random shuffles them by --seed; "
-            "start=K begins with the K-th (from 1).",
+            metavar="FILE [format=epd|pgn] [order=random|sequential] [start=K] [plies=N]",
+            help="Openings, one a line: a FEN, a FEN then moves, or moves from the start; an EPD or PGN "
+            "book (format=, or by the suffix .epd or .pgn); or a shipped suite by name (balanced). "
+            "order=random shuffles them by --seed; start=K begins with the K-th (from 1); plies=N "
+            "plays the first N book moves of each.",
         ),
         click.option(
             "--opening-plies",
@@ -408,7 +409,7 @@ def choose_openings(
         source = choice.resolve(variant)
         if choice.order == "random" and seed is None:
             seed = secrets.randbelow(2**32)
-        openings = choice.arrange(load_openings(source, variant), seed)
+        openings = choice.arrange(choice.load(variant), seed)
         order = f"in random order, seed {seed}" if choice.order == "random" else "in file order"
         start = f", from line {choice.start} of that order" if choice.start != 1 else ""
         again = f" (repeat with --seed {seed})" if choice.order == "random" else ""
