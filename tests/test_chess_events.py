@@ -88,6 +88,10 @@ def test_a_chess960_match_on_node_limits_castles_as_chess960_in_its_records(
         assert game.headers["FEN"] == "qbbnrnkr/pppppppp/8/8/8/8/PPPPPPPP/QBBNRNKR w KQkq - 0 1"
         assert [node.san() for node in game.mainline()][:5] == ["h3", "b5", "Ng3", "Qc6", "O-O"]
     assert "3. O-O {book}" in pgn.read_text()
+    # pgn-extract takes a game for Chess960 when its Variant has "960" in it (cutechess-cli's
+    # "fischerandom" has not: pgn-extract then writes this castling g1g1): it writes it g1h1
+    uci = subprocess.run([pgn_extract, "-s", "-Wuci", str(pgn)], capture_output=True, text=True, timeout=60)
+    assert uci.stderr == "" and uci.stdout.count("h2h3 b7b5 f1g3 a8c6 g1h1 ") == 2
     assert arbiter("replay", str(pgn)).returncode == 0
 
 
