@@ -74,7 +74,7 @@ function layout(board) {
 const SHADES = new Set(["dark", "light"]);
 
 // A stack of checkers seen slightly from above: a few discs offset upward.
-function drawStack(group, x, y, piece, small) {
+function drawStack(group, x, y, piece) {
   const shown = Math.min(piece.count, 5);
   const step = shown > 1 ? Math.min(0.09, 0.3 / (shown - 1)) : 0;
   const base = y + 0.1 + (step * (shown - 1)) / 2;
@@ -105,14 +105,15 @@ function drawPiece(board, group, x, y, piece, small) {
     group.appendChild(el("text", {class: `glyph ${piece.side}`, x, y: y + 0.03, fill: piece.colour,
       "font-size": 0.8, "text-anchor": "middle", "dominant-baseline": "central"}, piece.glyph));
   } else if (piece.kind === "checker" || piece.kind === "stack") {
-    top = drawStack(group, x, y, piece, small);
+    top = drawStack(group, x, y, piece);
   } else {
     group.appendChild(el("circle", {...discPaint(piece, false), cx: x, cy: y, r: 0.4}));
   }
-  const dark = piece.colour !== "white" && piece.colour !== "gold" && piece.colour !== "yellow";
+  // The count (a stack's height) and the label: dark on white, light on black, outlined on a game's colour.
+  const on = piece.colour === "white" ? "on-white" : piece.colour === "black" ? "on-black" : "on-colour";
   const words = [piece.count > 1 ? String(piece.count) : "", piece.label || ""].filter(Boolean).join(" ");
   if (words) {
-    group.appendChild(el("text", {class: `height ${dark ? "on-black" : "on-white"}`, x, y: top + 0.02,
+    group.appendChild(el("text", {class: `height ${on}`, x, y: top + 0.02,
       "font-size": small ? 0.42 : 0.32, "text-anchor": "middle", "dominant-baseline": "central"}, words));
   }
 }
@@ -163,8 +164,9 @@ function drawTarget(layer, geometry, entry, occupied, onTarget) {
     shape = el("path", {class: "target remove", d: `M ${x - 0.2} ${y - 0.2} L ${x + 0.2} ${y + 0.2} M ${x + 0.2} ${y - 0.2} L ${x - 0.2} ${y + 0.2}`});
   } else {
     [x, y] = geometry.center(target.square);
-    shape = occupied.has(target.square) ? el("circle", {class: `target ring ${target.kind}`, cx: x, cy: y, r: 0.44})
-      : el("circle", {class: `target dot ${target.kind}`, cx: x, cy: y, r: 0.14});
+    const on = SHADES.has(geometry.places.get(target.square).shade) ? "" : " on-colour";  // a game's own colour
+    shape = occupied.has(target.square) ? el("circle", {class: `target ring ${target.kind}${on}`, cx: x, cy: y, r: 0.44})
+      : el("circle", {class: `target dot ${target.kind}${on}`, cx: x, cy: y, r: 0.14});
   }
   const hit = el("rect", {class: "target-hit", x: x - 0.5, y: y - 0.5, width: 1, height: 1,
     "data-target": target.square, "data-kind": target.kind});
