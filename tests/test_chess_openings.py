@@ -5,6 +5,7 @@ reversed and recorded with its FEN (read back by python-chess and pgn-extract)."
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,21 @@ def test_an_epd_book_gives_its_positions_with_their_counters(tmp_path: Path) -> 
     ]
     # format= wins over the suffix; plies= has no moves to cut in an EPD book
     assert load_openings(book(tmp_path, "book.txt", EPD_BOOK), "chess", "epd", 2)[1].fen == f"{SICILIAN} 1 2"
+    # Chess960: Shredder-FEN castling read, X-FEN kept
+    shredder = book(tmp_path, "960.epd", "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - fmvn 9;\n")
+    assert (
+        load_openings(shredder, "chess960")[0].fen
+        == "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w KQkq - 0 9"
+    )
+
+
+def test_a_long_epd_line_is_read_or_refused_in_linear_time(tmp_path: Path) -> None:
+    operations = 'id "x"; ' * 200_000
+    began = time.monotonic()
+    assert load_openings(book(tmp_path, "long.epd", f"{START} w KQkq - {operations}\n"), "chess")[0].fen is None
+    with pytest.raises(ArbiterError, match=r"line 2: bad EPD operation 'x'"):
+        load_openings(book(tmp_path, "bad.epd", f"{START} w KQkq -\n{START} w KQkq - {operations}x\n"), "chess")
+    assert time.monotonic() - began < 5  # (a first, quadratic reading took 2.7 s for half as many)
 
 
 def test_a_pgn_book_gives_each_games_main_line_and_plies_keeps_its_first_moves(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from ..records.pgn import read_pgn
 
 EPD_FIELDS = 4  # board, side to move, castling, en passant: a FEN without its two counters
 _OPERATION = re.compile(r'\s*([A-Za-z][A-Za-z0-9_]*)((?:\s+(?:"[^"]*"|[^\s;"]+))*)\s*;')
+_END = re.compile(r"\s*\Z")
 _COUNTERS = {"hmvc": 0, "fmvn": 1}  # the EPD opcodes that give a FEN's counters, by their index
 
 
@@ -49,11 +50,11 @@ def epd_opening(line: str, variant: str, source: str) -> Opening:
         counters = list(fen_counters.groups())
         rest = rest[fen_counters.end() :]
     position = 0
-    while rest[position:].strip():
+    while not _END.match(rest, position):
         operation = _OPERATION.match(rest, position)
         if operation is None:
             raise ArbiterError(
-                f"{source}: bad EPD operation {rest[position:].strip()[:40]!r} "
+                f"{source}: bad EPD operation {rest[position : position + 80].strip()[:40]!r} "
                 '(an opcode, its operands, then ";", as id "name";)'
             )
         opcode, operands = operation.group(1), operation.group(2).strip()
