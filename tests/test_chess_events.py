@@ -96,6 +96,37 @@ def test_a_chess960_match_on_node_limits_castles_as_chess960_in_its_records(
 
 
 @pytest.mark.slow
+def test_a_chess960_round_robin_from_an_epd_book_of_start_positions(
+    tmp_path: Path, stockfish: str, pgn_extract: str
+) -> None:
+    starts = {0: "bbqnnrkr", 330: "nrqkbbrn", 959: "rkrnnqbb"}  # Scharnagl's numbers, White's back rank
+    book, pgn = tmp_path / "starts.epd", tmp_path / "rr.pgn"
+    book.write_text(
+        "".join(
+            f'{row.lower()}/{"p" * 8}/8/8/8/8/{"P" * 8}/{row.upper()} w KQkq - id "start {number}";\n'
+            for number, row in starts.items()
+        )
+    )
+    result = arbiter(
+        "tournament",
+        *engine(stockfish, "depth-1", "depth=1"),
+        *engine(stockfish, "depth-4", "depth=4"),
+        *engine(stockfish, "nodes-3k", "nodes=3000"),
+        *["--each", "option.Hash=16", "--variant", "chess960", "--games", "2", "--maxmoves", "40"],
+        *["--openings", str(book), "order=random", "--seed", "11", "--pgn", str(pgn)],
+    )
+    assert result.returncode == 0, result.stderr
+    assert "3 engines, 1 round of 2 games per pairing, 6 games, variant chess960" in result.stdout
+    assert [int(match[0]) for match in FINISHED.findall(result.stdout)] == list(range(1, 7))
+    games = chess_world_games(pgn, pgn_extract)
+    assert {game.headers["FEN"].split("/")[0] for game in games} <= set(starts.values())
+    assert all(game.headers["Variant"] == "chess960" and game.board().chess960 for game in games)
+    for first, second in zip(games[::2], games[1::2]):  # each pairing's two games: one start, both colours
+        assert first.headers["FEN"] == second.headers["FEN"]
+        assert (first.headers["White"], first.headers["Black"]) == (second.headers["Black"], second.headers["White"])
+
+
+@pytest.mark.slow
 def test_a_killed_round_robin_of_three_stockfish_settings_resumes_and_publishes(
     tmp_path: Path, stockfish: str, pgn_extract: str
 ) -> None:
