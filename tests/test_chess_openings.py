@@ -191,3 +191,13 @@ def test_stockfish_plays_each_book_opening_with_colours_reversed(
     assert result.stderr.strip().splitlines() == [
         f"dipole-arbiter: error: {bad} line 2: the game is already over in this opening (White mates)"
     ]
+
+
+def test_a_pgn_book_is_read_in_the_events_game_so_dipole_records_are_books_too(tmp_path: Path) -> None:
+    records = '[Variant "dipole"]\n\n1. c1-c3 {book} d8-d2 {book} 2. c1+c3 {+5.60/1 0.012s} d8-e7 3. c3-c5 1-0\n'
+    path = book(tmp_path, "dipole.pgn", records)
+    assert load_openings(path, "dipole", plies=4) == [
+        Opening(None, ("c1-c3", "d8-d2", "c1+c3", "d8-e7"), f"{path} line 1")
+    ]
+    with pytest.raises(ArbiterError, match=r"dipole\.pgn line 3 \(game 1\): 'c1-c3' is not a legal move here in SAN"):
+        load_openings(path, "chess")
