@@ -113,7 +113,7 @@ def test_a_chess960_round_robin_from_an_epd_book_of_start_positions(
         *engine(stockfish, "depth-4", "depth=4"),
         *engine(stockfish, "nodes-3k", "nodes=3000"),
         *["--each", "option.Hash=16", "--variant", "chess960", "--games", "2", "--maxmoves", "40"],
-        *["--openings", str(book), "order=random", "--seed", "11", "--pgn", str(pgn)],
+        *["--openings", str(book), "order=random", "--seed", "11", "--pgn", str(pgn), "--db", str(tmp_path / "rr.db")],
     )
     assert result.returncode == 0, result.stderr
     assert "3 engines, 1 round of 2 games per pairing, 6 games, variant chess960" in result.stdout
