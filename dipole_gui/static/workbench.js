@@ -230,10 +230,12 @@ async function loadEngines() {
 
 // -- events ----------------------------------------------------------------------------------
 let engineNames = [];
+const FIRST_VARIANT = "dipole";  // the project's own game is the form's first choice when installed
 
 async function loadForm() {
   const info = await api("/api/workbench/form");
   $("#ev-variant").replaceChildren(...info.variants.map((v) => element("option", { value: v, textContent: v })));
+  if (info.variants.includes(FIRST_VARIANT)) $("#ev-variant").value = FIRST_VARIANT;
   $("#ev-format").replaceChildren(...info.formats.map((f) => element("option", { value: f, textContent: f })));
   $("#ev-suites").replaceChildren(...info.suites.map((s) => element("option", { value: s })));
   $("#ev-cluster-label").hidden = !info.cluster;
