@@ -314,6 +314,18 @@ function clockValue(side) {
   return game.running === side ? base - (performance.now() - state.clocksAt) : base;
 }
 
+// A side's disc: the colour of its pieces on the board when the game has its own (Connect Four's
+// red), else the drawing's white or black; its title is what the game calls the side.
+function sideDisc(board, side) {
+  const disc = document.createElement("span");
+  const piece = board.pieces.find((p) => p.side === (side === "w" ? "first" : "second"));
+  const own = piece && piece.colour !== "white" && piece.colour !== "black";
+  disc.className = `side-disc ${own ? "coloured" : side === "w" ? "white" : "black"}`;
+  if (own) disc.style.background = piece.colour;
+  disc.title = board.sides[side];
+  return disc;
+}
+
 function drawPlayers() {
   const game = state.game;
   const bottom = state.flip ? "b" : "w";
@@ -323,8 +335,7 @@ function drawPlayers() {
     const box = $(id);
     box.replaceChildren();
     box.dataset.side = side;
-    const disc = document.createElement("span");
-    disc.className = `side-disc ${side === "w" ? "white" : "black"}`;
+    const disc = sideDisc(game.board, side);
     const name = document.createElement("span");
     name.className = "name";
     name.textContent = player.name;

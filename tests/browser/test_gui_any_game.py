@@ -160,6 +160,8 @@ def test_connect_four_against_its_engine_to_the_end_then_a_draw(browser: Browser
         discs = page.locator("#board g.piece.disc")
         expect(discs).to_have_count(len(final.picture().pieces))
         assert {discs.nth(i).get_attribute("data-colour") for i in range(discs.count())} == {"red", "gold"}
+        expect(page.locator("#player-bottom .side-disc.coloured")).to_have_attribute("title", "Red")
+        expect(page.locator("#player-top .side-disc.coloured")).to_have_attribute("title", "Yellow")
         screenshot(page, "board-connect-four.png")
 
         # A draw, said as a draw: set up the board with one cell left and fill it.
