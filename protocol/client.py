@@ -146,6 +146,7 @@ class SearchResult:
     scored: Info | None  # the last info line with a score (however many came after it)
     depth: int | None  # the depth of the last info line that gave one
     ponder: str | None  # the reply the engine predicts (``bestmove ... ponder <move>``), unchecked
+    nodes: int | None  # the nodes of the last info line that gave them (the search's count)
 
     # Written out, not the dataclass's: the compiled build compiles this one, where the
     # generated __init__ would be interpreted code run at every move.
@@ -157,6 +158,7 @@ class SearchResult:
         scored: Info | None = None,
         depth: int | None = None,
         ponder: str | None = None,
+        nodes: int | None = None,
     ) -> None:
         self.bestmove = bestmove
         self.infos = [] if infos is None else infos
@@ -164,6 +166,7 @@ class SearchResult:
         self.scored = scored
         self.depth = depth
         self.ponder = ponder
+        self.nodes = nodes
 
 
 MAX_INFOS = 32
@@ -515,6 +518,7 @@ class EngineClient:
         infos: deque[Info] | None = None  # (made at the first info line, if one comes)
         scored: Info | None = None
         depth: int | None = None
+        nodes: int | None = None
         answered = False
         grace = deadline
         try:
@@ -539,12 +543,14 @@ class EngineClient:
                         scored = response
                     if response.depth is not None:
                         depth = response.depth
+                    if response.nodes is not None:
+                        nodes = response.nodes
                     if on_info is not None:
                         on_info(response)
                 elif type(response) is BestMove:
                     answered = True
                     kept = [] if infos is None else list(infos)
-                    return SearchResult(response.move, kept, arrival - started, scored, depth, response.ponder)
+                    return SearchResult(response.move, kept, arrival - started, scored, depth, response.ponder, nodes)
                 elif type(response) is _UnreadableBestMove:
                     answered = True
                     raise UnreadableMove(

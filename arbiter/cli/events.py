@@ -178,6 +178,7 @@ def create_event(
         concurrency=options.concurrency,
         recover=options.recover,
         pgn=_absolute(options.pgn_path),
+        pgn_nodes=options.pgn_nodes,
         log_dir=_absolute(options.log_dir),
         report=_absolute(report),
         anchor=anchor,

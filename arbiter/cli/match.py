@@ -92,6 +92,7 @@ def match_command(**values: Any) -> int:
         concurrency=options.concurrency,
         recover=options.recover,
         pgn=options.pgn_path,
+        pgn_nodes=options.pgn_nodes,
         log_dir=options.log_dir,
         sprt=options.sprt,
         rating_interval=options.rating_interval,

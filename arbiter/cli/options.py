@@ -37,7 +37,7 @@ from ..text import check_printable
 
 DEFAULT_VARIANT = "dipole"
 GROUPED_FLAGS = ("--engine", "--each", "--resign", "--draw")
-FIRST_WORD_FLAGS = ("--openings",)  # a free first word (the file), then key=value words
+FIRST_WORD_FLAGS = ("--openings", "--pgn")  # a free first word (the file), then key=value words
 SEPARATOR = "\x00"  # joins the key=value tokens of one --engine/--each (never in an argument)
 INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 DEMO_OPENING_PLIES = 4
@@ -160,6 +160,28 @@ def _seconds_value(ctx: click.Context, param: click.Parameter, value: float) -> 
     return value
 
 
+@dataclass(frozen=True)
+class PgnOutput:
+    """``--pgn FILE [nodes=true]``: the file, and whether each engine move's comment gives its
+    search's nodes (fastchess's ``-pgnout file= nodes=true``)."""
+
+    path: str
+    nodes: bool = False
+
+
+def _pgn_value(ctx: click.Context, param: click.Parameter, value: str | None) -> PgnOutput | None:
+    if value is None:
+        return None
+    path, *words = value.split(SEPARATOR)
+    nodes = False
+    for word in words:
+        key, _, setting = word.partition("=")
+        if key != "nodes" or setting not in ("true", "false"):
+            raise click.BadParameter(f"{word!r}: expected nodes=true or nodes=false after the file")
+        nodes = setting == "true"
+    return PgnOutput(path, nodes)
+
+
 def _event_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
     try:
         return check_printable(value, "the name")
@@ -238,7 +260,14 @@ def event_options(*, event: str, recover: bool) -> Callable[[F], F]:
         click.option(
             "--seed", type=click.IntRange(min=0), help="Seed for generated openings (printed when not given)."
         ),
-        click.option("--pgn", "pgn_path", metavar="FILE", help="Append every finished game to this PGN file."),
+        click.option(
+            "--pgn",
+            "pgn_output",
+            metavar="FILE [nodes=true]",
+            callback=_pgn_value,
+            help="Append every finished game to this PGN file; nodes=true gives each engine move's "
+            "nodes in its comment (n=10432), as fastchess's nodes=true.",
+        ),
         click.option(
             "--live-pgn",
             "live_pgn",
@@ -330,7 +359,7 @@ class EventOptions:
     openings_file: str | None
     opening_plies: int | None
     seed: int | None
-    pgn_path: str | None
+    pgn_output: PgnOutput | None
     live_pgn: str | None
     log_dir: str | None
     recover: bool
@@ -342,6 +371,14 @@ class EventOptions:
     draw: DrawRule | None
     maxmoves: int
     rating_interval: int
+
+    @property
+    def pgn_path(self) -> str | None:
+        return self.pgn_output.path if self.pgn_output is not None else None
+
+    @property
+    def pgn_nodes(self) -> bool:
+        return self.pgn_output is not None and self.pgn_output.nodes
 
     @classmethod
     def take(cls, values: dict[str, Any]) -> EventOptions:

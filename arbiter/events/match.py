@@ -56,6 +56,7 @@ class MatchConfig:
     cluster: str | None = None
     live: str | None = None
     live_pgn: str | None = None
+    pgn_nodes: bool = False  # each engine move's nodes in the PGN file's comments
 
 
 @dataclass
@@ -84,6 +85,7 @@ class Match(RecordedRun):
             cluster=config.cluster,
             live=config.live,
             live_pgn=config.live_pgn,
+            pgn_nodes=config.pgn_nodes,
         )
         self.live_header.update(event=config.referee.event, games_total=config.games, done_before=0)
         self.config = config

@@ -45,8 +45,9 @@ class RecordedRun:
         cluster: str | None = None,
         live: str | None = None,
         live_pgn: str | None = None,
+        pgn_nodes: bool = False,
     ) -> None:
-        self.writer = PgnWriter(pgn) if pgn else None
+        self.writer = PgnWriter(pgn, pgn_nodes) if pgn else None
         self.logs = (
             EngineLogs(log_dir, warn=lambda line: self.progress.message(f"Warning: {line}")) if log_dir else None
         )

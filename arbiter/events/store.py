@@ -136,6 +136,7 @@ CREATE TABLE moves (
     depth INTEGER,
     time REAL,                       -- seconds the arbiter charged
     clock REAL,                      -- the mover's clock after the move (NULL: no clock, or a book move)
+    nodes INTEGER,                   -- the nodes the engine's search reported last
     PRIMARY KEY (game, ply)
 ) WITHOUT ROWID;
 """
@@ -182,6 +183,7 @@ class EventConfig:
     rating_interval: int = 0  # print the standings every N finished games (0: never)
     cluster: str | None = None  # the Dask scheduler's address (arbiter.pools.cluster); None: local threads
     live_pgn: str | None = None
+    pgn_nodes: bool = False  # each engine move's nodes in the PGN file's comments (``--pgn FILE nodes=true``)
 
     @property
     def name(self) -> str:
@@ -270,6 +272,7 @@ def _settings_json(config: EventConfig) -> str:
             "rating_interval": config.rating_interval,
             "cluster": config.cluster,
             "live_pgn": config.live_pgn,
+            "pgn_nodes": config.pgn_nodes,
         },
         sort_keys=True,
     )
@@ -348,6 +351,7 @@ class EventStore:
         self._schedule: list[ScheduledGame] | None = None
         try:
             self.config = self._load()
+            self._move_columns = self._columns_of_moves(writer=lock_fd is not None)
             if lock_fd is not None:  # a writer plays the plan (and extends it): read now, once
                 self._schedule = self._read_schedule()
         except BaseException:
@@ -565,6 +569,19 @@ class EventStore:
             detail = f"{type(error).__name__}: {error}"
         return EventError(f"event database {self.path} is damaged and cannot be read: {detail}")
 
+    def _columns_of_moves(self, writer: bool) -> str:
+        """The columns a move is read from.  A database made before moves kept their nodes gains
+        the column when a writer opens it (resume); a reader reads no nodes (NULL) from it."""
+        try:
+            names = {row[1] for row in self._db.execute("PRAGMA table_info(moves)")}
+            if "nodes" not in names and writer:
+                with _immediate(self._db):
+                    self._db.execute("ALTER TABLE moves ADD COLUMN nodes INTEGER")
+                names.add("nodes")
+        except sqlite3.DatabaseError as error:
+            raise EventError(f"event database {self.path} cannot be read: {error}") from None
+        return _MOVE_COLUMNS if "nodes" in names else _MOVE_COLUMNS.replace("nodes", "NULL")
+
     def _load(self) -> EventConfig:
         """The event's settings; EventError (one line) if they are damaged."""
         try:
@@ -621,6 +638,7 @@ class EventStore:
             rating_interval=settings.get("rating_interval", 0),
             cluster=settings.get("cluster"),
             live_pgn=settings.get("live_pgn"),
+            pgn_nodes=settings.get("pgn_nodes", False),
         )
         return config
 
@@ -701,7 +719,8 @@ class EventStore:
                         ),
                     )
                     db.executemany(
-                        "INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        "INSERT INTO moves (game, ply, text, source, score_cp, score_mate, depth, time, clock, nodes) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [
                             (
                                 record.number,
@@ -713,6 +732,7 @@ class EventStore:
                                 move.depth,
                                 move.time,
                                 clock,
+                                move.nodes,
                             )
                             for ply, (move, clock) in enumerate(zip(record.moves, clocks), 1)
                         ],
@@ -805,7 +825,7 @@ class EventStore:
         with self._lock:
             moves: dict[int, list[MoveRecord]] = {}
             for row in self._db.execute(
-                f"SELECT {_MOVE_COLUMNS} FROM moves {only_moves} ORDER BY game, ply", parameters
+                f"SELECT {self._move_columns} FROM moves {only_moves} ORDER BY game, ply", parameters
             ):
                 moves.setdefault(row[0], []).append(_move(row))
             rows = self._db.execute(
@@ -823,7 +843,7 @@ class EventStore:
         try:
             with self._lock:
                 games = self._db.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY number")
-                moves = self._db.execute(f"SELECT {_MOVE_COLUMNS} FROM moves ORDER BY game, ply")
+                moves = self._db.execute(f"SELECT {self._move_columns} FROM moves ORDER BY game, ply")
             try:
                 move_rows = self._fetch(moves, batch)
                 move = next(move_rows, None)
@@ -854,14 +874,14 @@ class EventStore:
 _GAME_COLUMNS = (
     "number, white, black, variant, fen, result, termination, reason, white_tc, black_tc, opening, event, site, date"
 )
-_MOVE_COLUMNS = "game, text, source, score_cp, score_mate, depth, time"
+_MOVE_COLUMNS = "game, text, source, score_cp, score_mate, depth, time, nodes"
 
 
 def _move(row: Any) -> MoveRecord:
     """A move of a row of :data:`_MOVE_COLUMNS` (ArbiterError if it is none)."""
-    game, text, source, cp, mate, depth, time = row
+    game, text, source, cp, mate, depth, time, nodes = row
     try:
-        return MoveRecord(text, MoveSource(source), cp, mate, depth, time)
+        return MoveRecord(text, MoveSource(source), cp, mate, depth, time, nodes)
     except ValueError:
         raise ArbiterError(f"a move of game {game} has the unknown source {source!r}") from None
 

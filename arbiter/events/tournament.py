@@ -193,6 +193,7 @@ class Tournament(RecordedRun):
             cluster=config.cluster,
             live=live_path(store.path),
             live_pgn=config.live_pgn,
+            pgn_nodes=config.pgn_nodes,
         )
         self.config = config
         self.out = out

@@ -75,6 +75,7 @@ from .engines import EngineSpec
 from .timecontrol import Clock, SearchLimits
 
 MAX_RECORDED_NUMBER = 2**31 - 1
+MAX_RECORDED_NODES = 2**63 - 1  # (what an event database's INTEGER holds)
 SHOWN_MOVE = 200  # characters of an unreadable bestmove line a result sentence quotes
 
 VARIANT_OPTION = "UCI_Variant"
@@ -794,10 +795,10 @@ _BY_ENGINE: Final = MoveSource.ENGINE  # (an Enum member read from compiled code
 
 
 def engine_move_record(text: str, answer: SearchResult) -> MoveRecord:
-    """The record of an engine's move ``text``: the last score it gave, its depth, its time
-    (a score or depth no record can hold is left out)."""
+    """The record of an engine's move ``text``: the last score it gave, its depth, its time, its
+    nodes (a score, depth or count no record can hold is left out)."""
     last = answer.scored
-    if last is None and answer.depth is None:  # an engine that says nothing of its search
+    if last is None and answer.depth is None and answer.nodes is None:  # an engine that says nothing of its search
         return move_record(text, _BY_ENGINE, None, None, None, answer.elapsed)  # (no keywords: a faster call)
     depth = last.depth if last is not None else None
     if depth is None:
@@ -809,6 +810,7 @@ def engine_move_record(text: str, answer: SearchResult) -> MoveRecord:
         _recordable(last.score_mate if last is not None else None),
         _recordable(depth),
         answer.elapsed,
+        answer.nodes if answer.nodes is not None and answer.nodes <= MAX_RECORDED_NODES else None,
     )
 
 

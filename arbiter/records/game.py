@@ -97,7 +97,8 @@ class MoveRecord:
     """One ply: the rules' move text and what the mover said about it.
 
     ``score_cp`` is centipawns from the mover's view, ``score_mate`` moves to mate (negative:
-    the mover is being mated); ``time`` is the seconds the arbiter charged for it.
+    the mover is being mated); ``time`` is the seconds the arbiter charged for it; ``nodes`` the
+    nodes its search reported last.
     """
 
     text: str
@@ -106,9 +107,11 @@ class MoveRecord:
     score_mate: int | None = None
     depth: int | None = None
     time: float | None = None
+    nodes: int | None = None
 
-    def comment(self) -> str:
-        """The PGN comment text: ``+0.35/7 0.520s``, ``-M3/9 0.100s``, ``book`` or ``forced``."""
+    def comment(self, nodes: bool = False) -> str:
+        """The PGN comment text: ``+0.35/7 0.520s``, ``-M3/9 0.100s``, ``book`` or ``forced``;
+        with ``nodes``, the nodes as fastchess writes them too: ``+0.35/7 0.520s, n=10432``."""
         if self.source is not MoveSource.ENGINE:
             return str(self.source.value)  # mypy types .value of a narrowed enum as Any
         mate, seconds = self.score_mate, self.time
@@ -117,10 +120,13 @@ class MoveRecord:
         elif self.score_cp is not None:
             score = f"{self.score_cp / 100:+.2f}"
         else:  # no score, so no depth shown: the time alone (a PGN writes one a move)
-            return "" if seconds is None else f"{seconds:.3f}s"
-        if self.depth is not None:
+            score = ""
+        if score and self.depth is not None:
             score = f"{score}/{self.depth}"
-        return score if seconds is None else f"{score} {seconds:.3f}s"
+        parts = [" ".join(filter(None, [score, None if seconds is None else f"{seconds:.3f}s"]))]
+        if nodes and self.nodes is not None:
+            parts.append(f"n={self.nodes}")
+        return ", ".join(filter(None, parts))
 
 
 _MOVE_FIELDS = tuple(field.name for field in fields(MoveRecord))  # move_record's parameters, in order
@@ -136,15 +142,24 @@ def move_record(
     score_mate: int | None = None,
     depth: int | None = None,
     time: float | None = None,
+    nodes: int | None = None,
 ) -> MoveRecord:
     """``MoveRecord(text, source, ...)``, the same value, made with its attributes' dict at once
-    (as unpickling makes one) instead of six calls of ``object.__setattr__`` (frozen as it is):
+    (as unpickling makes one) instead of seven calls of ``object.__setattr__`` (frozen as it is):
     the referee makes one at every ply, and a game process's records are rebuilt with it."""
     record: MoveRecord = _NEW(MoveRecord)
     _SET(
         record,
         "__dict__",
-        {"text": text, "source": source, "score_cp": score_cp, "score_mate": score_mate, "depth": depth, "time": time},
+        {
+            "text": text,
+            "source": source,
+            "score_cp": score_cp,
+            "score_mate": score_mate,
+            "depth": depth,
+            "time": time,
+            "nodes": nodes,
+        },
     )
     return record
 

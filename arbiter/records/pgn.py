@@ -96,8 +96,9 @@ def _converted(record: GameRecord, texts: list[str], to_notation: bool) -> list[
     return texts
 
 
-def format_game(record: GameRecord) -> str:
-    """The PGN text of one game, ending with a blank line."""
+def format_game(record: GameRecord, nodes: bool = False) -> str:
+    """The PGN text of one game, ending with a blank line; with ``nodes``, each engine move's
+    comment gives its search's nodes as fastchess writes them (``n=10432``)."""
     head = "".join([f"[{name} {_quote(value)}]\n" for name, value in record_tags(record)])
     # The movetext's tokens (move numbers, moves, comments).  The arbiter writes one game at
     # every game's end, in the process that keeps every record: an engine's move with its time
@@ -119,10 +120,10 @@ def format_game(record: GameRecord) -> str:
             add(f"{number}.")
         black = not black
         add(text)
-        if move.source is _BY_ENGINE and move.score_cp is None and move.score_mate is None:
+        if move.source is _BY_ENGINE and move.score_cp is None and move.score_mate is None and not nodes:
             if move.time is not None:
                 add(f"{{{move.time:.3f}s}}")
-        elif comment := move.comment():
+        elif comment := move.comment(nodes):
             add("{" + comment + "}")
     if record.reason:
         add(_comment(record.reason))
@@ -163,8 +164,9 @@ class PgnWriter:
     interrupted) nothing more is written, and a write in progress is finished first.
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, nodes: bool = False) -> None:
         self.path = path
+        self.nodes = nodes  # each engine move's nodes in its comment (fastchess's nodes=true)
         try:
             self._fd: int | None = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             self._sync_fd = os.dup(self._fd)  # the flusher's own: sealing closes _fd under it
@@ -181,7 +183,7 @@ class PgnWriter:
 
     def write(self, record: GameRecord) -> bool:
         """Append ``record``; False (and nothing written) once the writer is sealed."""
-        data = format_game(record).encode("utf-8")
+        data = format_game(record, self.nodes).encode("utf-8")
         with self._lock:
             if self._fd is None:
                 return False
@@ -337,11 +339,13 @@ class PgnGame:
 _MOVE_COMMENT = re.compile(
     r"(?:(?P<score>[+-](?:M(?P<mate>[0-9]+)|(?P<pawns>[0-9]+\.[0-9]+)))(?:/(?P<depth>[0-9]+))?)?"
     r"\s*(?:(?P<time>[0-9]+(?:\.[0-9]+)?)s)?"
+    r"(?:,?\s*n=(?P<nodes>[0-9]{1,19}))?"
 )
 
 
 def parse_move_comment(text: str, comment: str) -> MoveRecord:
-    """A MoveRecord from a move and its comment (``+0.35/7 0.520s``, ``book``, ``forced``)."""
+    """A MoveRecord from a move and its comment (``+0.35/7 0.520s``, ``book``, ``forced``; with
+    its nodes as fastchess writes them: ``+0.35/7 0.520s, n=10432``)."""
     comment = comment.strip()
     if comment in ("book", "forced"):
         return MoveRecord(text, MoveSource(comment))
@@ -357,6 +361,7 @@ def parse_move_comment(text: str, comment: str) -> MoveRecord:
         score_mate=sign * int(mate) if mate else None,
         depth=int(match.group("depth")) if match.group("depth") else None,
         time=float(match.group("time")) if match.group("time") else None,
+        nodes=int(match.group("nodes")) if match.group("nodes") else None,
     )
 
 
