@@ -2,9 +2,8 @@
 where the game says they are, the game's own question when one click fits several moves, its
 result and reason (draws included) on the page.
 
-Connect Four is the example plug-in (examples/connect_four): for the server and its engines it is
-installed the way pip leaves a package, a ``dist-info`` folder with its entry point on the path
-(:func:`plugin_env`), unless it is installed already.  Chess is gameplug_chess (the ``chess``
+Connect Four is the example plug-in (examples/connect_four), installed by pip as a package of
+its own (the ``installed_example`` fixture): the server and its engine find it by its entry point.  Chess is gameplug_chess (the ``chess``
 extra, in the test extra).  A Dipole whose pass is the player's choice, made here as a plug-in,
 shows a move with no place on the board as a button.  With ``GAME_SCREENSHOTS=DIR`` the boards
 are also saved there (the documentation's pictures: ``board-connect-four.png``,
@@ -16,17 +15,16 @@ from __future__ import annotations
 import base64
 import os
 import sys
-from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 import pytest
-from gui_support import ROOT, click_move, gui_server, open_page, start_game
+from gui_support import click_move, gui_server, open_page, start_game
 from playwright.sync_api import Browser, Page, expect
 
 import gameplug
 from gameplug import Game, State
 
-EXAMPLE = ROOT / "examples" / "connect_four"
 FULL_BUT_ONE = "1yrryyr/rryyrry/yyrryyr/rryyrry/yyrryyr/rryyrry:y"  # a7 empty, Yellow to drop there: a draw
 PROMOTION = "8/4P1k1/8/8/8/8/8/K7 w - - 0 1"  # e7-e8 asks which piece the pawn becomes
 TIMEOUT = 120_000
@@ -79,26 +77,14 @@ def install_into(folder: Path, distribution: str, points: list[str], *paths: Pat
     return env
 
 
-def plugin_env(folder: Path) -> dict[str, str]:
-    """The environment of a server (and its engines) that finds Connect Four: as installed here,
-    or with the entry points of the example's pyproject.toml and its package from its folder."""
-    if any(point.name == "connect-four" for point in entry_points(group=gameplug.GROUP)):
-        return dict(os.environ)
-    pyproject = (EXAMPLE / "pyproject.toml").read_text()  # its entry points: name = "module:object"
-    section = pyproject.split(f'[project.entry-points."{gameplug.GROUP}"]')[1].split("\n[")[0]
-    points = [line.split("#")[0].replace('"', "").strip() for line in section.splitlines()]
-    return install_into(folder, "connect-four-plug", list(filter(None, points)), EXAMPLE)
-
-
-def connect_four() -> Game:
-    """The example's game in this process (the rules the test checks the page against)."""
-    found = dict(gameplug.installed_games())
-    if "connect-four" not in found:
-        sys.path.insert(0, str(EXAMPLE))
+def connect_four(example: Any) -> Game:
+    """The example's game, as installed (the rules the test checks the page against)."""
+    sys.path.insert(0, str(example.folder))
+    try:
         from connect_four_plug import GAME
-
-        return GAME
-    return found["connect-four"]
+    finally:
+        sys.path.remove(str(example.folder))
+    return GAME
 
 
 def screenshot(page: Page, name: str) -> None:
@@ -130,10 +116,10 @@ def hand_move(state: State) -> str:
 
 
 @pytest.mark.slow
-def test_connect_four_against_its_engine_to_the_end_then_a_draw(browser: Browser, tmp_path: Path) -> None:
-    engine = f"cmd={sys.executable} -m connect_four_plug.engine"
-    game = connect_four()
-    with gui_server("--engine", engine, "name=c4", "depth=2", env=plugin_env(tmp_path / "site")) as server:
+def test_connect_four_against_its_engine_to_the_end_then_a_draw(browser: Browser, installed_example: Any) -> None:
+    engine = f"cmd={installed_example.engine}"
+    game = connect_four(installed_example)
+    with gui_server("--engine", engine, "name=c4", "depth=2", env=installed_example.env) as server:
         page, errors = open_page(browser, server.url)
         start_game(page, variant="connect-four", white="human", black="0", tc="depth", depth="2")
         squares = page.locator("#board rect.sq")
