@@ -9,15 +9,18 @@ best).  :class:`AnalysisLines` keeps the latest of each line of the position ana
     {"type": "thinking", "source": "analysis", "ply": 12,   # the ply analysed
      ...the best line (arbiter/searchline.py's JSON, White's view)...,
      "arrow": {"from": "c1" | null, "target": {"kind": "move", "square": "c3", "edge": null}} | null,
-     "lines": [{"multipv": 1, ...search line..., "arrow": ...}, ...]}   # best first
+     "shown": ["Nf3", "..."],                                 # the line in the game's notation
+     "lines": [{"multipv": 1, ...search line..., "arrow": ..., "shown": ...}, ...]}   # best first
 
 The arrow is the line's first move as the game describes it (:func:`move_arrow`: its origin and
-its marker, as ``board.js`` draws them); the page only draws it.
+its marker, as ``board.js`` draws them); the page only draws it.  ``shown`` is the line as the
+move list writes moves (:func:`line_notation`: SAN in chess), while ``pv`` keeps the engine's
+protocol texts, which a click on the line sends back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arbiter.board import move_json
@@ -38,6 +41,21 @@ def move_arrow(state: State[Any], text: str) -> dict[str, Any] | None:
     except GameError:
         return None
     return None if choice.target is None else move_json(choice)
+
+
+def line_notation(state: State[Any], pv: Sequence[str]) -> list[str]:
+    """An engine's line ``pv`` (protocol texts, from ``state``) in the game's notation, as far
+    as its moves are legal; the rest as the engine wrote it (an engine's line is not trusted)."""
+    shown: list[str] = []
+    after = state.copy()
+    for index, text in enumerate(pv):
+        try:
+            move = after.read_move(text)
+        except GameError:
+            return [*shown, *pv[index:]]
+        shown.append(after.notation(move))
+        after.play(move)
+    return shown
 
 
 def multipv_range(options: Mapping[str, OptionSpec]) -> int:
@@ -64,6 +82,7 @@ class AnalysisLines:
             line = search_line(info, mover)
             line["multipv"] = number
             line["arrow"] = move_arrow(self.state, line["pv"][0]) if line["pv"] else None
+            line["shown"] = line_notation(self.state, line["pv"])
             self.lines[number] = line
         best = self.lines.get(1) or next(iter(self.lines.values()), None) or {}
         return {

@@ -32,7 +32,7 @@ from gameplug import Side
 from protocol import Info
 from protocol.client import EngineError
 
-from .analysislines import move_arrow
+from .analysislines import line_notation, move_arrow
 from .limits import LimitReached
 from .pagestate import thinking_message
 from .seats import GameTable
@@ -260,4 +260,5 @@ def _thinking(session: Session, generation: int, source: str, mover: Side, info:
     message = thinking_message(source, mover, info)
     message["ply"] = len(session.moves)
     message["arrow"] = move_arrow(session.state, info.pv[0]) if info.pv else None
+    message["shown"] = line_notation(session.state, info.pv)
     session.post(message)

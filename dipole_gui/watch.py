@@ -61,6 +61,7 @@ from arbiter.records.pgn import format_game
 from arbiter.stats.ratings import RatingError, RatingTable, fit_ratings
 from gameplug import GameError, State
 
+from .analysislines import line_notation
 from .outbox import Outbox
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -363,7 +364,9 @@ class EventFeed:
             "black_tc",
             "variant",
         )
-        return {**{key: game.get(key) for key in keys}, "board": board_json(state, last)}
+        shown = {key: game.get(key) for key in keys}
+        shown["lines"] = _lines_in_notation(state, game.get("lines"), game.get("turn"))
+        return {**shown, "board": board_json(state, last)}
 
     # -- one finished game, on request ----------------------------------------------------
     def replay(self, number: int) -> dict[str, Any]:
@@ -398,6 +401,23 @@ class EventFeed:
             "images": images_of(boards),
             "pgn": format_game(record),
         }
+
+
+def _lines_in_notation(state: State[Any], lines: Any, turn: Any) -> Any:
+    """The engines' latest lines of a live game at ``state``, each with its moves in the game's
+    notation (``shown``, as on the play page): the side to move searched ``state``, the other
+    side the position before the last move (its own)."""
+    if not isinstance(lines, dict):
+        return lines
+    before = state.copy()
+    if before.history:
+        before.undo()
+    shown = dict(lines)
+    for side, line in lines.items():
+        if isinstance(line, dict) and isinstance(line.get("pv"), list):
+            pv = [str(text) for text in line["pv"]]
+            shown[side] = {**line, "shown": line_notation(state if side == turn else before, pv)}
+    return shown
 
 
 def open_store(path: str, running: bool) -> tuple[EventStore, bool]:

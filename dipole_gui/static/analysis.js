@@ -3,7 +3,7 @@
 // Scores are White's view (arbiter/searchline.py); searchline.js formats them.  Nothing here
 // knows the rules: a clicked line goes to the server as its moves' texts.  Text only, no markup.
 
-import { POV_NOTE, figureNodes, scoreText } from "./searchline.js";
+import { POV_NOTE, figureNodes, lineMoves, scoreText } from "./searchline.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 export const GRAPH_CLAMP = 5;  // pawns: the graph's scale runs from -5 to +5, scores beyond sit at the edge
@@ -42,8 +42,9 @@ export function drawEvalBar(bar, score, flip) {
   bar.replaceChildren(fill, label);
 }
 
-// The engine's lines, best first: the labelled figures, then the moves.  A click on a move plays
-// the line up to it, a click elsewhere on the line plays all of it: onPlay(moves).
+// The engine's lines, best first: the labelled figures, then the moves (in the game's notation).
+// A click on a move plays the line up to it, a click elsewhere on the line plays all of it:
+// onPlay(moves), the engine's own texts (pv), which the server reads.
 export function drawLines(list, lines, onPlay) {
   list.replaceChildren(...lines.map((line) => {
     const item = document.createElement("li");
@@ -55,7 +56,9 @@ export function drawLines(list, lines, onPlay) {
     figures.append(...figureNodes(line, ["score", "depth", "nodes"]));
     const moves = document.createElement("div");
     moves.className = "line-moves";
-    line.pv.forEach((text, index) => {
+    const shown = lineMoves(line);
+    line.pv.forEach((_, index) => {
+      const text = shown[index];
       const move = document.createElement("span");
       move.className = "line-move";
       move.dataset.index = String(index);

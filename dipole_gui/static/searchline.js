@@ -1,6 +1,7 @@
 // searchline.js: the texts of an engine's search line, for the play page and the watch page alike.
 // A line is the JSON of arbiter/live/searchline.py: {pov, depth, seldepth, score: {cp} | {mate} | null,
-// bound, nodes, nps, time (ms), pv}, its score and bound always from White's side (pov "white").
+// bound, nodes, nps, time (ms), pv}, its score and bound always from White's side (pov "white"),
+// and from the GUI's server also `shown`: the moves of pv in the game's notation (SAN in chess).
 // A move's score in the play page's move list has the same {cp} | {mate} shape and side.
 
 // Shown beside the scores on both pages, so nobody has to guess whose side a score takes.
@@ -26,6 +27,11 @@ export function countText(value) {
   return String(value);
 }
 
+// The moves of a line as the page shows them: in the game's notation when the server wrote them so.
+export function lineMoves(line) {
+  return (line && (line.shown || line.pv)) || [];
+}
+
 // Every part of a line as text ("" where the engine did not say).
 export function lineTexts(line) {
   line = line || {};
@@ -35,7 +41,7 @@ export function lineTexts(line) {
     nodes: missing(line.nodes) ? "" : `${countText(line.nodes)} nodes`,
     nps: missing(line.nps) ? "" : `${countText(line.nps)} nodes/s`,
     time: missing(line.time) ? "" : `${(line.time / 1000).toFixed(1)} s`,
-    pv: line.pv && line.pv.length ? line.pv.join(" ") : "",
+    pv: lineMoves(line).join(" "),
   };
 }
 
