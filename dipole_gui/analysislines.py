@@ -43,19 +43,26 @@ def move_arrow(state: State[Any], text: str) -> dict[str, Any] | None:
     return None if choice.target is None else move_json(choice)
 
 
-def line_notation(state: State[Any], pv: Sequence[str]) -> list[str]:
-    """An engine's line ``pv`` (protocol texts, from ``state``) in the game's notation, as far
-    as its moves are legal; the rest as the engine wrote it (an engine's line is not trusted)."""
+def legal_notation(state: State[Any], pv: Sequence[str]) -> list[str]:
+    """The moves of an engine's line ``pv`` (protocol texts, from ``state``) in the game's
+    notation, up to the first that is not legal there (an engine's line is not trusted)."""
     shown: list[str] = []
     after = state.copy()
-    for index, text in enumerate(pv):
+    for text in pv:
         try:
             move = after.read_move(text)
         except GameError:
-            return [*shown, *pv[index:]]
+            break
         shown.append(after.notation(move))
         after.play(move)
     return shown
+
+
+def line_notation(state: State[Any], pv: Sequence[str]) -> list[str]:
+    """An engine's line ``pv`` (from ``state``) in the game's notation, as far as its moves are
+    legal; the rest as the engine wrote it."""
+    shown = legal_notation(state, pv)
+    return [*shown, *pv[len(shown) :]]
 
 
 def multipv_range(options: Mapping[str, OptionSpec]) -> int:

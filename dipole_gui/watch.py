@@ -23,8 +23,9 @@ event's lock (:func:`arbiter.events.running.event_running`).  On a change it pus
 - ``event``: settings, progress and ETA, the standings with their 95% intervals (the numbers
   of ``dipole-arbiter ratings``: :func:`arbiter.stats.ratings.fit_ratings` on the same games),
   crosstable, terminations and the finished games;
-- ``live``: every game in progress: its board (:func:`arbiter.board.board_json`, any game's), moves,
-  clocks and both engines' latest lines (only while the event runs).
+- ``live``: every game in progress: its board (:func:`arbiter.board.board_json`, any game's), moves
+  (also in the game's notation, ``shown``), clocks and both engines' latest lines, their moves
+  in the game's notation too (only while the event runs).
 
 A match has no database: ``--watch FILE.json`` follows its live file (``dipole-arbiter match
 --live FILE.json``): its games in progress, its progress, and whether it runs (its heartbeat
@@ -61,11 +62,14 @@ from arbiter.records.pgn import format_game
 from arbiter.stats.ratings import RatingError, RatingTable, fit_ratings
 from gameplug import GameError, State
 
-from .analysislines import line_notation
+from .analysislines import legal_notation
 from .outbox import Outbox
 
 STATIC_DIR = Path(__file__).parent / "static"
 POLL_INTERVAL = 0.25  # seconds between two looks at the files while someone watches
+LiveBoard = tuple[str | None, list[str], State[Any], LastMove | None, list[str]]
+"""A live game's board, kept between looks: its start FEN, the moves played on it, the position,
+its last move, the moves in the game's notation."""
 CREATION_GRACE = 10.0  # a database this new that cannot be read yet is still being written
 
 
@@ -91,7 +95,7 @@ class EventFeed:
         self._running: bool | None = None
         self._progress: Any = None
         self._rated: tuple[int, dict[str, Any] | None] = (-1, None)
-        self._boards: dict[int, tuple[str | None, list[str], State[Any], LastMove | None]] = {}
+        self._boards: dict[int, LiveBoard] = {}
         # One look at a time: a feed whose last viewer left may still be finishing one on its
         # thread when a new viewer starts the next.
         self._looking = threading.Lock()
@@ -343,11 +347,12 @@ class EventFeed:
             cached = self._boards.get(number)
             if cached is None or cached[0] != fen or cached[1] != moves[: len(cached[1])]:
                 variant = gameplug.variant(str(game["variant"]))
-                cached = (fen, [], variant.start() if fen is None else variant.read_position(str(fen)), None)
-            _, played, state, last = cached
+                cached = (fen, [], variant.start() if fen is None else variant.read_position(str(fen)), None, [])
+            _, played, state, last, notation = cached
             for text in moves[len(played) :]:
                 last = play_shown(state, state.read_move(text))
-            self._boards[number] = (fen, moves, state, last)
+                notation = [*notation, last["text"]]
+            self._boards[number] = (fen, moves, state, last, notation)
         except (KeyError, TypeError, ValueError, GameError):
             return None
         keys = (
@@ -366,6 +371,7 @@ class EventFeed:
         )
         shown = {key: game.get(key) for key in keys}
         shown["lines"] = _lines_in_notation(state, game.get("lines"), game.get("turn"))
+        shown["shown"] = notation  # the moves in the game's notation
         return {**shown, "board": board_json(state, last)}
 
     # -- one finished game, on request ----------------------------------------------------
@@ -405,18 +411,24 @@ class EventFeed:
 
 def _lines_in_notation(state: State[Any], lines: Any, turn: Any) -> Any:
     """The engines' latest lines of a live game at ``state``, each with its moves in the game's
-    notation (``shown``, as on the play page): the side to move searched ``state``, the other
-    side the position before the last move (its own)."""
+    notation (``shown``, as on the play page).  A side's line is of its latest search, which
+    stays until its next one reports: of the position now or one of its two turns before (the
+    side to move: now or 2 plies back; the other: 1 or 3), read at the latest of them where all
+    its moves are legal; else as the engine wrote it."""
     if not isinstance(lines, dict):
         return lines
-    before = state.copy()
-    if before.history:
-        before.undo()
+    positions = [state]
+    while len(positions) < 4 and positions[-1].history:
+        earlier = positions[-1].copy()
+        earlier.undo()
+        positions.append(earlier)
     shown = dict(lines)
     for side, line in lines.items():
         if isinstance(line, dict) and isinstance(line.get("pv"), list):
             pv = [str(text) for text in line["pv"]]
-            shown[side] = {**line, "shown": line_notation(state if side == turn else before, pv)}
+            first = 0 if side == turn else 1
+            readings = (legal_notation(positions[back], pv) for back in (first, first + 2) if back < len(positions))
+            shown[side] = {**line, "shown": next((moves for moves in readings if len(moves) == len(pv)), pv)}
     return shown
 
 

@@ -175,8 +175,9 @@ function showLive(message) {
     const board = node("div", {class: "board"});
     drawBoard(board, game.board);  // with its coordinates, as on the play page
     card.append(board, playerRow(game, "white"), engineLine(game, "white"));
-    const recent = game.moves.slice(-8).join(" ");
-    card.append(node("div", {class: "last-moves", title: game.moves.join(" ")}, recent ? `… ${recent}` : "start"));
+    const moves = game.shown || game.moves;  // in the game's notation (SAN in chess)
+    const recent = moves.slice(-8).join(" ");
+    card.append(node("div", {class: "last-moves", title: moves.join(" ")}, recent ? `… ${recent}` : "start"));
     return card;
   });
   container.replaceChildren(...cards);
