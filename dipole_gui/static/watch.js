@@ -257,8 +257,14 @@ function goTo(ply) {
   const game = replay.game;
   const board = {...game.boards[0], ...game.boards[replay.ply], images: game.images, flip: replay.flip};
   drawBoard($("replay-board"), board);
-  for (const item of $("replay-moves").querySelectorAll("[data-ply]")) {
+  const list = $("replay-moves");
+  for (const item of list.querySelectorAll("[data-ply]")) {
     item.classList.toggle("current", Number(item.dataset.ply) === replay.ply);
+  }
+  // The current move kept in sight (a long game's list scrolls; the page does not move).
+  const current = list.querySelector(".current");
+  if (current && (current.offsetTop < list.scrollTop || current.offsetTop + current.offsetHeight > list.scrollTop + list.clientHeight)) {
+    list.scrollTop = current.offsetTop - list.clientHeight / 2;
   }
 }
 

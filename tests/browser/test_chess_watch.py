@@ -113,11 +113,18 @@ def test_watch_a_stockfish_chess_tournament_live_and_replay_its_games(
                 assert state.notation(move) == text  # SAN, as the record has it
                 state.play(move)
             assert len(page.locator("#replay-board g.piece").all()) == len(state.picture().pieces)
+            in_sight = (
+                "() => { const list = document.getElementById('replay-moves').getBoundingClientRect();"
+                " const move = document.querySelector('#replay-moves .current').getBoundingClientRect();"
+                " return move.top >= list.top && move.bottom <= list.bottom; }"
+            )
+            assert page.evaluate(in_sight)  # the last move of a long game, scrolled to
             page.click("#r-first")
             expect(page.locator("#replay-board g.piece image")).to_have_count(32)
             page.keyboard.press("ArrowRight")
             expect(page.locator("#replay-moves .current")).to_have_attribute("data-ply", "1")
             expect(page.locator("#replay-board .sq.last")).to_have_count(2)
+            assert page.evaluate(in_sight)
             assert not errors
             page.close()
     finally:
