@@ -1,13 +1,15 @@
 """Chess against the real Stockfish in the GUI, as a user plays it: ``dipole-gui --engine
 cmd=/usr/games/stockfish``, moves entered by clicking the piece and its square, Stockfish's
-answers on the board and in the move list (SAN), a resignation, mates on both sides with the
-arbiter's words in the banner; a Chess960 game against it from the variant's start, and castling
+answers on the board, in the move list and its line in SAN, a resignation, mates on both sides
+with the arbiter's words in the banner; a Chess960 game against it from the variant's start, and castling
 king-takes-rook entered by clicking the king and then its rook.
 
 Stockfish plays at depth 4 (the page's time control), so each of its moves takes milliseconds.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from chess_support import stockfish
@@ -19,6 +21,7 @@ import gameplug
 __all__ = ["stockfish"]  # (a fixture)
 
 TIMEOUT = 120_000
+UCI = re.compile(r"^[a-h][1-8][a-h][1-8][qrbn]?$")
 SF = "0"  # the engine list's entry of the one engine given
 HUMAN_MATES = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"  # Ra8#
 ENGINE_MATES = "r5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1"  # ...Ra1#
@@ -65,8 +68,10 @@ def test_a_chess_game_against_stockfish_clicked_resigned_and_mates(browser: Brow
             replay.play(move)
         assert replay.position_text() == page.input_value("#fen")
         assert page.locator("#player-top .name").text_content() == "sf"
-        # The engine's search line of its last move shows in the thinking panel.
+        # The engine's search line of its last move shows in the thinking panel, in SAN.
         expect(page.locator("#thinking-who")).to_have_text("· sf")
+        line = (page.text_content("#t-pv") or "").split()
+        assert line and not any(UCI.match(move) for move in line), line
         # Resigned: two clicks, and the banner says who won.
         page.click("#resign")
         page.click("#resign")
