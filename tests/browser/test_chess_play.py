@@ -1,8 +1,8 @@
 """Chess against the real Stockfish in the GUI, as a user plays it: ``dipole-gui --engine
 cmd=/usr/games/stockfish``, moves entered by clicking the piece and its square, Stockfish's
 answers on the board, in the move list and its line in SAN, a resignation, mates on both sides
-with the arbiter's words in the banner; a Chess960 game against it from the variant's start, and castling
-king-takes-rook entered by clicking the king and then its rook.
+with the arbiter's words in the banner; a Chess960 game against it from the variant's start,
+and castling king-takes-rook entered by clicking the king and then its rook.
 
 Stockfish plays at depth 4 (the page's time control), so each of its moves takes milliseconds.
 """
