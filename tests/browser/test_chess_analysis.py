@@ -132,10 +132,14 @@ def test_stockfish_analyses_chess_lines_in_san_arrows_bar_and_mates(
         assert float(page.get_attribute("#eval-bar", "data-white") or "nan") < 0.2
         first = page.locator('#lines .pv-line[data-multipv="1"] .line-move').first
         expect(first).to_have_text(re.compile(r"^K"), timeout=TIMEOUT)  # only the king can move
-        san = first.text_content() or ""
+        # (the lines are redrawn as the search goes on: the move clicked is read as it is clicked)
+        page.evaluate(
+            "() => document.getElementById('lines').addEventListener("
+            "'click', (event) => { window.clicked = event.target.textContent; }, true)"
+        )
         first.click()
         expect(page.locator("body")).to_have_attribute("data-plies", "1")
-        expect(page.locator('#moves .move[data-ply="1"]')).to_have_text(san)
+        expect(page.locator('#moves .move[data-ply="1"]')).to_have_text(page.evaluate("() => window.clicked"))
 
         # The Ruy Lopez clicked move by move, the analysis following; the lines and arrows of
         # its last position, in the screenshot.
@@ -157,8 +161,8 @@ def test_stockfish_analyses_chess_lines_in_san_arrows_bar_and_mates(
             check_san_line(state, moves)
             assert (start, end) == first_move_ends(state, moves[0])
         expect(page.locator("#board .arrows .arrow")).to_have_count(3)
-        page.set_viewport_size({"width": 1280, "height": 1000})  # the graph below the board too
-        page.screenshot(path=str(shots(tmp_path) / "chess-analysis.png"))
+        expect(page.locator("#message")).to_be_hidden()  # the set-up's notice, gone after 4 s
+        page.screenshot(path=str(shots(tmp_path) / "chess-analysis.png"), full_page=True)  # the graph too
         page.click("#analyse-stop")
         expect(page.locator("#analyse")).to_be_visible()
         assert not errors

@@ -95,6 +95,12 @@ def test_watch_a_stockfish_chess_tournament_live_and_replay_its_games(
                 "() => [...document.querySelectorAll('.live-game')].some(card => Number(card.dataset.plies) >= 16)",
                 timeout=TIMEOUT,
             )
+            if os.environ.get("CHESS_SCREENSHOTS"):  # the documentation's picture: two games well under way
+                page.wait_for_function(
+                    "() => { const cards = [...document.querySelectorAll('.live-game')];"
+                    " return cards.length >= 2 && cards.every(card => Number(card.dataset.plies) >= 20); }",
+                    timeout=TIMEOUT,
+                )
             page.screenshot(path=str(shots(tmp_path) / "chess-watch.png"))
 
             # The event ends; a finished game replays: SAN moves, the pieces on every ply.
