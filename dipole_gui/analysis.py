@@ -14,12 +14,11 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from arbiter.errors import ArbiterError
-from arbiter.live.searchline import shows_search
 from gameplug import Side
 from protocol import Info, Limit
 from protocol.client import EngineError
 
-from .analysislines import MULTIPV_OPTION, AnalysisLines, multipv_range
+from .analysislines import MULTIPV_OPTION, AnalysisLines, carries_line, multipv_range
 from .limits import LimitReached, Permit
 from .seats import EngineSeat
 from .timesetting import PageError
@@ -135,7 +134,7 @@ class Analysis:
 
     def _info(self, seat: EngineSeat, round_: int, mover: Side, info: Info) -> None:
         lines = self.lines
-        if seat is not self.seat or round_ != self.round or not shows_search(info) or lines is None:
+        if seat is not self.seat or round_ != self.round or not carries_line(info) or lines is None:
             return
         session = self.session
         session.post(lines.add(info, mover))

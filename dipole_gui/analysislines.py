@@ -65,6 +65,13 @@ def line_notation(state: State[Any], pv: Sequence[str]) -> list[str]:
     return [*shown, *pv[len(shown) :]]
 
 
+def carries_line(info: Info) -> bool:
+    """Whether an ``info`` line carries a search line to show (a score or moves), not just the
+    search's progress: Stockfish, past 3 s of search, also says which move it searches (``info
+    depth 19 currmove e2e4 currmovenumber 3``), which would blank the line shown."""
+    return bool(info.pv) or info.score_cp is not None or info.score_mate is not None
+
+
 def multipv_range(options: Mapping[str, OptionSpec]) -> int:
     """How many lines an engine with ``options`` may be asked for (1: it declares no MultiPV)."""
     spec = next((option for name, option in options.items() if name.lower() == MULTIPV_OPTION.lower()), None)

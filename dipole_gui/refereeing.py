@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import gameplug
 from arbiter.board import side_letter
 from arbiter.errors import ArbiterError
-from arbiter.live.searchline import shows_search, white_score
+from arbiter.live.searchline import white_score
 from arbiter.play.referee import GameControl, GameJob, HumanSeat, RefereeSettings, Seat, WatchedGame
 from arbiter.play.timecontrol import Clock
 from arbiter.records.game import BLACK_WINS, DECISIVE, GameRecord, MoveRecord, MoveSource, Termination
@@ -32,7 +32,7 @@ from gameplug import Side
 from protocol import Info
 from protocol.client import EngineError
 
-from .analysislines import line_notation, move_arrow
+from .analysislines import carries_line, line_notation, move_arrow
 from .limits import LimitReached
 from .pagestate import thinking_message
 from .seats import GameTable
@@ -255,7 +255,7 @@ def _thinking(session: Session, generation: int, source: str, mover: Side, info:
         session.post(
             {"type": "notice", "message": f"{session.player_name(mover)} reports an error: {info.error[:300]}"}
         )
-    if not shows_search(info):
+    if not carries_line(info):
         return
     message = thinking_message(source, mover, info)
     message["ply"] = len(session.moves)

@@ -29,6 +29,7 @@ WHITE_MATES = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"  # Ra8#
 BLACK_MATES = "r5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1"  # ...Ra1#
 BLACK_QUEEN_UP = "3qk3/8/8/8/8/8/8/4K3 w - - 0 1"  # White to move, a queen down
 OPENING = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"]  # the Ruy Lopez
+NO_FIGURE = "\N{EN DASH}"  # what the engine panel shows for a figure the engine did not give
 UCI = re.compile(r"^[a-h][1-8][a-h][1-8][qrbn]?$")
 
 
@@ -150,6 +151,17 @@ def test_stockfish_analyses_chess_lines_in_san_arrows_bar_and_mates(
             expect(page.locator("body")).to_have_attribute("data-view", str(plies))
             expect(page.locator("#moves .move-eval").nth(plies - 1)).not_to_have_text("", timeout=TIMEOUT)
         expect(page.locator("#lines .pv-line")).to_have_count(3, timeout=TIMEOUT)
+        # Past 3 s of search Stockfish also reports the move it searches (info depth 14 currmove
+        # d2d4 currmovenumber 5): progress, never a line without its score or moves.
+        page.wait_for_function("() => parseFloat(document.getElementById('t-time').textContent) >= 3", timeout=TIMEOUT)
+        for _ in range(20):
+            texts = page.evaluate(
+                "() => [document.getElementById('t-score').textContent, ...[...document.querySelectorAll("
+                "'#lines .pv-line')].map((line) => line.querySelector('[data-figure=\"score\"]') ? "
+                "line.querySelectorAll('.line-move').length : 0)]"
+            )
+            assert texts[0] != NO_FIGURE and len(texts) == 4 and all(texts[1:]), texts
+            page.wait_for_timeout(100)
         page.wait_for_function(
             "() => document.querySelectorAll('#lines .line-move').length >= 12"
             " && Number(document.getElementById('t-depth').textContent.split('/')[0]) >= 12",
