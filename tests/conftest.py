@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
+from example_game import InstalledExample, install_example
 
-EXAMPLE_GAME = Path(__file__).resolve().parent.parent / "examples" / "connect_four"
+import gameplug
 
 BROWSERS = ("chromium-headless-shell", "chromium", "chromium-browser")
 """Where to look, best first: Debian's old headless shell (``chromium-headless-shell``, what
@@ -32,29 +31,19 @@ def chromium_executable() -> str:
     return path
 
 
-@dataclass(frozen=True)
-class InstalledExample:
-    """The example game installed as a package of its own, outside the project: ``env`` is the
-    environment in which every host command and page finds it (its folder on ``PYTHONPATH``), and
-    ``engine`` its engine's console script."""
-
-    folder: Path
-    env: dict[str, str]
-    engine: Path
-
-
 @pytest.fixture(scope="session")
 def installed_example(tmp_path_factory: pytest.TempPathFactory) -> InstalledExample:
-    """examples/connect_four installed by pip (from a copy: the build leaves files beside its
-    source) into a folder of its own, the way a game author's package is installed: nothing of
-    the host knows of it but what the game's entry point says."""
-    where = tmp_path_factory.mktemp("example-game")
-    source = where / "source"
-    shutil.copytree(EXAMPLE_GAME, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    folder = where / "installed"
-    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(folder), str(source)]
-    run = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stderr[-2000:]
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), env.get("PYTHONPATH")]))
-    return InstalledExample(folder, env, folder / "bin" / "connect-four-engine")
+    """examples/connect_four installed by pip as a package of its own (see example_game.py)."""
+    return install_example(tmp_path_factory.mktemp("example-game"))
+
+
+@pytest.fixture
+def example_registered(installed_example: InstalledExample) -> Iterator[InstalledExample]:
+    """The installed example found by this process's registry too, for the test's length."""
+    sys.path.insert(0, str(installed_example.folder))
+    gameplug.reload()
+    try:
+        yield installed_example
+    finally:
+        sys.path.remove(str(installed_example.folder))
+        gameplug.reload()

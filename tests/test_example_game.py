@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import InstalledExample
+from example_game import InstalledExample
 
 from arbiter.records.pgn import read_pgn_file
 

@@ -4,8 +4,6 @@ the last move as the game describes it, the result (draws included), and the ima
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -13,18 +11,10 @@ import gameplug
 from arbiter.board import board_json, images_of, play_shown, ply_json
 from gameplug import Game
 
-EXAMPLE = Path(__file__).resolve().parent / ".." / "examples" / "connect_four"
-
 
 def connect_four() -> Game:
-    """The example plug-in: installed, or taken from its folder."""
-    found = dict(gameplug.installed_games())
-    if "connect-four" in found:
-        return found["connect-four"]
-    sys.path.insert(0, str(EXAMPLE))
-    from connect_four_plug import GAME
-
-    return GAME
+    """The example plug-in, found by the registry (the ``example_registered`` fixture)."""
+    return gameplug.game("connect-four")
 
 
 def test_start_position_shape() -> None:
@@ -74,6 +64,7 @@ def test_impasse_and_ten_by_ten() -> None:
     assert {p["square"] for p in ten["pieces"]} == {"g1", "f10"}
 
 
+@pytest.mark.usefixtures("example_registered")
 def test_win_and_draw_results_in_the_games_words() -> None:
     state = gameplug.variant("dipole").read_position("W:W1b8:B1a1")
     state.play(state.read_move("b8-off:1"))
@@ -84,6 +75,7 @@ def test_win_and_draw_results_in_the_games_words() -> None:
     assert drawn["sides"] == {"w": "Red", "b": "Yellow"}
 
 
+@pytest.mark.usefixtures("example_registered")
 def test_connect_four_shades_discs_and_drop_markers() -> None:
     state = connect_four().start("connect-four")
     last = play_shown(state, state.read_move("d"))

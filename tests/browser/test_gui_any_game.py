@@ -3,7 +3,8 @@ where the game says they are, the game's own question when one click fits severa
 result and reason (draws included) on the page.
 
 Connect Four is the example plug-in (examples/connect_four), installed by pip as a package of
-its own (the ``installed_example`` fixture): the server and its engine find it by its entry point.  Chess is gameplug_chess (the ``chess``
+its own (the ``example_registered`` fixture): the server, its engine and the test find it by its
+entry point.  Chess is gameplug_chess (the ``chess``
 extra, in the test extra).  A Dipole whose pass is the player's choice, made here as a plug-in,
 shows a move with no place on the board as a button.  With ``GAME_SCREENSHOTS=DIR`` the boards
 are also saved there (the documentation's pictures: ``board-connect-four.png``,
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -77,16 +77,6 @@ def install_into(folder: Path, distribution: str, points: list[str], *paths: Pat
     return env
 
 
-def connect_four(example: Any) -> Game:
-    """The example's game, as installed (the rules the test checks the page against)."""
-    sys.path.insert(0, str(example.folder))
-    try:
-        from connect_four_plug import GAME
-    finally:
-        sys.path.remove(str(example.folder))
-    return GAME
-
-
 def screenshot(page: Page, name: str) -> None:
     folder = os.environ.get("GAME_SCREENSHOTS")
     if folder:
@@ -116,10 +106,10 @@ def hand_move(state: State) -> str:
 
 
 @pytest.mark.slow
-def test_connect_four_against_its_engine_to_the_end_then_a_draw(browser: Browser, installed_example: Any) -> None:
-    engine = f"cmd={installed_example.engine}"
-    game = connect_four(installed_example)
-    with gui_server("--engine", engine, "name=c4", "depth=2", env=installed_example.env) as server:
+def test_connect_four_against_its_engine_to_the_end_then_a_draw(browser: Browser, example_registered: Any) -> None:
+    engine = f"cmd={example_registered.engine}"
+    game = gameplug.game("connect-four")  # (the rules the test checks the page against)
+    with gui_server("--engine", engine, "name=c4", "depth=2", env=example_registered.env) as server:
         page, errors = open_page(browser, server.url)
         start_game(page, variant="connect-four", white="human", black="0", tc="depth", depth="2")
         squares = page.locator("#board rect.sq")
