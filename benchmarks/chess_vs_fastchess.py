@@ -43,6 +43,7 @@ fastchess is found at ``--fastchess`` (default ``$FASTCHESS`` or ``/tmp/fastches
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import re
 import subprocess
@@ -107,6 +108,11 @@ class Run:
     played: Counter[tuple[str, ...]] = field(default_factory=Counter)  # each game's players, start and moves
     outliving: int = 0  # engines still running when their runner had ended
 
+    def add(self, other: Run) -> None:
+        """Count ``other``'s games (another run of the same runner) in this one."""
+        for name in (each.name for each in dataclasses.fields(self) if each.name != "runner"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
     @property
     def games_per_hour(self) -> float:
         return self.games / self.wall * 3600
@@ -118,6 +124,10 @@ class Run:
     @property
     def nodes_per_move(self) -> float:
         return self.nodes / max(self.moves, 1)
+
+    @property
+    def search_ms_per_move(self) -> float:
+        return self.search_ms / max(self.moves, 1)
 
     @property
     def nodes_per_second(self) -> float:
@@ -230,13 +240,14 @@ def engine_nodes(log: str) -> tuple[int, int, int]:
     return moves, nodes, milliseconds
 
 
-def show(run: Run, pair: bool) -> None:
+def show(run: Run, pair: bool, note: str = "") -> None:
     abnormal = ", ".join(f"{count} {reason}" for reason, count in sorted(run.abnormal.items())) or "none"
     line = (
         f"  {run.runner:<9} {run.games:>5} games {run.wall:8.1f} s {run.games_per_hour:6.0f} games/h "
         f"{run.plies_per_hour:7.0f} plies/h  "
         f"time forfeits {run.forfeits}, other abnormal endings: {abnormal}; "
-        f"nodes/move {run.nodes_per_move:,.0f} ({run.moves} moves, {run.nodes_per_second:,.0f} nodes/s of search"
+        f"nodes/move {run.nodes_per_move:,.0f} ({run.moves} moves, {run.search_ms_per_move:.1f} ms "
+        f"and {run.nodes_per_second:,.0f} nodes/s of search"
     )
     if run.outliving:
         line = f"  ({run.outliving} engines outlived the runner)\n" + line
@@ -245,7 +256,7 @@ def show(run: Run, pair: bool) -> None:
     line += ")"
     if pair:
         line += f"; first engine +{run.wins} ={run.draws} -{run.losses}, {run.elo.text()}"
-    print(line, flush=True)
+    print(line + note, flush=True)
 
 
 def compare(arbiter: Run, fastchess: Run, concurrency: int, pair: bool) -> list[str]:
@@ -258,6 +269,7 @@ def compare(arbiter: Run, fastchess: Run, concurrency: int, pair: bool) -> list[
         f"{arbiter.plies_per_hour / fastchess.plies_per_hour:.3f}",
         f"{arbiter.nodes_per_move:,.0f} / {fastchess.nodes_per_move:,.0f} = "
         f"{arbiter.nodes_per_move / max(fastchess.nodes_per_move, 1):.3f}",
+        f"{arbiter.search_ms_per_move / max(fastchess.search_ms_per_move, 1e-9):.3f}",
         f"{arbiter.nodes_per_second / max(fastchess.nodes_per_second, 1):.3f}",
         f"{arbiter.forfeits} / {fastchess.forfeits}",
     ]
@@ -298,10 +310,14 @@ def measure(
         ]
         if index % 2 == 1:
             commands.reverse()
+        print(f"  round {index + 1}/{rounds}, {round_games} games each:", flush=True)
         for run, pgn, command in commands:
-            play(command, pgn, logs, run, setting.first[0])
+            this_round = Run(run.runner)
+            play(command, pgn, logs, this_round, setting.first[0])
+            show(this_round, setting.label == "pair", f"; load average {os.getloadavg()[0]:.1f}")
+            run.add(this_round)
         start = (start + round_games // 2) % book_size
-        print(f"  round {index + 1}/{rounds}: {round_games} games each, load average {os.getloadavg()[0]:.1f}")
+    print("  all rounds:")
     for run in (arbiter, theirs):
         show(run, setting.label == "pair")
     return arbiter, theirs
@@ -380,6 +396,7 @@ def main() -> None:
         "games/h arbiter / fastchess",
         "plies/h ratio",
         "nodes/move",
+        "search ms/move ratio",
         "nodes/s ratio",
         "time forfeits",
     ]
