@@ -18,23 +18,26 @@ Each runner's games are played in ``--rounds`` runs of its commands, the runners
 (arbiter, fastchess, fastchess, arbiter, ...) so that the shared machine's load falls on both
 alike; a round takes the book from where the previous one stopped.
 
-For each runner: games, wall time (of its whole commands, start-up included), games per hour,
-plies per hour (games per hour hangs on the games' lengths), time forfeits and other abnormal
-endings (the PGN's ``Termination`` tags), and Stockfish's mean nodes per move and nodes per
-second of its own search time.  They are read the same way under both runners, from
-Stockfish's own log (its ``Debug Log File`` option, one file per engine process, set by a
-small wrapper that passes the runner's commands on): the ``nodes`` and ``time`` of the last
-``info`` line before each ``bestmove``.  fastchess also records nodes in its PGN
-(``nodes=true``: ``n=`` in each move's comment), but those of the last info line with an exact
-score, fewer; the arbiter's PGN records no nodes.  ``--keep DIR`` keeps each run's PGN and
-output.  For the
-handicapped pair: the Elo of the deeper engine with its 95% interval, computed from each
-runner's PGN with the arbiter's formula (cutechess-cli's), and how many games the two runners
-played move for move alike (a single-threaded Stockfish at a fixed depth is deterministic).
+For each runner and each round (with the load average), then over all rounds: games, wall
+time (of its whole commands, start-up included), games and plies per hour (games per hour
+hangs on the games' lengths), time forfeits and other abnormal endings (the PGN's
+``Termination`` tags), and Stockfish's nodes per move, search milliseconds per move and nodes
+per second of search.  They are read the same way under both runners, from Stockfish's own
+log (its ``Debug Log File`` option, one file per engine process, set by a small wrapper that
+passes the runner's commands on): the ``nodes`` and ``time`` of the last ``info`` line before
+each ``bestmove``.  Both runners also record nodes in their PGN (``nodes=true``: ``n=`` in
+each move's comment), shown beside: the arbiter those of the last info line, as the log;
+fastchess those of the last line with an exact score, fewer.  ``--keep DIR`` keeps each run's
+PGN and output.  For the handicapped pair: the Elo of the deeper engine with its 95% interval,
+computed from each runner's PGN with the arbiter's formula (cutechess-cli's), and how many
+games the two runners played move for move alike (a single-threaded Stockfish at a fixed
+depth is deterministic).
 
-Then the arbiter's figures as ratios of fastchess's: games per hour and nodes per move (the
-host's own CPU comes out of the engines' time; at least 0.98 is the goal), time forfeits (no
-more than fastchess's, and 0 at concurrency 1), and whether the two Elo intervals overlap.
+Then the arbiter's figures as ratios of fastchess's: games and plies per hour, nodes per move
+(the host's own CPU comes out of the engines' time; at least 0.98 is the goal), search time
+per move (what the runner's clocks leave to the engine: a load that slows both runners' engines
+alike leaves it as it is) and nodes per second, time forfeits (no more than fastchess's, and
+0 at concurrency 1), and whether the two Elo intervals overlap.
 
 fastchess is found at ``--fastchess`` (default ``$FASTCHESS`` or ``/tmp/fastchess/fastchess``;
 ``../shared/tools/fastchess/README.md`` builds it).
@@ -153,7 +156,7 @@ def arbiter_command(setting: Setting, engine: Path, games: int, concurrency: int
     for words in (setting.first, setting.second):
         command += ["--engine", f"cmd={engine}", f"name={words[0]}", *words[1:]]
     book = ["--openings", str(BOOK), "format=epd", "order=sequential", f"start={start}"]
-    played = ["--games", str(games), "--concurrency", str(concurrency), "--pgn", str(pgn)]
+    played = ["--games", str(games), "--concurrency", str(concurrency), "--pgn", str(pgn), "nodes=true"]
     return [*command, "--each", *setting.each, *book, *played]
 
 
