@@ -19,6 +19,8 @@ import pytest
 from arbiter.records.pgn import read_pgn_file
 
 ARBITER = [sys.executable, "-c", "from arbiter.cli import main; main()"]
+UCI_COMMANDS = {"uci", "isready", "setoption", "ucinewgame", "position", "go", "stop", "ponderhit", "quit"}
+"""What a UCI GUI sends (the UCI specification's commands): all a plain UCI engine is ever sent."""
 SCRIPTED = Path(__file__).resolve().parent / "engines" / "scripted_chess.py"
 FINISHED = re.compile(r"^Finished game (\d+) \((\S+) vs (\S+)\): (1-0|0-1|1/2-1/2|\*) \{(.+)\}$", re.MULTILINE)
 ENDINGS = {  # cutechess-cli's words for the game's own endings, and python-chess's

@@ -4,26 +4,18 @@ that SPEC.md adds to UCI, and a Connect Four engine with one fault fails in one 
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
+from chess_support import ARBITER, UCI_COMMANDS, stockfish
+from example_game import InstalledExample
 
-if TYPE_CHECKING:  # (the fixture's type: tests/conftest.py, not the browser's conftest)
-    from conftest import InstalledExample
-
+__all__ = ["stockfish"]  # (a fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
-ARBITER = [sys.executable, "-c", "from arbiter.cli import main; main()"]
 BROKEN_CONNECT_FOUR = ROOT / "tests" / "engines" / "broken_connect_four.py"
-STOCKFISH = ("stockfish", "/usr/games/stockfish")
-# What a UCI GUI sends (the UCI specification's commands); SPEC.md adds ugi, uginewgame, query,
-# go perft, a bare go, and expects bad input to be answered.
-UCI_COMMANDS = {"uci", "isready", "setoption", "ucinewgame", "position", "go", "stop", "ponderhit", "quit"}
 
 
 def check_engine(
@@ -51,17 +43,6 @@ def line_of(lines: list[str], check: str) -> str:
     found = [line for line in lines if line[6:].startswith(check)]
     assert len(found) == 1, (check, found)
     return found[0]
-
-
-@pytest.fixture(scope="module")
-def stockfish() -> str:
-    """Stockfish's path; skips without it, except under CI (``CI`` set), where the test fails."""
-    path = next(filter(None, map(shutil.which, STOCKFISH)), None)
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail("stockfish is not installed, and CI must check it (.ci/run installs it)")
-        pytest.skip("no stockfish")
-    return path
 
 
 @pytest.mark.slow

@@ -13,20 +13,19 @@ hundred milliseconds.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections import Counter
 
 import pytest
+from chess_support import UCI_COMMANDS, stockfish
 
 import gameplug
 from gameplug_chess import chess960_start
 from protocol import EngineClient, EngineError, Info, Limit, ProtocolError, format_response, parse_response
 
+__all__ = ["stockfish"]  # (a fixture)
 pytestmark = pytest.mark.build  # the compiled client: CI runs these on both builds
 
-STOCKFISH = "stockfish"
-UCI_COMMANDS = {"uci", "isready", "setoption", "ucinewgame", "position", "go", "stop", "ponderhit", "quit"}
 UCI_GO_WORDS = {"wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate"}
 UCI_GO_FLAGS = {"infinite", "ponder", "searchmoves"}
 COMPLAINTS = ("Unknown command", "No such option")
@@ -36,18 +35,6 @@ COMPLAINTS = ("Unknown command", "No such option")
 # Chess writes the castling e1g1, Chess960 (UCI_Chess960) e1h1, king takes rook.
 CASTLE_MATE = "4R3/7b/5N2/8/8/1B3k2/7P/4K2R w K - 0 1"
 CASTLING = {"chess": "e1g1", "chess960": "e1h1"}
-
-
-@pytest.fixture(scope="module")
-def stockfish() -> str:
-    """Stockfish's path; skips without it, except under CI (``CI`` set), where the test fails:
-    ``.ci/run`` installs it, so a skip there would hide the test."""
-    path = shutil.which(STOCKFISH) or shutil.which(STOCKFISH, path="/usr/games")
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail("stockfish is not installed, and CI must run these tests (.ci/run installs it)")
-        pytest.skip("no stockfish (apt-get install stockfish)")
-    return path
 
 
 class Session:
