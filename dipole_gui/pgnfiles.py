@@ -55,7 +55,7 @@ async def on_pgn_open(session: Session, message: dict[str, Any]) -> None:
                     "black": g.tags.get("Black", "?"),
                     "result": g.result or g.tags.get("Result", "*"),
                     "round": g.tags.get("Round", ""),
-                    "variant": g.tags.get("Variant", "dipole"),
+                    "variant": g.variant,
                     "plies": len(g.moves),
                 }
                 for i, g in enumerate(games)

@@ -28,8 +28,6 @@ from ..records.game import BLACK_WINS, DRAW, RESULTS, UNFINISHED, WHITE_WINS, Mo
 from ..records.pgn import PgnGame, parse_move_comment
 from .adjudication import check_adjudication, check_draw_adjudication
 
-DEFAULT_VARIANT = "dipole"  # a record without a Variant tag (the project's first game)
-
 
 @dataclass(frozen=True)
 class Problem:
@@ -49,7 +47,7 @@ class Problem:
 def check_game(game: PgnGame) -> Problem | None:
     """The first thing that does not hold in ``game``, or None when it all holds."""
     tags = game.tags
-    variant = tags.get("Variant", DEFAULT_VARIANT)
+    variant = game.variant
     setup = tags.get("SetUp", "1" if "FEN" in tags else "0")
     if setup not in ("0", "1"):
         return Problem(game, None, f"SetUp tag must be 0 or 1, found {setup!r}")

@@ -293,6 +293,11 @@ class PgnGame:
     result: str | None = None
     result_line: int = 0
 
+    @property
+    def variant(self) -> str:
+        """The ``Variant`` tag; a record without one is Dipole's (the project's first game)."""
+        return self.tags.get("Variant", "dipole")
+
     def label(self) -> str:
         """``game 3 (round 5: alpha vs beta)`` for reports."""
         who = f"{self.tags.get('White', '?')} vs {self.tags.get('Black', '?')}"
@@ -316,7 +321,7 @@ class PgnGame:
             number=int(tags["Round"]) if _ROUND.fullmatch(tags.get("Round", "")) else self.index,
             white=tags.get("White", "?"),
             black=tags.get("Black", "?"),
-            variant=tags.get("Variant", "dipole"),
+            variant=self.variant,
             fen=tags.get("FEN") if tags.get("SetUp", "1" if "FEN" in tags else "0") == "1" else None,
             moves=tuple(parse_move_comment(m.text, m.comments[0] if m.comments else "") for m in self.moves),
             result=self.result or tags.get("Result", "*"),
