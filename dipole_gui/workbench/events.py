@@ -166,14 +166,14 @@ def _detached(args: list[str], directory: str, log: str) -> subprocess.Popen[byt
 
 
 def launch(args: list[str], db: str, directory: str) -> int:
-    """Start the arbiter and wait until it runs the event (its pid) or has failed (ArbiterError:
-    its own one-line error)."""
+    """Start the arbiter and wait until it runs the event, written and locked (its pid), or has
+    failed (ArbiterError: its own one-line error)."""
     log = db + LOG_SUFFIX
     start = os.path.getsize(log) if os.path.exists(log) else 0
     process = _detached(args, directory, log)
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
-        if event_running(db):
+        if running_concurrency(db) is not None:
             return process.pid
         if process.poll() is not None:
             break
@@ -191,16 +191,27 @@ def launch(args: list[str], db: str, directory: str) -> int:
     )
 
 
+def running_concurrency(db: str) -> int | None:
+    """The games at once (``--concurrency``) of the event an arbiter runs at ``db``; None while
+    none runs it, and while the arbiter that has just taken its lock has not yet written it."""
+    if not (is_event_file(db) and event_running(db)):
+        return None
+    try:
+        store, _ = open_store(db, True)
+    except ArbiterError:  # locked, its tables not yet committed
+        return None
+    try:
+        return store.config.concurrency
+    finally:
+        store.close()
+
+
 def games_at_once(directory: str) -> int:
     """The games the events running in ``directory`` play at once (their ``--concurrency``)."""
     total = 0
     for entry in os.scandir(directory):
-        if entry.name.endswith(".db") and entry.is_file() and is_event_file(entry.path) and event_running(entry.path):
-            store, _ = open_store(entry.path, True)
-            try:
-                total += store.config.concurrency
-            finally:
-                store.close()
+        if entry.name.endswith(".db") and entry.is_file():
+            total += running_concurrency(entry.path) or 0
     return total
 
 
