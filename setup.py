@@ -1,15 +1,15 @@
 """Build script: the optional compiled build of the engine's hot modules (mypyc).
 
 ``pip install .`` and ``pip install -e .`` compile the modules listed in
-``dipole_engine/build_info.py`` (``COMPILED_MODULES``) with mypyc when a C compiler is present,
+``dipole_runtime/build.py`` (``COMPILED_MODULES``) with mypyc when a C compiler is present,
 and fall back to the pure-Python package, with a warning, when it is not or when the build
 fails.  ``DIPOLE_ENGINE_BUILD`` chooses: ``auto`` (the default), ``compiled`` (fail rather
 than fall back) or ``pure`` (compile nothing).
 
-Next to the compiled modules the build writes ``dipole_engine/_compiled.json``: the SHA-256 of
-each compiled source.  At import, ``dipole_engine.build_info`` compares them with the ``.py``
-files and runs the pure modules (with a warning) when any source has changed since, so a stale
-compiled module never shadows an edited one.
+The build writes ``dipole_runtime/_compiled.json``: the SHA-256 of each compiled source.  At
+import, ``dipole_runtime.build`` compares them with the ``.py`` files and runs the pure modules
+(with a warning) when any source has changed since, so a stale compiled module never shadows an
+edited one.
 
 The same file records what the build was made of (its ``build`` entry): the SHA-256 of every
 source mypyc read (the compiled modules and the project's modules they import), mypy's and
@@ -40,7 +40,7 @@ from setuptools.command.build_ext import build_ext
 ROOT = Path(__file__).resolve().parent
 MODE_VARIABLE = "DIPOLE_ENGINE_BUILD"
 MODES = ("auto", "compiled", "pure")
-MANIFEST = "dipole_engine/_compiled.json"
+MANIFEST = "dipole_runtime/_compiled.json"
 # The build's environment has setuptools and mypy alone (pip installs the run-time dependencies
 # after it), so the compiled modules' imports of them (greenlet, click, ...) are read as untyped
 # (Any), and the strictness that pyproject.toml's mypy settings ask of the whole tree (checked in
@@ -52,12 +52,12 @@ METADATA_COMMANDS = ("egg_info", "dist_info")
 
 
 def compiled_modules() -> list[str]:
-    """The module names to compile, read from build_info.py without importing the package."""
-    tree = ast.parse((ROOT / "dipole_engine" / "build_info.py").read_text(encoding="utf-8"))
+    """The module names to compile, read from dipole_runtime/build.py without importing it."""
+    tree = ast.parse((ROOT / "dipole_runtime" / "build.py").read_text(encoding="utf-8"))
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "COMPILED_MODULES" for t in node.targets):
             return list(ast.literal_eval(node.value))
-    raise SystemExit("dipole-engine build: no COMPILED_MODULES in dipole_engine/build_info.py")
+    raise SystemExit("dipole-engine build: no COMPILED_MODULES in dipole_runtime/build.py")
 
 
 def source_path(module: str) -> str:

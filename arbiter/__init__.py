@@ -29,9 +29,8 @@ Each sub-package imports only from those listed before it (and :mod:`.compliance
 import importlib
 from typing import TYPE_CHECKING, Any
 
-# First: the build's check (dipole_engine.build_info) runs before any module of this package
-# loads, since the compiled build compiles the referee with the rules.
-import dipole_engine  # noqa: F401
+# First: the build's check (dipole_runtime) runs before any compiled module of this package loads.
+import dipole_runtime  # noqa: F401
 
 if TYPE_CHECKING:  # for the type checker; at run time each name is imported when first used
     from .errors import ArbiterError

@@ -15,8 +15,8 @@ import argparse
 import platform
 import time
 
-from dipole_engine.build_info import build_name
 from dipole_engine.rules import new_board, perft
+from dipole_runtime.build import build_name
 
 
 def main() -> None:

@@ -17,10 +17,10 @@ import pstats
 import time
 
 from dipole_engine.bench import BENCH_POSITIONS, DEFAULT_DEPTH
-from dipole_engine.build_info import build_name
 from dipole_engine.rules import new_board
 from dipole_engine.search import Searcher
 from dipole_engine.tt import TranspositionTable
+from dipole_runtime.build import build_name
 from protocol import Limit
 
 

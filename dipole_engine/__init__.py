@@ -3,9 +3,8 @@
 The public API lives in :mod:`dipole_engine.rules` and is re-exported here.
 """
 
-from .build_info import select_build
+# First: the build's check (dipole_runtime) runs before any compiled module of the rules loads.
+import dipole_runtime  # noqa: F401
 
-select_build()  # before any compiled module can be imported (build_info.py)
-
-from .rules import *  # noqa: E402, F403
-from .rules import __all__ as __all__  # noqa: E402
+from .rules import *  # noqa: F403
+from .rules import __all__ as __all__

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from typing import NoReturn
 
-from .clikit import exit_with
+from dipole_runtime.commandline import exit_with
 
 
 def main() -> NoReturn:

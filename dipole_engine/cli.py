@@ -7,11 +7,12 @@ from typing import NoReturn
 
 import click
 
-from . import clikit
+from dipole_runtime import commandline
+from dipole_runtime.build import VERSION, build_name
+
 from .bench import DEFAULT_DEPTH as DEFAULT_BENCH_DEPTH
 from .bench import run_bench
-from .build_info import VERSION, build_name
-from .rules import all_variants, divide, new_board, perft
+from .rules import RulesError, all_variants, divide, new_board, perft
 from .uci import run_loop
 
 VARIANT_NAMES = [variant.name for variant in all_variants()]
@@ -73,4 +74,4 @@ def bench_command(depth: int) -> None:
 
 
 def main() -> NoReturn:
-    clikit.run(cli, "dipole-engine")
+    commandline.run(cli, "dipole-engine", input_errors=(RulesError,))

@@ -13,11 +13,11 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from dipole_runtime.build import VERSION, build_name
 from protocol import OptionSpec
 from protocol.loop import MULTI_PV, PONDER, EngineLoop
 from protocol.timeman import MOVE_OVERHEAD
 
-from .build_info import VERSION, build_name
 from .engine import HASH, Engine
 from .evaluate import evaluates
 from .rules import WHITE, Board, all_variants, divide, new_board

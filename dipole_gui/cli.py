@@ -32,7 +32,7 @@ from arbiter.cli.options import SEPARATOR, EngineWordsCommand, engine_help
 from arbiter.errors import ArbiterError
 from arbiter.play.engines import EngineSpec, load_config, own_engine_command, resolve_engines
 from arbiter.play.timecontrol import SearchLimits
-from dipole_engine import clikit
+from dipole_runtime import commandline
 
 from .addresses import is_loopback, is_wildcard, loopback_for, reachable_addresses, url_host
 from .config import DEFAULT_KEEP
@@ -250,4 +250,4 @@ def _family(host: str) -> socket.AddressFamily:
 
 
 def main() -> None:
-    clikit.run(cli, PROG)
+    commandline.run(cli, PROG)

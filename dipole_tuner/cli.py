@@ -16,9 +16,9 @@ import time
 import click
 
 from arbiter.records.pgn import read_pgn_file
-from dipole_engine import clikit
 from dipole_engine.evaluate import PHASES, Weights, engine_weights, phase_of, phases
 from dipole_engine.evaluate_impasse import ENDGAME_CHECKERS
+from dipole_runtime import commandline
 
 from .positions import harvest
 from .texel import fit_k, mean_error, scores, tune
@@ -163,4 +163,4 @@ def tune_command(
 
 
 def main() -> None:
-    clikit.run(tune_command, PROG)
+    commandline.run(tune_command, PROG)

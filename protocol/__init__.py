@@ -4,9 +4,8 @@ Engines parse commands with :func:`parse_command` and write responses with
 :func:`format_response`; hosts drive engine processes with :class:`EngineClient`.
 """
 
-# First: the build's check (dipole_engine.build_info) runs before any module of this package
-# loads, since the compiled build compiles the client and its transport with the rules.
-import dipole_engine  # noqa: F401
+# First: the build's check (dipole_runtime) runs before any compiled module of this package loads.
+import dipole_runtime  # noqa: F401
 
 from .client import (
     EngineClient,

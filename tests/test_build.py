@@ -24,18 +24,19 @@ from pathlib import Path
 import pytest
 from test_engine_protocol import EngineProcess
 
-import dipole_engine
-from dipole_engine import build_info
-from dipole_engine.build_info import (
+import dipole_runtime
+from dipole_runtime.build import (
     COMPILED_MODULES,
     MANIFEST_NAME,
     PURE_VARIABLE,
     build_name,
+    source_path,
 )
 
 pytestmark = pytest.mark.build  # the rules or the engine themselves: CI runs these on both builds
 
-PACKAGE = Path(dipole_engine.__file__).resolve().parent
+RUNTIME = Path(dipole_runtime.__file__).resolve().parent
+"""The package that selects the build, where the compiled build's manifest lives."""
 EXPECTED = os.environ.get("DIPOLE_ENGINE_EXPECT_BUILD")
 VERSION = re.compile(r"dipole-engine \S+ \((mypyc|pure Python)\)")
 
@@ -47,7 +48,7 @@ def run(args: list[str], cwd: Path | None = None, **env: str) -> subprocess.Comp
 
 
 def test_the_expected_build_is_installed() -> None:
-    compiled = (PACKAGE / MANIFEST_NAME).exists()
+    compiled = (RUNTIME / MANIFEST_NAME).exists()
     assert build_name() == ("mypyc" if compiled else "pure Python")
     if EXPECTED is not None:
         assert build_name() == EXPECTED, f"CI installed {EXPECTED!r} but {build_name()!r} runs"
@@ -70,27 +71,27 @@ def test_version_and_id_name_say_which_build_runs() -> None:
 
 def copy_of_the_package(tmp_path: Path) -> Path:
     """The installed packages that hold compiled modules (the rules and engine, the protocol,
-    the arbiter), with those modules and the manifest, if any, copied to ``tmp_path``; a pure
-    build gets a manifest of its true hashes, as a compiled one has."""
-    compiled = (PACKAGE / MANIFEST_NAME).exists()
+    the arbiter) and the one that selects the build, with those modules and the manifest, if
+    any, copied to ``tmp_path``; a pure build gets a manifest of its true hashes, as a compiled
+    one has."""
+    compiled = (RUNTIME / MANIFEST_NAME).exists()
     extensions = [f"*{suffix}" for suffix in importlib.machinery.EXTENSION_SUFFIXES]
     skipped = ["__pycache__"] + ([] if compiled else extensions)  # (a pure build may sit beside old ones)
-    for package in sorted({module.split(".")[0] for module in COMPILED_MODULES}):
-        shutil.copytree(PACKAGE.parent / package, tmp_path / package, ignore=shutil.ignore_patterns(*skipped))
-    for shared in PACKAGE.parent.glob("*__mypyc*") if compiled else ():  # mypyc's runtime library
+    for package in sorted({"dipole_runtime", *(module.split(".")[0] for module in COMPILED_MODULES)}):
+        shutil.copytree(RUNTIME.parent / package, tmp_path / package, ignore=shutil.ignore_patterns(*skipped))
+    for shared in RUNTIME.parent.glob("*__mypyc*") if compiled else ():  # mypyc's runtime library
         shutil.copy(shared, tmp_path)
     if not compiled:
-        copy = tmp_path / "dipole_engine" / MANIFEST_NAME
+        copy = tmp_path / "dipole_runtime" / MANIFEST_NAME
         hashes = {
-            module: hashlib.sha256(Path(build_info.source_path(module)).read_bytes()).hexdigest()
-            for module in COMPILED_MODULES
+            module: hashlib.sha256(Path(source_path(module)).read_bytes()).hexdigest() for module in COMPILED_MODULES
         }
         copy.write_text(json.dumps(hashes))
     return tmp_path
 
 
 PROBE = (
-    "import dipole_engine.search as search; from dipole_engine.build_info import build_name; "
+    "import dipole_engine.search as search; from dipole_runtime.build import build_name; "
     "from dipole_engine import new_board, perft; "
     "print(build_name(), search.__file__.endswith('.py'), perft(new_board('dipole'), 3))"
 )
@@ -123,7 +124,7 @@ def test_a_host_module_edited_after_the_build_runs_from_its_source(tmp_path: Pat
     imports them before anything of the rules."""
     root = copy_of_the_package(tmp_path)
     probe = (
-        f"import {module} as edited; from dipole_engine.build_info import build_name; "
+        f"import {module} as edited; from dipole_runtime.build import build_name; "
         "print(build_name(), edited.__file__.endswith('.py'), getattr(edited, 'EDITED', False))"
     )
     untouched = run([sys.executable, "-c", probe], cwd=root, PYTHONPATH=str(root))

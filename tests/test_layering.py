@@ -1,22 +1,21 @@
-"""The host knows games only through the game interface: no module of ``arbiter/`` or
-``dipole_gui/`` imports a game's own module (the Dipole rules or plug-in, the chess plug-in, the
-example's), whatever the games installed; only the registration (``pyproject.toml``'s entry
-points) names Dipole and Impasse."""
+"""The host knows games only through the game interface: no module of the host (``arbiter/``,
+``dipole_gui/``, ``protocol/``), of the game interface (``gameplug/``) or of the run-time pieces
+every package shares (``dipole_runtime/``) imports a game's own module (the Dipole rules,
+engine or plug-in, the chess plug-in, the example's), whatever the games installed; only the
+registration (``pyproject.toml``'s entry points) names Dipole and Impasse."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
-HOST_PACKAGES = ("arbiter", "dipole_gui")
-# What the host may import from the package that also holds the Dipole rules: the package itself
-# (its __init__ selects the compiled or pure build before any compiled module of the host loads)
-# and the console scripts' runner.  Neither is a game's interface: the rules stay behind gameplug.
-ALLOWED_FROM_DIPOLE_ENGINE = {"dipole_engine", "dipole_engine.clikit"}
+GAMELESS_PACKAGES = ("arbiter", "dipole_gui", "protocol", "gameplug", "dipole_runtime")
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -38,17 +37,32 @@ def game_packages() -> set[str]:
     return {target.split(":")[0].split(".")[0] for target in points.values()} | {"connect_four_plug"}
 
 
-@pytest.mark.parametrize("package", HOST_PACKAGES)
-def test_the_host_imports_no_games_module(package: str) -> None:
+@pytest.mark.parametrize("package", GAMELESS_PACKAGES)
+def test_the_package_imports_no_games_module(package: str) -> None:
     games = game_packages()
     assert {"dipole_engine", "gameplug_chess"} <= games
-    wrong = []
-    for path in sorted((ROOT / package).rglob("*.py")):
-        for name in imported_modules(path):
-            top = name.split(".")[0]
-            if top in games and not (top == "dipole_engine" and name in ALLOWED_FROM_DIPOLE_ENGINE):
-                wrong.append(f"{path.relative_to(ROOT)} imports {name}")
+    paths = sorted((ROOT / package).rglob("*.py"))
+    assert paths, f"no module in {package}/"
+    wrong = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in paths
+        for name in sorted(imported_modules(path))
+        if name.split(".")[0] in games
+    ]
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_host_starts_without_loading_a_game() -> None:
+    """At run time too: the host's packages and commands, the build's check with them, load no
+    module of the Dipole package (the registry loads a game when one is asked for)."""
+    probe = (
+        "import sys, protocol, arbiter, arbiter.cli, arbiter.play.referee, dipole_gui.cli; "
+        "print(sorted(name for name in sys.modules if name.split('.')[0] == 'dipole_engine'), "
+        "'dipole_runtime.build' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[]", "True"]
 
 
 def test_the_check_sees_a_games_import(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from types import ModuleType
 
 import pytest
 
-from dipole_engine.build_info import COMPILED_MODULES, PURE_VARIABLE
+from dipole_runtime.build import COMPILED_MODULES, PURE_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -20,7 +20,7 @@ from typing import Any
 import click
 
 import gameplug
-from dipole_engine import clikit
+from dipole_runtime import commandline
 
 from ..errors import ArbiterError
 
@@ -45,7 +45,7 @@ _COMMANDS = {
 
 class _Group(click.Group):
     """Loads each subcommand when it is asked for, and turns the arbiter's input errors into
-    click errors, so clikit prints them as one line."""
+    click errors, so the runner (dipole_runtime.commandline) prints them as one line."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(_COMMANDS)
@@ -71,4 +71,4 @@ def cli() -> None:
 
 
 def main() -> None:
-    clikit.run(cli, PROG)
+    commandline.run(cli, PROG)

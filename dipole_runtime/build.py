@@ -1,16 +1,16 @@
-"""Which build of the engine runs, compiled (mypyc) or pure Python, and the guard that keeps a
+"""Which build of the project runs, compiled (mypyc) or pure Python, and the guard that keeps a
 stale compiled module from shadowing an edited source.
 
 The build (``setup.py``) compiles :data:`COMPILED_MODULES` when it can and writes
-``_compiled.json`` beside them: the SHA-256 of each compiled source.  :func:`select_build`,
-called by the package before anything else is imported (and so before any module of
-``protocol`` or ``arbiter``, which import this package first), compares those hashes with the
-``.py`` files now on disk.  When any differs (a source was edited after the build), or when
-``DIPOLE_ENGINE_PURE=1`` is set, or when there is no manifest (a pure build, which may find
-compiled modules of an earlier build beside its sources), it puts a finder first on ``sys.meta_path`` that loads every
-one of these modules from its ``.py`` file: all of them, since compiled modules call each
-other directly and a mix could run old code behind new.  A changed source also gets a warning
-that says how to rebuild.
+``_compiled.json`` beside this module: the SHA-256 of each compiled source.  :func:`select_build`,
+called when :mod:`dipole_runtime` is imported (which ``dipole_engine``, ``protocol`` and
+``arbiter`` do before anything else, so before any compiled module loads), compares those
+hashes with the ``.py`` files now on disk.  When any differs (a source was edited after the
+build), or when ``DIPOLE_ENGINE_PURE=1`` is set, or when there is no manifest (a pure build,
+which may find compiled modules of an earlier build beside its sources), it puts a finder first
+on ``sys.meta_path`` that loads every one of these modules from its ``.py`` file: all of them,
+since compiled modules call each other directly and a mix could run old code behind new.  A
+changed source also gets a warning that says how to rebuild.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ PURE_VARIABLE = "DIPOLE_ENGINE_PURE"
 
 MANIFEST_NAME = "_compiled.json"
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-"""The folder that holds the package (plain strings: every engine process starts here, and
+"""The folder that holds the project's packages (plain strings: every engine process starts here, and
 ``pathlib`` and ``importlib.abc`` cost more to import than the whole check takes)."""
 
 

@@ -1,9 +1,9 @@
 """Running a command line so that every failure is one clear line, never a traceback.
 
-Shared by the project's console scripts: usage errors and rule errors print
-``<prog>: error: <reason>`` on stderr and exit 2; Ctrl-C exits 130 quietly, a closed output
-pipe 141.  click is imported only by :func:`run`: the engine's protocol loop, which every host
-starts with no arguments, goes through :func:`exit_with` alone and starts without it.
+Shared by the project's console scripts: usage errors, and the input errors a script names,
+print ``<prog>: error: <reason>`` on stderr and exit 2; Ctrl-C exits 130 quietly, a closed
+output pipe 141.  click is imported only by :func:`run`: the engine's protocol loop, which
+every host starts with no arguments, goes through :func:`exit_with` alone and starts without it.
 """
 
 from __future__ import annotations
@@ -11,8 +11,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
-
-from .rules import RulesError
 
 if TYPE_CHECKING:
     import click
@@ -29,8 +27,15 @@ def exit_with(function: Callable[[], object]) -> NoReturn:
     sys.exit(result if isinstance(result, int) else 0)
 
 
-def run(command: click.Command, prog_name: str, args: list[str] | None = None) -> NoReturn:
-    """Run ``command`` as the program ``prog_name`` and exit with its status."""
+def run(
+    command: click.Command,
+    prog_name: str,
+    args: list[str] | None = None,
+    input_errors: tuple[type[Exception], ...] = (),
+) -> NoReturn:
+    """Run ``command`` as the program ``prog_name`` and exit with its status; an exception of
+    ``input_errors`` (bad input the command does not turn into a click error itself, such as
+    the rules' RulesError) prints as one line, as a usage error does."""
     import click
 
     def invoke() -> object:
@@ -42,7 +47,7 @@ def run(command: click.Command, prog_name: str, args: list[str] | None = None) -
             _fail(prog_name, error.format_message(), error.exit_code)
         except click.Abort:
             _fail(prog_name, "aborted", 130)
-        except RulesError as error:
+        except input_errors as error:
             _fail(prog_name, str(error), 2)
 
     exit_with(invoke)
