@@ -15,12 +15,13 @@ from collections.abc import Hashable, Sequence
 from functools import cache
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from gameplug import (
     ONGOING,
     BoardPicture,
     CheckPosition,
     Edge,
-    Game,
     GameError,
     Marker,
     MoveChoice,
@@ -32,6 +33,7 @@ from gameplug import (
     check_position,
     winning_moves,
 )
+from gameplug.game import Game  # (by its module: mypyc's code for a subclass of it needs that)
 
 from .rules import PASS, WHITE, Board, RulesError, all_variants, new_board
 from .rules.geometry import FILE_LETTERS, Geometry
@@ -48,6 +50,7 @@ _KIND_WORDS = {  # the rules' move kinds as the drawing's marker kinds
 }
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (tests subclass it)
 class RulesState(State[Any]):
     """A position of Dipole or Impasse and its history: one rules board, played on in place.
     ``board`` is that board (read-only outside: the engine's search may read it)."""
@@ -180,6 +183,7 @@ def _board_squares(geometry: Geometry) -> tuple[tuple[str, ...], tuple[str, ...]
     return files, ranks, squares
 
 
+@mypyc_attr(native_class=False)  # (Game.variants is a cached_property: it needs a __dict__)
 class RulesGame(Game):
     """A game of the rules package (its variants are the rules' variants of that game)."""
 
@@ -235,6 +239,7 @@ class RulesGame(Game):
         return []
 
 
+@mypyc_attr(native_class=False)
 class DipoleGame(RulesGame):
     name = "dipole"
     title = "Dipole"
@@ -249,6 +254,7 @@ class DipoleGame(RulesGame):
         ]
 
 
+@mypyc_attr(native_class=False)
 class ImpasseGame(RulesGame):
     name = "impasse"
     title = "Impasse"
