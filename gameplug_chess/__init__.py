@@ -3,14 +3,16 @@
 The entry point ``chess = "gameplug_chess:GAME"`` (group ``gameplug.games``) names :data:`GAME`.
 python-chess is not a dependency of the project: without it this import fails with one line
 saying how to install it, and the registry names the plug-in as broken while the other games
-work.  python-chess is GPL-3.0; so are the piece images it ships, which the board picture uses.
+work.  It is looked for here, not imported: :mod:`gameplug_chess.state` imports it when a
+position is made.  python-chess is GPL-3.0; so are the piece images it ships, which the board
+picture uses.
 """
 
-try:
-    import chess  # noqa: F401  (only to say what is missing, in one line, when it is)
-except ImportError as missing:
-    raise ImportError("chess needs python-chess: pip install -e '.[chess]'") from missing
+from importlib.util import find_spec
 
-from .game import GAME, ChessGame, ChessState, chess960_start
+if find_spec("chess") is None:
+    raise ImportError("chess needs python-chess: pip install -e '.[chess]'")
 
-__all__ = ["GAME", "ChessGame", "ChessState", "chess960_start"]
+from .game import GAME, ChessGame
+
+__all__ = ["GAME", "ChessGame"]

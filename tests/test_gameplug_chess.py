@@ -16,7 +16,8 @@ import pytest
 
 import gameplug
 from gameplug import GameError, OutcomeKind, Side, State
-from gameplug_chess import GAME, chess960_start
+from gameplug_chess import GAME
+from gameplug_chess.state import chess960_start
 
 ROOT = Path(__file__).resolve().parent.parent
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
@@ -256,6 +257,25 @@ def test_check_positions_give_the_mating_answers() -> None:
     assert {"e1g1", "e1b1"} <= set(castles["castling onto the rook's square"])
 
 
+def python_prints(script: str) -> list[str]:
+    """The lines a fresh Python process running ``script`` prints (it must succeed)."""
+    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return run.stdout.splitlines()
+
+
+def test_python_chess_is_imported_only_when_a_chess_position_is_made() -> None:
+    script = (
+        "import sys\n"
+        "import gameplug\n"
+        "gameplug.variant('dipole').start()\n"
+        "print('gameplug_chess' in sys.modules, 'chess' in sys.modules)\n"
+        "gameplug.variant('chess').start()\n"
+        "print('chess' in sys.modules)\n"
+    )
+    assert python_prints(script) == ["True False", "True"]
+
+
 def test_without_python_chess_the_registry_names_the_plugin_in_one_line() -> None:
     script = (
         "import sys; sys.modules['chess'] = None\n"
@@ -264,9 +284,7 @@ def test_without_python_chess_the_registry_names_the_plugin_in_one_line() -> Non
         "print(gameplug.broken_plugins()['chess'])\n"
         "try:\n    gameplug.game('chess')\nexcept gameplug.GameError as error:\n    print(error)\n"
     )
-    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    games, broken, asked = run.stdout.splitlines()
+    games, broken, asked = python_prints(script)
     working = ast.literal_eval(games)  # (with any other game installed here, such as the example's)
     assert "chess" not in working and {"dipole", "impasse"} <= set(working)
     assert broken.startswith("game plug-in 'chess' (gameplug_chess:GAME")

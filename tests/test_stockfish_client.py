@@ -20,7 +20,7 @@ import pytest
 from chess_support import UCI_COMMANDS, stockfish
 
 import gameplug
-from gameplug_chess import chess960_start
+from gameplug_chess.state import chess960_start
 from protocol import EngineClient, EngineError, Info, Limit, ProtocolError, format_response, parse_response
 
 __all__ = ["stockfish"]  # (a fixture)
