@@ -33,7 +33,7 @@ from gameplug import (
     check_position,
     winning_moves,
 )
-from gameplug.game import Game  # (by its module: mypyc's code for a subclass of it needs that)
+from gameplug.game import Game, shown  # (by its module: mypyc's code for a subclass of it needs that)
 
 from .rules import PASS, WHITE, Board, RulesError, all_variants, new_board
 from .rules.geometry import FILE_LETTERS, Geometry
@@ -55,8 +55,12 @@ class RulesState(State[Any]):
     """A position of Dipole or Impasse and its history: one rules board, played on in place.
     ``board`` is that board (read-only outside: the engine's search may read it)."""
 
-    def __init__(self, game: RulesGame, board: Board[Any], start: str | None = None) -> None:
+    def __init__(self, game: Game, board: Board[Any], start: str | None = None) -> None:
+        # ``game`` typed Game, not RulesGame, and text below typed object: compiled code checks
+        # an argument's type before the method runs, and would refuse a game subclassed outside
+        # this module, or a bad text, with a TypeError instead of the method's GameError.
         self.game = game
+        self.passes = isinstance(game, RulesGame) and game.passes  # Dipole's forced pass
         self.board = board
         self.variant = board.variant.name
         self._start = board.fen() if start is None else start  # where ``board``'s history begins
@@ -119,21 +123,21 @@ class RulesState(State[Any]):
         return RulesState(self.game, board, self._start)
 
     def forced_move(self) -> Any:
-        return PASS if self.game.passes and self.board.must_pass() else None
+        return PASS if self.passes and self.board.must_pass() else None
 
     def move_text(self, move: Any) -> str:
         text: str = move.text
         return text
 
-    def read_move(self, text: str) -> Any:
+    def read_move(self, text: object) -> Any:
         """Strict: only the move's own spelling (protocol/SPEC.md section 1); the rules' reason
         for anything else, or the spelling to write for an alternative one (``e1e3``)."""
         move = self.read_notation(text)
         if move.text != text:
-            raise GameError(f"{text[:60]!r}: the protocol writes this move {move.text}")
+            raise GameError(f"{shown(text)}: the protocol writes this move {move.text}")
         return move
 
-    def read_notation(self, text: str) -> Any:
+    def read_notation(self, text: object) -> Any:
         """The rules' reader: a move's own text, or an alternative spelling (``e1e3``, ``c7-off``,
         an Impasse move without its only possible crown)."""
         if not isinstance(text, str):  # (the compiled rules raise TypeError for anything else)
@@ -199,7 +203,7 @@ class RulesGame(Game):
         self.variant(variant)
         return RulesState(self, new_board(variant))
 
-    def read_position(self, variant: str, text: str) -> RulesState:
+    def read_position(self, variant: str, text: object) -> RulesState:
         self.variant(variant)
         if not isinstance(text, str):  # (the rules read None as the start position)
             raise GameError(f"a position must be text, got a {type(text).__name__}")
