@@ -58,9 +58,11 @@ class RulesState(State[Any]):
     def __init__(self, game: Game, board: Board[Any], start: str | None = None) -> None:
         # ``game`` typed Game, not RulesGame, and text below typed object: compiled code checks
         # an argument's type before the method runs, and would refuse a game subclassed outside
-        # this module, or a bad text, with a TypeError instead of the method's GameError.
+        # this module, or a bad text, with a TypeError instead of the method's GameError.  (Nor
+        # is ``isinstance(game, RulesGame)`` asked: compiled, it is False for these non-native
+        # classes.)
         self.game = game
-        self.passes = isinstance(game, RulesGame) and game.passes  # Dipole's forced pass
+        self.passes: bool = getattr(game, "passes", False)  # Dipole's forced pass (RulesGame.passes)
         self.board = board
         self.variant = board.variant.name
         self._start = board.fen() if start is None else start  # where ``board``'s history begins
