@@ -25,7 +25,7 @@ from arbiter.play.timecontrol import Clock, SearchLimits, TimeControl
 from arbiter.pools.local import EngineLogs, GamePool
 from arbiter.records.game import START, GameRecord, MoveRecord, MoveSource, Opening, Termination
 from arbiter.records.pgn import format_game, read_pgn
-from dipole_engine.rules import BLACK, WHITE
+from gameplug import Side
 
 pytestmark = pytest.mark.build  # the compiled client, transport, referee or hub: CI runs these on both builds
 
@@ -271,7 +271,7 @@ def test_a_human_seat_plays_what_is_submitted_and_resigns_while_the_engine_think
         assert thinking.wait(60)
         time.sleep(0.5)  # well into its minute
         resigned = time.monotonic()
-        control.resign(WHITE)
+        control.resign(Side.FIRST)
         game.join(30)
         assert not game.is_alive() and time.monotonic() - resigned < 5
     finally:
@@ -291,8 +291,8 @@ def test_a_game_taken_over_part_way_keeps_its_plies_and_clocks_and_a_human_flag_
     engine = EngineSpec("engine", (sys.executable, TOY), SearchLimits(clock=control))
     slot = EngineSlot(engine, "dipole", PATIENT)
     played = (MoveRecord("c1-c3", time=12.0), MoveRecord("d8-d6", score_cp=15, depth=3, time=1.5))
-    clocks = {WHITE: Clock(control), BLACK: Clock(control)}
-    clocks[WHITE].remaining = 0.3
+    clocks = {Side.FIRST: Clock(control), Side.SECOND: Clock(control)}
+    clocks[Side.FIRST].remaining = 0.3
     started = time.monotonic()
     try:
         record = play_game(
@@ -312,7 +312,7 @@ def test_a_game_taken_over_part_way_keeps_its_plies_and_clocks_and_a_human_flag_
         Termination.TIME_FORFEIT,
         "White loses on time",
     )
-    assert record.moves == played and clocks[WHITE].remaining < 0
+    assert record.moves == played and clocks[Side.FIRST].remaining < 0
     assert replays(record)
 
 
