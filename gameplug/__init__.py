@@ -17,6 +17,10 @@ the entry-point group ``gameplug.games`` (:mod:`gameplug.registry`)::
 Bad input anywhere is a :class:`GameError` whose message is one line.
 """
 
+# First: the build's check (dipole_runtime) runs before any module of this package loads, since
+# the compiled build compiles its outcomes with the rules.
+import dipole_runtime  # noqa: F401
+
 from .game import CheckPosition, Game, GameError, GameVariant, State, check_position, winning_moves
 from .openings import RandomLine, random_line, random_openings
 from .outcome import ONGOING, Outcome, OutcomeKind, Side
