@@ -1,4 +1,4 @@
-"""The least a Python referee can cost per ply, beside what ``play_game`` costs: issue 24's floor.
+"""The least a Python referee can cost per ply, beside what ``play_game`` costs: the floor of a ply.
 
     python benchmarks/ply_floor.py                 # 300 games of each loop, one and two at once
     python benchmarks/ply_floor.py --games 100 --at-once 2

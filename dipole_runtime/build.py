@@ -44,14 +44,14 @@ COMPILED_MODULES = (
     "dipole_engine.evaluate",
     "dipole_engine.search",
     # The host's calls into a game a ply (its state's methods, its outcome): compiled, the
-    # arbiter's per-ply path over Dipole costs 4% more instructions than before it went through
+    # arbiter's per-ply path over Dipole costs 1% more instructions than before it went through
     # the game interface, against 10% with these two interpreted.
     "gameplug.outcome",
     "dipole_engine.plugin",
-    # A host's path of a move (issue 24): 12-18% of the arbiter's CPU a ply.  Of the codec only
-    # its reading of lines and the writing of a move's go and position lines: its messages must
+    # A host's path of a move: 12-18% of the arbiter's CPU a ply.  Of the codec only its
+    # reading of lines and the writing of a move's go and position lines: its messages must
     # take, and its writers refuse with a ProtocolError, values of any type a caller gives them
-    # (README, Builds).
+    # (docs/development.md, The compiled build).
     "protocol.reading",
     "protocol.writing",
     "protocol.waiting",
