@@ -122,7 +122,7 @@ def run_measured(
     a subreaper, inherits and reaps (multiprocessing's fork server, with the game processes it
     reaped, and its resource tracker; the engines a runner leaves behind, killed, are not
     counted)."""
-    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    set_process_option(PR_SET_CHILD_SUBREAPER, 1)
     report = cwd / "engine-cpu.txt"
     report.unlink(missing_ok=True)
     # Python's bytecode cached, as an installed command has it (not compiled at every start).
@@ -156,7 +156,7 @@ PR_SET_CHILD_SUBREAPER = 36
 OUTLIVING_LIMIT = 10.0  # seconds a runner's descendant may outlive it before the run fails
 
 
-def _prctl(option: int, value: int) -> None:
+def set_process_option(option: int, value: int) -> None:
     prctl = ctypes.CDLL(None, use_errno=True).prctl
     if prctl(option, value, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl")
@@ -187,7 +187,7 @@ def reap_outliving(runner: str, engine: str) -> tuple[float, float, set[int]]:
             user, system = user + usage.ru_utime, system + usage.ru_stime
 
 
-SLOW_MOVE = 0.005  # seconds: issue 24's bound on p99.9 of the recorded move times
+SLOW_MOVE = 0.005  # seconds: the bound on p99.9 of the recorded move times
 EDGE_GAMES = 100  # the first and the last games, where the processes start and the cores empty
 
 

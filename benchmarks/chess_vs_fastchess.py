@@ -63,7 +63,7 @@ import chess.pgn
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arbiter_vs_cutegames import PR_SET_CHILD_SUBREAPER, _prctl, reap_outliving  # noqa: E402
+from arbiter_vs_cutegames import PR_SET_CHILD_SUBREAPER, reap_outliving, set_process_option  # noqa: E402
 from chess_openings import BOOK  # noqa: E402
 
 from arbiter.stats.tallies import EloEstimate, elo_estimate  # noqa: E402
@@ -179,7 +179,7 @@ def play(command: list[str], pgn: Path, logs: Path, run: Run, first: str) -> Non
     for log in logs.iterdir():
         log.unlink()
     pgn.unlink(missing_ok=True)
-    _prctl(PR_SET_CHILD_SUBREAPER, 1)  # the engines a runner leaves behind come back to this process
+    set_process_option(PR_SET_CHILD_SUBREAPER, 1)  # the engines a runner leaves behind come back to this process
     started = time.perf_counter()
     finished = subprocess.run(command, cwd=pgn.parent, capture_output=True, text=True)
     run.wall += time.perf_counter() - started

@@ -37,10 +37,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
+from typing import Final
 
 from .codec import (
     BestMove,
@@ -69,7 +71,7 @@ from .codec import (
 from .liveprocesses import kill_all
 from .processtransport import ProcessTransport
 from .reading import read_response
-from .transport import EndOfOutput, LineTooLongError, LogFunction, Transport, _monotonic
+from .transport import EndOfOutput, LineTooLongError, LogFunction, Transport
 
 __all__ = [
     "EngineClient",
@@ -84,6 +86,11 @@ __all__ = [
     "UnreadableMove",
     "kill_all",
 ]
+
+# Compiled code looks a module's function up at every call, and a C type's method; a Final
+# name is the compiled module's own constant.  These and those of the other transport modules
+# save 2,800 instructions a ply of the referee's 64,700 (callgrind, benchmarks/ply_floor.py).
+_monotonic: Final = time.monotonic
 
 
 class EngineError(Exception):
@@ -148,8 +155,8 @@ class SearchResult:
     ponder: str | None  # the reply the engine predicts (``bestmove ... ponder <move>``), unchecked
     nodes: int | None  # the nodes of the last info line that gave them (the search's count)
 
-    # Written out, not the dataclass's: the compiled build compiles this one, where the
-    # generated __init__ would be interpreted code run at every move.
+    # Written out, not the dataclass's: compiled with the class, where the generated one would
+    # be interpreted code run at every move (2,300 instructions a ply of the referee's 64,700).
     def __init__(
         self,
         bestmove: str | None,

@@ -58,17 +58,17 @@ from .messages import (
     error_info,
 )
 from .reading import (
-    _EMPTY,
-    _INFO_KEYWORDS,
-    _INFO_NUMBERS,
-    _OPTION_KEYWORDS,
-    _RESPONSE_PARSERS,
-    _check_option_consistent,
+    EMPTY,
+    INFO_KEYWORDS,
+    INFO_NUMBERS,
+    OPTION_KEYWORDS,
+    RESPONSE_PARSERS,
+    check_option_consistent,
     parse_int,
     read_command,
     read_response,
 )
-from .writing import _check_int, _check_token, extend_position, format_go, move_limit, write_go
+from .writing import check_int, check_token, extend_position, format_go, write_go
 
 __all__ = [
     "BestMove",
@@ -105,7 +105,6 @@ __all__ = [
     "format_command",
     "format_go",
     "format_response",
-    "move_limit",
     "parse_command",
     "parse_int",
     "parse_response",
@@ -148,7 +147,7 @@ def _format_position(command: Position) -> str:
     if not command.moves:
         return head
     for move in command.moves:
-        _check_token(move, "position move")
+        check_token(move, "position move")
     return head + " moves " + " ".join(command.moves)
 
 
@@ -188,7 +187,7 @@ def format_command(command: Command, *, ugi: bool = False) -> str:
     if kind is SetOption:
         return _format_setoption(command)  # type: ignore[arg-type]
     if kind is GoPerft:
-        return f"go perft {_check_int(command.depth, 'go perft', 0)}"  # type: ignore[union-attr]
+        return f"go perft {check_int(command.depth, 'go perft', 0)}"  # type: ignore[union-attr]
     if kind is Query:
         if command.item not in QUERY_ITEMS:  # type: ignore[union-attr]
             raise ProtocolError(f"query: item must be one of {', '.join(QUERY_ITEMS)}, found {command.item!r}")  # type: ignore[union-attr]
@@ -205,14 +204,14 @@ def _format_info(info: Info) -> str:
     for name in _INFO_ORDER_HEAD:
         value = getattr(info, name)
         if value is not None:
-            parts.append(f"{name} {_check_int(value, 'info ' + name, _INFO_NUMBERS[name])}")
+            parts.append(f"{name} {check_int(value, 'info ' + name, INFO_NUMBERS[name])}")
     if info.score_cp is not None or info.score_mate is not None:
         if info.score_cp is not None and info.score_mate is not None:
             raise ProtocolError("info: a score is either cp or mate, not both")
         if info.score_cp is not None:
-            parts.append(f"score cp {_check_int(info.score_cp, 'info score cp')}")
+            parts.append(f"score cp {check_int(info.score_cp, 'info score cp')}")
         else:
-            parts.append(f"score mate {_check_int(info.score_mate, 'info score mate')}")
+            parts.append(f"score mate {check_int(info.score_mate, 'info score mate')}")
         if info.score_bound is not None:
             if info.score_bound not in ("lower", "upper"):
                 raise ProtocolError(f"info: score_bound must be 'lower' or 'upper', found {info.score_bound!r}")
@@ -222,20 +221,20 @@ def _format_info(info: Info) -> str:
     if info.wdl is not None:
         if not isinstance(info.wdl, tuple) or len(info.wdl) != 3:
             raise ProtocolError(f"info: wdl must be a tuple of three counts, found {info.wdl!r}")
-        parts.append("wdl " + " ".join(str(_check_int(count, "info wdl", 0)) for count in info.wdl))
+        parts.append("wdl " + " ".join(str(check_int(count, "info wdl", 0)) for count in info.wdl))
     for name in _INFO_ORDER_TAIL:
         value = getattr(info, name)
         if value is not None:
-            parts.append(f"{name} {_check_int(value, 'info ' + name, _INFO_NUMBERS[name])}")
+            parts.append(f"{name} {check_int(value, 'info ' + name, INFO_NUMBERS[name])}")
     if info.currmove is not None:
-        parts.append("currmove " + _check_token(info.currmove, "info currmove"))
+        parts.append("currmove " + check_token(info.currmove, "info currmove"))
     if info.currmovenumber is not None:
-        parts.append(f"currmovenumber {_check_int(info.currmovenumber, 'info currmovenumber', 1)}")
+        parts.append(f"currmovenumber {check_int(info.currmovenumber, 'info currmovenumber', 1)}")
     if info.pv:
         if not isinstance(info.pv, tuple):
             raise ProtocolError(f"info: pv must be a tuple, found {info.pv!r}")
         for move in info.pv:
-            if _check_token(move, "info pv move") in _INFO_KEYWORDS:
+            if check_token(move, "info pv move") in INFO_KEYWORDS:
                 raise ProtocolError(f"info: pv move {move!r} is an info keyword")
         parts.append("pv " + " ".join(info.pv))
     if info.string is not None:
@@ -252,16 +251,16 @@ def _format_option(spec: OptionSpec) -> str:
     default = spec.default
     if default is not None:
         if spec.type == "spin":
-            parts.append(f"default {_check_int(default, where + ' default')}")
+            parts.append(f"default {check_int(default, where + ' default')}")
         elif spec.type == "check":
             if not isinstance(default, bool):
                 raise ProtocolError(f"{where}: a check default must be True or False, found {default!r}")
             parts.append("default " + ("true" if default else "false"))
         elif spec.type in ("combo", "string"):
-            if default == _EMPTY:
-                raise ProtocolError(f"{where}: the default {_EMPTY!r} cannot be written")
-            text = _check_words(default, where + " default", _OPTION_KEYWORDS, allow_empty=True)
-            parts.append("default " + (text or _EMPTY))
+            if default == EMPTY:
+                raise ProtocolError(f"{where}: the default {EMPTY!r} cannot be written")
+            text = _check_words(default, where + " default", OPTION_KEYWORDS, allow_empty=True)
+            parts.append("default " + (text or EMPTY))
         else:
             raise ProtocolError(f"{where}: a button has no default")
     for bound in ("min", "max"):
@@ -269,15 +268,15 @@ def _format_option(spec: OptionSpec) -> str:
         if value is not None:
             if spec.type != "spin":
                 raise ProtocolError(f"{where}: only a spin option has min and max")
-            parts.append(f"{bound} {_check_int(value, f'{where} {bound}')}")
+            parts.append(f"{bound} {check_int(value, f'{where} {bound}')}")
     if not isinstance(spec.vars, tuple):
         raise ProtocolError(f"{where}: vars must be a tuple, found {spec.vars!r}")
     if spec.vars and spec.type != "combo":
         raise ProtocolError(f"{where}: only a combo option has var values")
     for value in spec.vars:
-        text = _check_words(value, where + " var", _OPTION_KEYWORDS, allow_empty=True)
+        text = _check_words(value, where + " var", OPTION_KEYWORDS, allow_empty=True)
         parts.append(f"var {text}".rstrip())
-    _check_option_consistent(spec, where)
+    check_option_consistent(spec, where)
     return " ".join(parts)
 
 
@@ -286,10 +285,10 @@ def _format_bestmove(response: BestMove) -> str:
         if response.ponder is not None:
             raise ProtocolError("bestmove (none) has no ponder move")
         return "bestmove (none)"
-    move = _check_token(response.move, "bestmove")
+    move = check_token(response.move, "bestmove")
     if response.ponder is None:
         return f"bestmove {move}"
-    return f"bestmove {move} ponder {_check_token(response.ponder, 'bestmove ponder')}"
+    return f"bestmove {move} ponder {check_token(response.ponder, 'bestmove ponder')}"
 
 
 _RESPONSE_WORDS: dict[type, str] = {UciOk: "uciok", UgiOk: "ugiok", ReadyOk: "readyok"}
@@ -315,15 +314,15 @@ def format_response(response: Response) -> str:
     if kind is OptionSpec:
         return _format_option(response)  # type: ignore[arg-type]
     if kind is Id:
-        key = _check_token(response.field, "id field")  # type: ignore[union-attr]
+        key = check_token(response.field, "id field")  # type: ignore[union-attr]
         return f"id {key} {_check_words(response.value, 'id value', allow_empty=True)}".rstrip()  # type: ignore[union-attr]
     if kind is QueryResponse:
         return f"response {_check_words(response.value, 'response')}"  # type: ignore[union-attr]
     if kind is PerftMove:
-        move = _check_token(response.move, "perft move")  # type: ignore[union-attr]
-        if move in _RESPONSE_PARSERS:
+        move = check_token(response.move, "perft move")  # type: ignore[union-attr]
+        if move in RESPONSE_PARSERS:
             raise ProtocolError(f"perft move {move!r} is a response keyword")
-        return f"{move} {_check_int(response.count, 'perft count', 0)}"  # type: ignore[union-attr]
+        return f"{move} {check_int(response.count, 'perft count', 0)}"  # type: ignore[union-attr]
     if kind is PerftTotal:
-        return f"Nodes searched: {_check_int(response.nodes, 'Nodes searched', 0)}"  # type: ignore[union-attr]
+        return f"Nodes searched: {check_int(response.nodes, 'Nodes searched', 0)}"  # type: ignore[union-attr]
     raise ProtocolError(f"not a response: {response!r}")

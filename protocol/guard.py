@@ -45,7 +45,8 @@ class _Stop(Exception):
     """Raised by the signal handler to leave the wait and sweep."""
 
 
-def _prctl() -> Any:
+def load_prctl() -> Any:
+    """libc's ``prctl``, its arguments typed: loaded before a fork, so that the child only calls it."""
     prctl = ctypes.CDLL(None, use_errno=True).prctl
     prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
     prctl.restype = ctypes.c_int
@@ -179,7 +180,7 @@ def main(argv: list[str], env: dict[str, str] | None = None, prctl: Any = None) 
     for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(number, stop)
     if prctl is None:
-        prctl = _prctl()
+        prctl = load_prctl()
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     engine = 0
     status: int | None = None

@@ -129,7 +129,7 @@ class ForkedGuard:
     def __init__(self, command: list[str], cwd: str | None, env: dict[str, str] | None, arguments: list[str]) -> None:
         from . import guard  # (only here: ctypes costs a host that never forks a guard 3 ms to import)
 
-        prctl = guard._prctl()  # looked up before the fork: the child loads nothing (no dlopen)
+        prctl = guard.load_prctl()  # looked up before the fork: the child loads nothing (no dlopen)
         ends: list[int] = []  # this side's: the engine's stdin (written), stdout and stderr (read)
         child_ends: list[int] = []
         try:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
 from mypy_extensions import mypyc_attr
 
-from .transport import EndOfOutput, LogFunction, Transport, _monotonic
+from .transport import EndOfOutput, LogFunction, Transport
 
 __all__ = ["MemoryTransport"]
 
@@ -102,7 +103,7 @@ class _LineQueue:
         if not lines:
             return
         with self._arrived:
-            stamp = _monotonic()
+            stamp = time.monotonic()
             self._items.extend((line, stamp) for line in lines)
             self._arrived.notify()
 

@@ -5,14 +5,18 @@ reading and writing of a line raises.  :mod:`protocol.reading` reads lines into 
 :mod:`protocol.codec` writes them (and is where a program imports all three from).  They are
 ordinary Python classes, also in the compiled build: a value with a field of the wrong type
 (``Limit(nodes=True)``) must be made, and refused by the writer with a ProtocolError that says
-which field, not by its constructor.
+which field, not by its constructor.  Those a host makes at every move (:class:`Limit`,
+:class:`BestMove`, :class:`Info`) are made in one write of their fields
+(:func:`dipole_runtime.values.quick_init`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from typing import Literal
+
+from dipole_runtime.values import quick_init
 
 
 class ProtocolError(ValueError):
@@ -65,21 +69,7 @@ class Position:
     moves: tuple[str, ...] = ()
 
 
-_LIMIT_FIELDS = (
-    "wtime",
-    "btime",
-    "winc",
-    "binc",
-    "movestogo",
-    "movetime",
-    "depth",
-    "nodes",
-    "mate",
-)
-_limit_numbers = attrgetter(*_LIMIT_FIELDS)
-_NO_NUMBERS = (None,) * len(_LIMIT_FIELDS)
-
-
+@quick_init
 @dataclass(frozen=True)
 class Limit:
     """The limits of a search, the parameters of ``go``; times in milliseconds.
@@ -91,9 +81,6 @@ class Limit:
     that many moves; ``searchmoves`` restricts the root moves (the codec does not check them:
     moves are the engine's); ``ponder`` searches the position after the predicted move,
     untimed until ``ponderhit`` (SPEC.md 4.6, 4.12).
-
-    Like :class:`Info` it keeps its fields in a dict, not in slots: a host makes one and writes
-    it at every move, and :func:`~protocol.writing.move_limit` makes it with its dict at once.
     """
 
     wtime: int | None = None
@@ -112,6 +99,12 @@ class Limit:
     def __post_init__(self) -> None:
         if self.infinite is False and _limit_numbers(self) == _NO_NUMBERS:
             object.__setattr__(self, "infinite", True)
+
+
+LIMIT_NUMBERS = tuple(spec.name for spec in fields(Limit) if spec.type == "int | None")
+"""The fields of a :class:`Limit` that take a number, in the order ``go`` writes them."""
+_limit_numbers = attrgetter(*LIMIT_NUMBERS)
+_NO_NUMBERS = (None,) * len(LIMIT_NUMBERS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +217,8 @@ class OptionSpec:
     vars: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@quick_init
+@dataclass(frozen=True)
 class BestMove:
     """``bestmove <move> [ponder <move>]``; ``move`` None is ``bestmove (none)`` (no legal move)."""
 
@@ -232,17 +226,14 @@ class BestMove:
     ponder: str | None = None
 
 
+@quick_init
 @dataclass(frozen=True)
 class Info:
     """One ``info`` line; every field optional.  Times in ms; ``score_mate`` counts moves to
     mate, negative when the engine is being mated; ``score_bound`` is "lower" or "upper" for
     a score that is only a bound; ``wdl`` is the side to move's chances of a win, a draw and a
     loss in per mille (UCI's ``wdl``, which Stockfish sends with ``UCI_ShowWDL``).  ``string``
-    (free text) is always the last field.
-
-    Unlike the other messages but :class:`Limit` it keeps its fields in a dict, not in slots:
-    an engine writes many info lines a search, and the reader (:mod:`protocol.reading`) makes
-    each Info with the dict it parsed the line into, at once."""
+    (free text) is always the last field."""
 
     depth: int | None = None
     seldepth: int | None = None

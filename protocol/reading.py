@@ -46,7 +46,7 @@ from .messages import (
 )
 
 # Numbers on the wire are at most 18 digits, so they always fit a signed 64-bit integer.
-_MAX_DIGITS: Final = 18
+MAX_DIGITS: Final = 18
 _SHOW_LIMIT: Final = 40
 
 
@@ -63,8 +63,8 @@ def parse_int(text: str, what: str, low: int | None = None, high: int | None = N
     digits = text[1:] if text[:1] == "-" else text
     if not (digits.isdigit() and digits.isascii()):
         raise ProtocolError(f"{what}: expected an integer, found {_show(text)}")
-    if len(digits) > _MAX_DIGITS:
-        raise ProtocolError(f"{what}: {_show(text)} is out of range (at most {_MAX_DIGITS} digits)")
+    if len(digits) > MAX_DIGITS:
+        raise ProtocolError(f"{what}: {_show(text)} is out of range (at most {MAX_DIGITS} digits)")
     value = int(text)
     if low is not None and value < low:
         raise ProtocolError(f"{what}: must be at least {low}, found {value}")
@@ -77,7 +77,7 @@ def _read_number(text: str, where: str, word: str, low: int | None) -> int:
     """``parse_int(text, f"{where} {word}", low)`` for the numbers read most (every info line's,
     every go's): a plain count is taken at once, and the message text is only built for the
     rest (a sign, or something wrong), which parse_int reads or refuses."""
-    if text.isdigit() and text.isascii() and len(text) <= _MAX_DIGITS:
+    if text.isdigit() and text.isascii() and len(text) <= MAX_DIGITS:
         value = int(text)
         if low is None or value >= low:
             return value
@@ -90,7 +90,7 @@ def _no_arguments(tokens: list[str]) -> None:
 
 
 # The go parameters that take a number: wire word -> (Limit field, smallest value).
-_GO_NUMBERS: Final[dict[str, tuple[str, int | None]]] = {
+GO_NUMBERS: Final[dict[str, tuple[str, int | None]]] = {
     "wtime": ("wtime", None),
     "btime": ("btime", None),
     "winc": ("winc", 0),
@@ -105,10 +105,10 @@ _GO_NUMBERS: Final[dict[str, tuple[str, int | None]]] = {
     "p1inc": ("winc", 0),
     "p2inc": ("binc", 0),
 }
-_UCI_CLOCK_WORDS: Final = ("wtime", "btime", "winc", "binc")
-_UGI_CLOCK_WORDS: Final = ("p1time", "p2time", "p1inc", "p2inc")
-_GO_FLAGS: Final = ("infinite", "ponder")
-_GO_KEYWORDS: Final = frozenset(_GO_NUMBERS) | {*_GO_FLAGS, "searchmoves", "perft"}
+UCI_CLOCK_WORDS: Final = ("wtime", "btime", "winc", "binc")
+UGI_CLOCK_WORDS: Final = ("p1time", "p2time", "p1inc", "p2inc")
+GO_FLAGS: Final = ("infinite", "ponder")
+GO_KEYWORDS: Final = frozenset(GO_NUMBERS) | {*GO_FLAGS, "searchmoves", "perft"}
 """The words that end a ``searchmoves`` list (no move text of these games is one of them)."""
 
 
@@ -122,7 +122,7 @@ def _parse_go(tokens: list[str]) -> Go | GoPerft:
     i, count = 1, len(tokens)
     while i < count:
         word = tokens[i]
-        if word in _GO_FLAGS:
+        if word in GO_FLAGS:
             if word in values:
                 raise ProtocolError(f"go: {word!r} is given twice")
             values[word] = True
@@ -133,13 +133,13 @@ def _parse_go(tokens: list[str]) -> Go | GoPerft:
                 raise ProtocolError("go: 'searchmoves' is given twice")
             i += 1
             start = i
-            while i < count and tokens[i] not in _GO_KEYWORDS:
+            while i < count and tokens[i] not in GO_KEYWORDS:
                 i += 1
             if i == start:
                 raise ProtocolError("go: 'searchmoves' needs at least one move")
             values[word] = tuple(tokens[start:i])
             continue
-        spec = _GO_NUMBERS.get(word)
+        spec = GO_NUMBERS.get(word)
         if spec is None:
             raise ProtocolError(f"go: unknown parameter {_show(word)}")
         name, low = spec
@@ -148,9 +148,9 @@ def _parse_go(tokens: list[str]) -> Go | GoPerft:
         if i + 1 >= count:
             raise ProtocolError(f"go: {word!r} needs a value")
         values[name] = _read_number(tokens[i + 1], "go", word, low)
-        if word in _UGI_CLOCK_WORDS:
+        if word in UGI_CLOCK_WORDS:
             ugi_clock = True
-        elif word in _UCI_CLOCK_WORDS:
+        elif word in UCI_CLOCK_WORDS:
             uci_clock = True
         i += 2
     if uci_clock and ugi_clock:
@@ -237,7 +237,7 @@ def read_command(line: str) -> Command:
 
 # Info fields: wire word -> (Info field, smallest value).  Keywords end a pv and the words of
 # unknown fields, which a reader skips.
-_INFO_NUMBERS: Final[dict[str, int]] = {
+INFO_NUMBERS: Final[dict[str, int]] = {
     "depth": 0,
     "seldepth": 0,
     "multipv": 1,
@@ -249,7 +249,7 @@ _INFO_NUMBERS: Final[dict[str, int]] = {
     "cpuload": 0,
     "currmovenumber": 1,
 }
-_INFO_KEYWORDS: Final = frozenset(_INFO_NUMBERS) | {
+INFO_KEYWORDS: Final = frozenset(INFO_NUMBERS) | {
     "score",
     "wdl",
     "lowerbound",
@@ -263,20 +263,14 @@ _INFO_KEYWORDS: Final = frozenset(_INFO_NUMBERS) | {
 _SCORE_BOUNDS: Final = {"lowerbound": "lower", "upperbound": "upper"}
 
 
-# An Info is made for every info line of every search: not by its dataclass __init__ (sixteen
-# calls of object.__setattr__, frozen as it is: most of the cost of reading the line) but with
-# the dict the line was parsed into, its fields' defaults first, as its attributes' dict at once
-# (Info keeps no slots for this, nor a __post_init__ to skip: test_codec checks both, and that
-# what is read equals the Info made by hand).
+# An Info is made for every info line of every search: its fields' defaults, then what the line
+# gives, set as its attributes' dict at once (as unpickling makes one), not by its constructor,
+# whose keywords cost 11,000 instructions a line more: 35% more a ply against an engine that
+# writes 8 info lines a move (callgrind, benchmarks/ply_floor.py).  test_codec checks that what
+# is read equals the Info made by hand.
+_INFO_DEFAULTS: Final[dict[str, object]] = dict(vars(Info()))
 _NEW: Final = object.__new__
 _SET: Final = object.__setattr__
-_INFO_DEFAULTS: Final[dict[str, object]] = dict(vars(Info()))
-
-
-def _info(values: dict[str, object]) -> Info:
-    info: Info = _NEW(Info)
-    _SET(info, "__dict__", values)
-    return info
 
 
 def _parse_info(tokens: list[str]) -> Info:
@@ -284,17 +278,17 @@ def _parse_info(tokens: list[str]) -> Info:
     i, count = 1, len(tokens)
     while i < count:
         word = tokens[i]
-        if word in _INFO_NUMBERS:
+        if word in INFO_NUMBERS:
             if i + 1 >= count:
                 raise ProtocolError(f"info: {word!r} needs a value")
-            values[word] = _read_number(tokens[i + 1], "info", word, _INFO_NUMBERS[word])
+            values[word] = _read_number(tokens[i + 1], "info", word, INFO_NUMBERS[word])
             i += 2
         elif word == "score":
             i = _parse_score(tokens, i + 1, values)
         elif word == "pv":
             i += 1
             start = i
-            while i < count and tokens[i] not in _INFO_KEYWORDS:
+            while i < count and tokens[i] not in INFO_KEYWORDS:
                 i += 1
             values["pv"] = tuple(tokens[start:i])
         elif word == "currmove":
@@ -317,9 +311,11 @@ def _parse_info(tokens: list[str]) -> Info:
             i += 4
         else:  # a field this protocol does not define (refutation, currline...): skip it
             i += 1
-            while i < count and tokens[i] not in _INFO_KEYWORDS:
+            while i < count and tokens[i] not in INFO_KEYWORDS:
                 i += 1
-    return _info(values)
+    info: Info = _NEW(Info)
+    _SET(info, "__dict__", values)
+    return info
 
 
 def _parse_score(tokens: list[str], i: int, values: dict[str, object]) -> int:
@@ -330,8 +326,8 @@ def _parse_score(tokens: list[str], i: int, values: dict[str, object]) -> int:
     return i + 2
 
 
-_OPTION_KEYWORDS: Final = frozenset({"name", "type", "default", "min", "max", "var"})
-_EMPTY: Final = "<empty>"
+OPTION_KEYWORDS: Final = frozenset({"name", "type", "default", "min", "max", "var"})
+EMPTY: Final = "<empty>"
 
 
 def _parse_option(tokens: list[str]) -> OptionSpec:
@@ -357,7 +353,7 @@ def _parse_option(tokens: list[str]) -> OptionSpec:
             raise ProtocolError(f"option {name!r}: unexpected {_show(word)}")
         i += 1
         start = i
-        while i < len(tokens) and tokens[i] not in _OPTION_KEYWORDS:
+        while i < len(tokens) and tokens[i] not in OPTION_KEYWORDS:
             i += 1
         value = " ".join(tokens[start:i])
         if word == "var":
@@ -387,15 +383,15 @@ def _option_value(name: str, kind: str, fields: dict[str, str], options: tuple[s
             raise ProtocolError(f"{where}: a check default must be 'true' or 'false', found {_show(raw)}")
         default = raw == "true"
     elif kind in ("combo", "string") and raw is not None:
-        default = "" if raw == _EMPTY else raw
+        default = "" if raw == EMPTY else raw
     elif kind == "button" and raw is not None:
         raise ProtocolError(f"{where}: a button has no default")
     spec = OptionSpec(name, kind, default, low, high, options)  # type: ignore[arg-type]
-    _check_option_consistent(spec, where)
+    check_option_consistent(spec, where)
     return spec
 
 
-def _check_option_consistent(spec: OptionSpec, where: str) -> None:
+def check_option_consistent(spec: OptionSpec, where: str) -> None:
     if spec.type == "spin":
         if spec.min is not None and spec.max is not None and spec.min > spec.max:
             raise ProtocolError(f"{where}: min {spec.min} is above max {spec.max}")
@@ -413,19 +409,10 @@ def _parse_id(tokens: list[str]) -> Id:
     return Id(tokens[1], " ".join(tokens[2:]))
 
 
-# An engine answers every move with a BestMove: made by setting its two slots, not by its
-# dataclass __init__ (interpreted code, two calls of object.__setattr__, frozen as it is).
-_SET_MOVE: Final[Callable[[BestMove, str | None], None]] = getattr(BestMove, "move").__set__  # noqa: B009
-_SET_PONDER: Final[Callable[[BestMove, str | None], None]] = getattr(BestMove, "ponder").__set__  # noqa: B009
-
-
 def _parse_bestmove(tokens: list[str]) -> BestMove:
     count = len(tokens)
     if count == 2 or (count == 4 and tokens[2] == "ponder"):
-        best: BestMove = _NEW(BestMove)
-        _SET_MOVE(best, None if tokens[1] == "(none)" else tokens[1])
-        _SET_PONDER(best, tokens[3] if count == 4 else None)
-        return best
+        return BestMove(None if tokens[1] == "(none)" else tokens[1], tokens[3] if count == 4 else None)
     raise ProtocolError("bestmove: expected 'bestmove <move> [ponder <move>]' or 'bestmove (none)'")
 
 
@@ -441,7 +428,7 @@ def _parse_perft_total(tokens: list[str]) -> PerftTotal:
     return PerftTotal(parse_int(tokens[2], "Nodes searched", 0))
 
 
-_RESPONSE_PARSERS: Final[dict[str, Callable[[list[str]], object]]] = {
+RESPONSE_PARSERS: Final[dict[str, Callable[[list[str]], object]]] = {
     "info": _parse_info,
     "bestmove": _parse_bestmove,
     "readyok": _simple(ReadyOk),
@@ -459,7 +446,7 @@ def read_response(line: str) -> Response:
     tokens = line.split()
     if not tokens:
         raise ProtocolError("empty response")
-    parser = _RESPONSE_PARSERS.get(tokens[0])
+    parser = RESPONSE_PARSERS.get(tokens[0])
     if parser is not None:
         return parser(tokens)  # type: ignore[return-value]
     if len(tokens) == 2 and tokens[1].isdigit():

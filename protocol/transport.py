@@ -15,12 +15,8 @@ unit tests of hosts.
 
 from __future__ import annotations
 
-import _thread
-import os
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -35,15 +31,6 @@ EndOfOutput = None
 MAX_LINE = 1 << 20
 """The longest line (bytes, without its line ending) an engine may write on stdout: a longer
 one is a protocol fault (:class:`LineTooLongError`); a longer stderr line is cut there."""
-
-# Called at every move, by the transports and the client.  Compiled code looks a module's
-# attribute (time.monotonic, os.read) up at every call, and a C type's method (a lock's acquire)
-# too; Final names are C constants, in every compiled module that imports them.
-_monotonic: Final = time.monotonic
-_os_read: Final = os.read
-_os_write: Final = os.write
-_lock_acquire: Final = _thread.LockType.acquire
-_lock_release: Final = _thread.LockType.release
 
 
 class LineTooLongError(Exception):

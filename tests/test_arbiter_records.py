@@ -157,9 +157,8 @@ def test_each_moves_comment_is_written_as_its_record_says(move: MoveRecord) -> N
     ],
 )
 def test_an_engines_move_is_recorded_as_its_constructor_would(answer: SearchResult, made: MoveRecord) -> None:
-    """The referee makes each move's record without MoveRecord's ``__init__``
-    (``arbiter.records.game.move_record``): it equals, hashes, prints, pickles and comments as
-    the record made by hand, and stays frozen."""
+    """The record the referee makes of an engine's answer equals, hashes, prints, pickles and
+    comments as the record made by hand, and stays frozen."""
     assert answer.bestmove is not None
     record = engine_move_record(answer.bestmove, answer)
     assert record == made and hash(record) == hash(made) and repr(record) == repr(made)
@@ -169,8 +168,8 @@ def test_an_engines_move_is_recorded_as_its_constructor_would(answer: SearchResu
 
 
 def test_a_game_record_pickles_and_copies_as_itself() -> None:
-    """A GameRecord pickles its moves column by column (its ``__reduce__``): what comes back, by
-    every pickle protocol and by copy, is an equal record of equal moves, frozen."""
+    """What comes back of a GameRecord, by every pickle protocol and by copy, is an equal
+    record of equal moves, frozen."""
     moves = (
         MoveRecord("a1-b2", MoveSource.BOOK),
         MoveRecord("pass", MoveSource.FORCED),

@@ -125,14 +125,6 @@ def _count(value: str, key: str, least: int, flag: str) -> int:
     return int(value)
 
 
-def _pawns(move: MoveRecord) -> str:
-    """A score as the PGN comments write it: ``-4.50`` or ``-M3``."""
-    if move.score_mate is not None:
-        return f"{'+' if move.score_mate > 0 else '-'}M{abs(move.score_mate)}"
-    assert move.score_cp is not None
-    return f"{move.score_cp / 100:+.2f}"
-
-
 @dataclass
 class ResignWatch:
     """One game's runs of losing and winning scores per side (see the module docstring)."""
@@ -180,7 +172,7 @@ class ResignWatch:
     def _reason(self, loser: Side) -> str:
         """``Black resigns (adjudication: resign movecount=3 score=400; Black -4.50 -5.10 -6.00)``."""
         runs = [(loser, self._low[loser])] + ([(loser.other, self._high[loser.other])] if self.rule.twosided else [])
-        scores = "; ".join(f"{self.side_name(side)} {' '.join(map(_pawns, run))}" for side, run in runs)
+        scores = "; ".join(f"{self.side_name(side)} {' '.join(map(MoveRecord.score_text, run))}" for side, run in runs)
         return f"{self.side_name(loser)} resigns (adjudication: resign {self.rule.text()}; {scores})"
 
 
@@ -203,7 +195,7 @@ class DrawWatch:
             self._run.clear()
         if plies // 2 < self.rule.movenumber or len(self._run) < 2 * self.rule.movecount:
             return None
-        scores = " ".join(map(_pawns, self._run))
+        scores = " ".join(map(MoveRecord.score_text, self._run))
         return f"{DRAW_BY_ADJUDICATION} (adjudication: draw {self.rule.text()}; {scores})"
 
 

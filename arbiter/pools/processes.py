@@ -68,7 +68,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.context import ForkContext, ForkServerContext
 from typing import Any
 
-from protocol.guard import PR_SET_PDEATHSIG, _prctl, default_handlers
+from protocol.guard import PR_SET_PDEATHSIG, default_handlers, load_prctl
 from protocol.guardstart import fork_guards
 from protocol.waiting import waiting_with
 
@@ -90,13 +90,6 @@ def process_shares(concurrency: int, cores: int | None = None) -> list[int]:
     return [concurrency // processes + (1 if index < concurrency % processes else 0) for index in range(processes)]
 
 
-def _pickled(message: Any) -> bytes:
-    """A message for the other end's ``Connection.recv``: pickled as ``Connection.send`` would,
-    but by the C pickler alone (``send``'s own makes a pickler in Python, and copies its table of
-    reducers, at every message; these messages need none of them)."""
-    return pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
-
-
 class _GameProcess:
     """The arbiter's side of one game process: its connection and the games it is playing."""
 
@@ -111,9 +104,8 @@ class _GameProcess:
         self._send_lock = threading.Lock()  # jobs go from the feeder or the dispatcher, abandons from the dispatcher
 
     def send(self, message: Any) -> None:
-        data = _pickled(message)
         with self._send_lock:
-            self.connection.send_bytes(data)
+            self.connection.send(message)
 
 
 class _StartGate:
@@ -574,7 +566,7 @@ def serve(
     connection to the arbiter ends, which only the arbiter holds the other end of; or the
     process it was forked from (the arbiter, or the fork server) dies.  ``inherited``: the
     arbiter's ends of the game processes forked before this one, closed here at once."""
-    _prctl()(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    load_prctl()(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     for fd in inherited:
         os.close(fd)
     default_handlers()  # (a copy of the arbiter: its handlers would interrupt the arbiter's event)
@@ -588,10 +580,9 @@ def serve(
     held: deque[tuple[float, float]] = deque(maxlen=64)  # the messages that waited over FROZEN_LIMIT
 
     def send(message: tuple[Any, ...]) -> None:
-        data = _pickled(message)
         began = time.monotonic()
         with lock:
-            connection.send_bytes(data)
+            connection.send(message)
         waited = time.monotonic() - began
         if waited > FROZEN_LIMIT:  # the arbiter took nothing (stopped?), and this process waited
             held.append((began + waited, waited))

@@ -9,12 +9,12 @@ they are the same whichever game or variant was played.
 from __future__ import annotations
 
 import functools
-import operator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
 import gameplug
+from dipole_runtime.values import quick_init
 
 WHITE_WINS = "1-0"
 BLACK_WINS = "0-1"
@@ -92,6 +92,7 @@ class MoveSource(Enum):
     FORCED = "forced"  # the only legal move (a pass), played by the arbiter without asking
 
 
+@quick_init
 @dataclass(frozen=True)
 class MoveRecord:
     """One ply: the rules' move text and what the mover said about it.
@@ -114,62 +115,24 @@ class MoveRecord:
         with ``nodes``, the nodes as fastchess writes them too: ``+0.35/7 0.520s, n=10432``."""
         if self.source is not MoveSource.ENGINE:
             return str(self.source.value)  # mypy types .value of a narrowed enum as Any
-        mate, seconds = self.score_mate, self.time
-        if mate is not None:
-            score = f"{'+' if mate > 0 else '-'}M{abs(mate)}"
-        elif self.score_cp is not None:
-            score = f"{self.score_cp / 100:+.2f}"
-        else:  # no score, so no depth shown: the time alone (a PGN writes one a move)
-            score = ""
-        if score and self.depth is not None:
+        if self.score_cp is None and self.score_mate is None and not nodes and self.time is not None:
+            return f"{self.time:.3f}s"  # (the usual comment of an engine that gives no score)
+        score = self.score_text()
+        if score and self.depth is not None:  # (no score: no depth shown)
             score = f"{score}/{self.depth}"
-        parts = [" ".join(filter(None, [score, None if seconds is None else f"{seconds:.3f}s"]))]
+        seconds = None if self.time is None else f"{self.time:.3f}s"
+        parts = [" ".join(filter(None, [score, seconds]))]
         if nodes and self.nodes is not None:
             parts.append(f"n={self.nodes}")
         return ", ".join(filter(None, parts))
 
-
-_MOVE_FIELDS = tuple(field.name for field in fields(MoveRecord))  # move_record's parameters, in order
-_move_values = operator.attrgetter(*_MOVE_FIELDS)
-_NEW = object.__new__
-_SET = object.__setattr__
-
-
-def move_record(
-    text: str,
-    source: MoveSource,
-    score_cp: int | None = None,
-    score_mate: int | None = None,
-    depth: int | None = None,
-    time: float | None = None,
-    nodes: int | None = None,
-) -> MoveRecord:
-    """``MoveRecord(text, source, ...)``, the same value, made with its attributes' dict at once
-    (as unpickling makes one) instead of seven calls of ``object.__setattr__`` (frozen as it is):
-    the referee makes one at every ply, and a game process's records are rebuilt with it."""
-    record: MoveRecord = _NEW(MoveRecord)
-    _SET(
-        record,
-        "__dict__",
-        {
-            "text": text,
-            "source": source,
-            "score_cp": score_cp,
-            "score_mate": score_mate,
-            "depth": depth,
-            "time": time,
-            "nodes": nodes,
-        },
-    )
-    return record
-
-
-def _rebuilt_game(state: dict[str, Any], *columns: list[Any]) -> GameRecord:
-    """A :class:`GameRecord` unpickled: its fields but its moves, and its moves' fields column by
-    column (see :meth:`GameRecord.__reduce__`)."""
-    record: GameRecord = _NEW(GameRecord)
-    _SET(record, "__dict__", {**state, "moves": tuple(map(move_record, *columns))})
-    return record
+    def score_text(self) -> str:
+        """The score in pawns as the PGN comments write it (``+0.35``, ``-M3``); empty without one."""
+        if self.score_mate is not None:
+            return f"{'+' if self.score_mate > 0 else '-'}M{abs(self.score_mate)}"
+        if self.score_cp is not None:
+            return f"{self.score_cp / 100:+.2f}"
+        return ""
 
 
 @dataclass(frozen=True)
@@ -213,13 +176,6 @@ class GameRecord:
     def finished_line(self) -> str:
         """cutechess-cli's line: ``Finished game 7 (alpha vs beta): 1-0 {Black loses on time}``."""
         return f"Finished game {self.number} ({self.white} vs {self.black}): {self.result} {{{self.reason}}}"
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled with its moves' fields column by column (every game process sends each of its
-        games to the arbiter this way): half the time of a pickle of each move, with its dict."""
-        state = dict(self.__dict__)
-        columns = list(zip(*map(_move_values, state.pop("moves")))) or [()] * len(_MOVE_FIELDS)
-        return (_rebuilt_game, (state, *columns))
 
 
 @dataclass(frozen=True)

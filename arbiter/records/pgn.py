@@ -25,10 +25,6 @@ from ..errors import ArbiterError
 from ..files import read_text
 from .game import RESULTS, GameRecord, MoveRecord, MoveSource, Termination, first_mover
 
-# Read at every move of format_game: an Enum member looked up on its class each time costs a
-# tenth of a game's PGN text.
-_BY_ENGINE = MoveSource.ENGINE
-
 LINE_WIDTH = 79
 
 
@@ -100,10 +96,8 @@ def format_game(record: GameRecord, nodes: bool = False) -> str:
     """The PGN text of one game, ending with a blank line; with ``nodes``, each engine move's
     comment gives its search's nodes as fastchess writes them (``n=10432``)."""
     head = "".join([f"[{name} {_quote(value)}]\n" for name, value in record_tags(record)])
-    # The movetext's tokens (move numbers, moves, comments).  The arbiter writes one game at
-    # every game's end, in the process that keeps every record: an engine's move with its time
-    # alone (the usual comment) is written here, not by MoveRecord.comment, and no comment of a
-    # move needs escaping (digits, signs, "M", "/", "s", "book", "forced").
+    # The movetext's tokens (move numbers, moves, comments); no comment of a move needs
+    # escaping (digits, signs, "M", "/", "s", "book", "forced").
     tokens: list[str] = []
     add = tokens.append
     black = first_mover(record.variant, record.fen) is Side.SECOND
@@ -120,10 +114,7 @@ def format_game(record: GameRecord, nodes: bool = False) -> str:
             add(f"{number}.")
         black = not black
         add(text)
-        if move.source is _BY_ENGINE and move.score_cp is None and move.score_mate is None and not nodes:
-            if move.time is not None:
-                add(f"{{{move.time:.3f}s}}")
-        elif comment := move.comment(nodes):
+        if comment := move.comment(nodes):
             add("{" + comment + "}")
     if record.reason:
         add(_comment(record.reason))

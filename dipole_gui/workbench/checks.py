@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 
 from arbiter.errors import ArbiterError
-from protocol.guard import PR_SET_PDEATHSIG, _prctl
+from protocol.guard import PR_SET_PDEATHSIG, load_prctl
 
 from .book import Entry
 
@@ -42,7 +42,7 @@ def _dying_with(server: int) -> Callable[[], None]:
     ends, even when the server is SIGKILLed (``PR_SET_PDEATHSIG``, as the arbiter's game
     processes do); the check's engine runs under a guard (:mod:`protocol.guard`) that dies with
     the check and takes the engine with it."""
-    prctl = _prctl()  # looked up here: the child only calls it
+    prctl = load_prctl()  # looked up here: the child only calls it
 
     def die_with_server() -> None:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
