@@ -3,8 +3,8 @@
 A frozen dataclass's generated ``__init__`` sets each field with its own call of
 ``object.__setattr__`` (the class's ``__setattr__`` refuses).  The values a host makes at every
 ply (a search's :class:`~protocol.messages.Limit`, an engine's
-:class:`~protocol.messages.BestMove` and ``info`` lines, each move's
-:class:`~arbiter.records.game.MoveRecord`) would pay that call per field; :func:`quick_init`
+:class:`~protocol.messages.BestMove`, each move's :class:`~arbiter.records.game.MoveRecord`)
+would pay that call per field; :func:`quick_init`
 gives such a class a constructor that writes the attributes' dict in one call, then runs
 ``__post_init__`` if the class has one::
 
@@ -42,7 +42,7 @@ def quick_init(made: type[T]) -> type[T]:
     parameters, values = [], []
     for spec in dataclasses.fields(made):  # type: ignore[arg-type]
         if spec.kw_only:
-            raise TypeError(f"{made.__name__}.{spec.name}: a value class takes no keyword-only field")
+            raise TypeError(f"{made.__name__}.{spec.name}: quick_init takes no keyword-only field")
         name = spec.name
         if spec.default is not dataclasses.MISSING:
             namespace[f"_default_{name}"] = spec.default

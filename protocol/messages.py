@@ -5,9 +5,10 @@ reading and writing of a line raises.  :mod:`protocol.reading` reads lines into 
 :mod:`protocol.codec` writes them (and is where a program imports all three from).  They are
 ordinary Python classes, also in the compiled build: a value with a field of the wrong type
 (``Limit(nodes=True)``) must be made, and refused by the writer with a ProtocolError that says
-which field, not by its constructor.  Those a host makes at every move (:class:`Limit`,
-:class:`BestMove`, :class:`Info`) are made in one write of their fields
-(:func:`dipole_runtime.values.quick_init`).
+which field, not by its constructor.  The two a host makes at every move (:class:`Limit`,
+:class:`BestMove`) are made in one write of their fields
+(:func:`dipole_runtime.values.quick_init`); an :class:`Info` is made by the reader from the
+dict it parsed the line into.
 """
 
 from __future__ import annotations
@@ -226,7 +227,6 @@ class BestMove:
     ponder: str | None = None
 
 
-@quick_init
 @dataclass(frozen=True)
 class Info:
     """One ``info`` line; every field optional.  Times in ms; ``score_mate`` counts moves to

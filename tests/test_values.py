@@ -26,15 +26,8 @@ class Plain:
 
 @quick_init
 @dataclass(frozen=True)
-class Quick:
-    name: str
-    count: int = 0
-    tags: list[str] = field(default_factory=list)
-    total: int = -1
-
-    def __post_init__(self) -> None:
-        if self.total == -1:
-            object.__setattr__(self, "total", self.count * 2)
+class Quick(Plain):
+    """Plain's fields, defaults, factory and ``__post_init__``, made by quick_init's constructor."""
 
 
 @pytest.mark.parametrize(

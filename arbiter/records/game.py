@@ -115,8 +115,6 @@ class MoveRecord:
         with ``nodes``, the nodes as fastchess writes them too: ``+0.35/7 0.520s, n=10432``."""
         if self.source is not MoveSource.ENGINE:
             return str(self.source.value)  # mypy types .value of a narrowed enum as Any
-        if self.score_cp is None and self.score_mate is None and not nodes and self.time is not None:
-            return f"{self.time:.3f}s"  # (the usual comment of an engine that gives no score)
         score = self.score_text()
         if score and self.depth is not None:  # (no score: no depth shown)
             score = f"{score}/{self.depth}"
