@@ -13,7 +13,7 @@ from arbiter.cli.options import SEPARATOR, group_settings
 from arbiter.errors import ArbiterError
 from arbiter.openings.positions import generate_openings, load_openings
 from arbiter.play.engines import default_name, load_config, resolve_engines
-from arbiter.play.timecontrol import Clock, SearchLimits, TimeControl
+from arbiter.play.timecontrol import Clock, SearchLimits, TimeControl, charged
 from dipole_engine.rules import new_board
 
 PY = sys.executable
@@ -62,11 +62,23 @@ def test_bad_time_controls_say_why(text: str, fragment: str) -> None:
 
 def test_clock_charges_moves_adds_increment_and_forfeits_beyond_the_margin() -> None:
     clock = Clock(TimeControl(0, 1.0, 0.1))
-    assert clock.spend(0.4, margin=0.0)
+    assert clock.remaining == pytest.approx(1.1)  # the increment is there from the first move
+    assert clock.spend(0.5, margin=0.0)
     assert clock.remaining == pytest.approx(0.7)
     assert clock.spend(0.75, margin=0.1)  # 0.05 over, inside the margin: left with 0 + inc
     assert clock.remaining == pytest.approx(0.1)
     assert not clock.spend(0.25, margin=0.1)  # 0.15 over a 0.1 margin: the flag falls
+
+
+def test_clock_charges_whole_milliseconds_rounded_down() -> None:
+    clock = Clock(TimeControl(0, 1.0))
+    assert clock.spend(0.0219999, margin=0.0)  # 21.9999 ms costs 21
+    assert round(clock.remaining * 1000, 6) == 979
+    assert clock.spend(0.029, margin=0.0)  # a recorded 0.029 is 29 ms, however the float falls
+    assert round(clock.remaining * 1000, 6) == 950
+    assert clock.spend(0.9509, margin=0.0)  # under a millisecond past the time: charged 950, in time
+    assert clock.remaining == 0
+    assert charged(-0.5) == 0  # a move never gives time back
 
 
 def test_moves_per_period_adds_the_next_period() -> None:

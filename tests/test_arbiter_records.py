@@ -141,6 +141,7 @@ def test_each_moves_comment_is_written_as_its_record_says(move: MoveRecord) -> N
     "answer,made",
     [
         (SearchResult("a1-b2", elapsed=0.25), MoveRecord("a1-b2", ENGINE, time=0.25)),
+        (SearchResult("a1-b2", elapsed=0.0219999), MoveRecord("a1-b2", ENGINE, time=0.021)),  # as charged
         (
             SearchResult("a1-b2", elapsed=0.5, scored=Info(depth=7, score_cp=35), depth=9),
             MoveRecord("a1-b2", ENGINE, score_cp=35, depth=7, time=0.5),

@@ -462,7 +462,7 @@ def test_pgn_clocks_follow_its_time_control_tags(tmp_path: Path) -> None:
         white = tags.get("WhiteTimeControl", tags.get("TimeControl"))
         black = tags.get("BlackTimeControl", tags.get("TimeControl"))
         clocks = {side: [float(part) for part in tc.split("+")] for side, tc in (("w", white), ("b", black))}
-        remaining = {side: base for side, (base, _) in clocks.items()}
+        remaining = {side: base + increment for side, (base, increment) in clocks.items()}  # (on it from move 1)
         comments = re.findall(r"\{([^}]*)\}", game.split("\n\n", 1)[1])
         (page,) = (tmp_path / "site" / "games").glob(f"games-*-{number}.html")
         rows = table_cells(page, "moves")

@@ -255,9 +255,9 @@ def test_clocks_are_kept_per_move(tmp_path: Path) -> None:
     rows = connection.execute("SELECT ply, source, time, clock FROM moves WHERE game = 1 ORDER BY ply").fetchall()
     assert rows == [
         (1, "book", None, None),
-        (2, "engine", 0.3, 60.2),
+        (2, "engine", 0.3, 60.7),  # 60 + 0.5 (on the clock from the first move) - 0.3 + 0.5
         (3, "engine", 1.5, None),
-        (4, "engine", 0.2, 60.5),
+        (4, "engine", 0.2, 61.0),
     ]
     assert connection.execute("SELECT white_time, black_time FROM games").fetchone() == (1.5, 0.5)
 

@@ -71,7 +71,7 @@ from ..records.game import (
 from ..text import visible
 from .adjudication import Adjudicator, DrawRule, ResignRule
 from .engines import EngineSpec
-from .timecontrol import Clock, SearchLimits
+from .timecontrol import TICK, Clock, SearchLimits, charged
 
 MAX_RECORDED_NUMBER = 2**31 - 1
 MAX_RECORDED_NODES = 2**63 - 1  # (what an event database's INTEGER holds)
@@ -404,7 +404,7 @@ def _recordable(number: int | None) -> int | None:
 
 
 def _ms(seconds: float) -> int:
-    return max(0, int(seconds * 1000))
+    return max(0, round(seconds * 1000))  # (a clock holds whole milliseconds: 0.989 s is 989)
 
 
 class _Game:
@@ -517,9 +517,9 @@ class _Game:
         """The ``go`` parameters for ``side`` and the seconds it has before it stalls."""
         terms = side.terms
         clocked = terms.clocked
-        deadline = side.clock.remaining + terms.margin if clocked else None
+        deadline = side.clock.remaining + terms.margin + TICK if clocked else None
         if terms.movetime is not None:
-            per_move = terms.movetime + terms.margin
+            per_move = terms.movetime + terms.margin + TICK
             deadline = per_move if deadline is None else min(deadline, per_move)
         if terms.stopped_by_host:  # tc=inf alone: think until the arbiter's stop
             return Limit(infinite=True), self.settings.stall_timeout
@@ -581,7 +581,7 @@ class _Game:
         if control is not None:  # an answer to the host's stop is not played
             control._check()
         elapsed = answer.elapsed
-        over_time = terms.movetime is not None and elapsed > terms.movetime + terms.margin
+        over_time = terms.movetime is not None and charged(elapsed) > terms.movetime + terms.margin
         if not side.clock.spend(elapsed, terms.margin) or over_time:
             raise self.lost_on_time(side)
         token = answer.bestmove
@@ -690,7 +690,7 @@ class _Game:
         timed = side.clock.control is not None
         started = time.monotonic()
         while True:
-            left = side.clock.remaining + margin - (time.monotonic() - started) if timed else None
+            left = side.clock.remaining + margin + TICK - (time.monotonic() - started) if timed else None
             try:
                 entry = control._next_move(None if left is None else max(0.0, left))
             except queue.Empty:
@@ -710,7 +710,7 @@ class _Game:
         self.state.play(move)
         text = entry[1]
         self.move_texts.append(text)
-        self.records.append(MoveRecord(text, MoveSource.ENGINE, time=elapsed))
+        self.records.append(MoveRecord(text, MoveSource.ENGINE, time=charged(elapsed)))
         if self.live is not None:
             self.live.moved(self.state.turn)
         if self.adjudicator is not None:
@@ -797,7 +797,8 @@ def engine_move_record(text: str, answer: SearchResult) -> MoveRecord:
     score_cp = _recordable(last.score_cp if last is not None else None)
     score_mate = _recordable(last.score_mate if last is not None else None)
     nodes = answer.nodes if answer.nodes is not None and answer.nodes <= MAX_RECORDED_NODES else None
-    return MoveRecord(text, MoveSource.ENGINE, score_cp, score_mate, _recordable(depth), answer.elapsed, nodes)
+    time = charged(answer.elapsed)  # (what its clock was charged, as fastchess records it)
+    return MoveRecord(text, MoveSource.ENGINE, score_cp, score_mate, _recordable(depth), time, nodes)
 
 
 def _stopping_when_ended(

@@ -7,8 +7,11 @@ that bounds one engine's thinking (clock, fixed time per move, depth, nodes, mar
 :class:`Clock` is the running clock of one side in one game.
 
 The arbiter measures time itself: a move costs the monotonic seconds from writing ``go`` to
-reading ``bestmove``.  A side has lost on time when a move costs more than the time it had
-left plus its margin (``timemargin``); a move that overruns by less than the margin leaves 0.
+reading ``bestmove``, counted in whole milliseconds (rounded down: engines are told whole
+milliseconds, and cutechess-cli and fastchess charge so).  A side's increment is on its clock
+from its first move, as fastchess and Fischer clocks give it.  A side has lost on time when a
+move costs more than the time it had left plus its margin (``timemargin``); a move that overruns
+by less than the margin leaves 0.
 """
 
 from __future__ import annotations
@@ -177,6 +180,16 @@ class SearchLimits:
         return " ".join(parts) or "none"
 
 
+def charged(seconds: float) -> float:
+    """What a move that took ``seconds`` costs on a clock: whole milliseconds, rounded down
+    (a time read back from a record, ``0.029``, is 29 ms however the float falls)."""
+    return math.floor(max(0.0, seconds) * 1000 + 1e-6) / 1000
+
+
+TICK = 0.001
+"""The clock's unit: a move is late once it has run a whole millisecond past its time."""
+
+
 @mypyc_attr(native_class=False)  # copied (the GUI's take-backs)
 class Clock:
     """One side's clock in one game.
@@ -188,7 +201,7 @@ class Clock:
 
     def __init__(self, control: TimeControl | None) -> None:
         self.control = control
-        self.remaining = control.base if control else 0.0
+        self.remaining = control.base + control.increment if control else 0.0
         self.moves_to_go: int | None = control.moves if control and control.moves else None
 
     def spend(self, seconds: float, margin: float) -> bool:
@@ -196,7 +209,7 @@ class Clock:
         control = self.control
         if control is None:
             return True
-        seconds = max(0.0, seconds)  # a move never gives time back
+        seconds = charged(seconds)
         if seconds > self.remaining + margin:
             self.remaining -= seconds
             return False

@@ -51,7 +51,7 @@ def _move(record: MoveRecord) -> list[Any]:
 def _clocks(clocks: dict[Side, Clock]) -> list[int | None]:
     """Both clocks in ms (None: no clock), white first."""
     return [
-        None if clock.control is None else int(clock.remaining * 1000)
+        None if clock.control is None else round(clock.remaining * 1000)
         for clock in (clocks[Side.FIRST], clocks[Side.SECOND])
     ]
 
