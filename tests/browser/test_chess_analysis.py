@@ -123,12 +123,17 @@ def test_stockfish_analyses_chess_lines_in_san_arrows_bar_and_mates(
         expect(page.locator('#lines .pv-line[data-multipv="1"] .line-move').first).to_have_text("Ra1#")
         assert arrow_ends(page, 1) == ("a8", "a1")
 
-        # White to move a queen down: a score below -5 pawns from White's view; a click on the
-        # best line's first move plays it, and the move list writes it as the line did.
+        # White to move a queen down: a score below -5 pawns from White's view, or Black's mate
+        # once the search is deep enough to see it; a click on the best line's first move plays
+        # it, and the move list writes it as the line did.
         state = set_up(page, BLACK_QUEEN_UP)
-        expect(page.locator("#eval-bar")).to_have_attribute("data-score", re.compile(r"^-\d+\.\d\d$"), timeout=TIMEOUT)
+        expect(page.locator("#eval-bar")).to_have_attribute(
+            "data-score", re.compile(r"^-(\d+\.\d\d|#\d+)$"), timeout=TIMEOUT
+        )
         page.wait_for_function(
-            "() => parseFloat(document.getElementById('eval-bar').dataset.score) < -5", timeout=TIMEOUT
+            "() => { const score = document.getElementById('eval-bar').dataset.score;"
+            " return score.startsWith('-#') || parseFloat(score) < -5; }",
+            timeout=TIMEOUT,
         )
         assert float(page.get_attribute("#eval-bar", "data-white") or "nan") < 0.2
         first = page.locator('#lines .pv-line[data-multipv="1"] .line-move').first
