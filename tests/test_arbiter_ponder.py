@@ -88,6 +88,9 @@ def test_a_pondering_match_sends_ponderhit_or_stop_and_charges_only_the_engines_
     hits = [(time, kind, own, whole) for time, (kind, own, whole) in zip(recorded, moves) if kind == "ponderhit"]
     assert hits, "no ponderhit in game 1"
     for time, _, own, _ in hits:
-        assert abs(time - own) < 0.05, (time, own)
+        # Never more than the engine's own time: the pondering is not charged.  The log stamps
+        # an answer once the reader has logged it, which a loaded machine delays, so the log's
+        # time may be the longer one (by 51 ms once, in CI).
+        assert -0.25 < time - own < 0.05, (time, own)
     pondered = sum(whole - own for _, _, own, whole in hits)
     assert sum(time for time, *_ in hits) < sum(whole for *_, whole in hits) - pondered / 2
