@@ -81,6 +81,17 @@ def test_clock_charges_whole_milliseconds_rounded_down() -> None:
     assert charged(-0.5) == 0  # a move never gives time back
 
 
+def test_a_move_charged_all_that_is_left_is_in_time() -> None:
+    """However the clock's float has drifted from its whole milliseconds, a move charged exactly
+    what is left (answered within the millisecond the rounding forgives) is in time."""
+    for spent in range(1, 60):
+        clock = Clock(TimeControl(0, 1.0, 0.01))
+        for _ in range(spent):
+            assert clock.spend(0.0213, margin=0.0)
+        assert clock.spend(clock.remaining + 0.0004, margin=0.0), clock.remaining
+        assert round(clock.remaining * 1000, 6) == 10
+
+
 def test_moves_per_period_adds_the_next_period() -> None:
     clock = Clock(TimeControl(2, 10.0))
     assert clock.moves_to_go == 2

@@ -210,7 +210,8 @@ class Clock:
         if control is None:
             return True
         seconds = charged(seconds)
-        if seconds > self.remaining + margin:
+        # (compared in whole milliseconds: ``remaining`` drifts below them as floats add up)
+        if round(seconds * 1000) > round((self.remaining + margin) * 1000):
             self.remaining -= seconds
             return False
         self.remaining = max(0.0, self.remaining - seconds) + control.increment
